@@ -1,0 +1,1 @@
+//! analyze stage (see docs/ARCHITECTURE.md).

@@ -1,0 +1,1 @@
+//! erode stage (see docs/ARCHITECTURE.md).

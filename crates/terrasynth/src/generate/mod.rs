@@ -1,0 +1,1 @@
+//! generate stage (see docs/ARCHITECTURE.md).

@@ -1,0 +1,1 @@
+//! hydro stage (see docs/ARCHITECTURE.md).

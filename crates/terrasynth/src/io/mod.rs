@@ -1,0 +1,1 @@
+//! io stage (see docs/ARCHITECTURE.md).

@@ -1,0 +1,304 @@
+//! [`ParamSpec`]: the one description of every parameter (name, default, range, unit, doc),
+//! used by validation, CLI help, the GUI's sliders and the docs, so they never disagree.
+//! [`Params`] holds a step's validated values with typed getters.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The kind and allowed range of one parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A real number in `[min, max]`.
+    Float {
+        /// Smallest allowed value.
+        min: f64,
+        /// Largest allowed value.
+        max: f64,
+    },
+    /// An integer in `[min, max]`.
+    Int {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
+    /// true or false.
+    Bool,
+    /// One of a fixed set of names.
+    Choice(&'static [&'static str]),
+    /// A list of numbers, each in `[min, max]`, of length `min_len..=max_len`
+    /// (curves, coefficient lists, centre lists).
+    List {
+        /// Smallest allowed element.
+        min: f64,
+        /// Largest allowed element.
+        max: f64,
+        /// Fewest elements.
+        min_len: usize,
+        /// Most elements.
+        max_len: usize,
+    },
+    /// Free text (e.g. a file path for an import step).
+    Text,
+}
+
+/// One parameter's description.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// Key as written in a recipe.
+    pub name: &'static str,
+    /// Kind and allowed range.
+    pub kind: ParamKind,
+    /// Default value (as it would be written in a recipe).
+    pub default: Default,
+    /// Unit, or "" when unitless.
+    pub unit: &'static str,
+    /// One or two sentences: what it does, and its effect when raised.
+    pub doc: &'static str,
+}
+
+/// A default value that can live in a `const`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Default {
+    /// A number (floats and ints).
+    Number(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A choice or text.
+    Text(&'static str),
+    /// A list of numbers.
+    List(&'static [f64]),
+}
+
+impl Default {
+    /// As a [`ParamValue`].
+    pub fn to_value(self) -> ParamValue {
+        match self {
+            Default::Number(v) => ParamValue::Number(v),
+            Default::Bool(b) => ParamValue::Bool(b),
+            Default::Text(s) => ParamValue::Text(s.to_string()),
+            Default::List(l) => ParamValue::List(l.to_vec()),
+        }
+    }
+}
+
+/// A parameter value as found in a recipe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// true/false.
+    Bool(bool),
+    /// Any number (integers are stored exactly up to 2^53).
+    Number(f64),
+    /// A name or text.
+    Text(String),
+    /// A list of numbers.
+    List(Vec<f64>),
+}
+
+impl std::fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamValue::Bool(b) => write!(f, "{b}"),
+            ParamValue::Number(v) => write!(f, "{v}"),
+            ParamValue::Text(s) => write!(f, "{s:?}"),
+            ParamValue::List(l) => write!(f, "{l:?}"),
+        }
+    }
+}
+
+impl ParamSpec {
+    /// The allowed range in words, for error messages and help.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            ParamKind::Float { min, max } => format!("a number in [{min}, {max}]"),
+            ParamKind::Int { min, max } => format!("an integer in {min}..={max}"),
+            ParamKind::Bool => "true or false".into(),
+            ParamKind::Choice(c) => format!("one of {}", c.join(", ")),
+            ParamKind::List { min, max, min_len, max_len } => {
+                format!("a list of {min_len}..={max_len} numbers, each in [{min}, {max}]")
+            }
+            ParamKind::Text => "a text string".into(),
+        }
+    }
+
+    /// Checks one value against this spec; the error names the parameter and the allowed range.
+    pub fn check(&self, value: &ParamValue) -> Result<()> {
+        let bad = || Err(Error::param(self.name, value, self.allowed()));
+        match (self.kind, value) {
+            (ParamKind::Float { min, max }, ParamValue::Number(v)) => {
+                if !(v.is_finite() && *v >= min && *v <= max) {
+                    return bad();
+                }
+            }
+            (ParamKind::Int { min, max }, ParamValue::Number(v)) => {
+                if !(v.is_finite() && v.fract() == 0.0 && *v >= min as f64 && *v <= max as f64) {
+                    return bad();
+                }
+            }
+            (ParamKind::Bool, ParamValue::Bool(_)) => {}
+            (ParamKind::Choice(c), ParamValue::Text(s)) => {
+                if !c.contains(&s.as_str()) {
+                    return bad();
+                }
+            }
+            (ParamKind::List { min, max, min_len, max_len }, ParamValue::List(l)) => {
+                if l.len() < min_len
+                    || l.len() > max_len
+                    || l.iter().any(|v| !(v.is_finite() && *v >= min && *v <= max))
+                {
+                    return bad();
+                }
+            }
+            (ParamKind::Text, ParamValue::Text(_)) => {}
+            _ => return bad(),
+        }
+        Ok(())
+    }
+}
+
+/// A step's parameter values, complete (defaults filled in) and validated against its specs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {
+    values: BTreeMap<String, ParamValue>,
+}
+
+impl Params {
+    /// Validates `given` against `specs`: unknown keys and bad values are collected (one
+    /// message per problem, naming the key, the value and the allowed range); missing keys
+    /// take their default.
+    pub fn validate(
+        specs: &[ParamSpec],
+        given: &BTreeMap<String, ParamValue>,
+    ) -> std::result::Result<Self, Vec<String>> {
+        let mut problems = Vec::new();
+        for key in given.keys() {
+            if !specs.iter().any(|s| s.name == key) {
+                let known: Vec<_> = specs.iter().map(|s| s.name).collect();
+                problems.push(format!("unknown parameter `{key}` (known: {})", known.join(", ")));
+            }
+        }
+        let mut values = BTreeMap::new();
+        for spec in specs {
+            let value = given.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
+            // An integer-valued parameter may be written as 3 or 3.0; both are numbers here.
+            match spec.check(&value) {
+                Ok(()) => {
+                    values.insert(spec.name.to_string(), value);
+                }
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if problems.is_empty() { Ok(Self { values }) } else { Err(problems) }
+    }
+
+    /// Defaults for every spec (always valid if the specs are consistent).
+    pub fn defaults(specs: &[ParamSpec]) -> Self {
+        Self { values: specs.iter().map(|s| (s.name.to_string(), s.default.to_value())).collect() }
+    }
+
+    /// All values.
+    pub fn values(&self) -> &BTreeMap<String, ParamValue> {
+        &self.values
+    }
+
+    fn missing(name: &str) -> Error {
+        Error::param(name, "(missing)", "a parameter declared in the step's ParamSpec list")
+    }
+
+    /// A number parameter.
+    pub fn f64(&self, name: &str) -> Result<f64> {
+        match self.values.get(name) {
+            Some(ParamValue::Number(v)) => Ok(*v),
+            _ => Err(Self::missing(name)),
+        }
+    }
+    /// A number parameter as f32.
+    pub fn f32(&self, name: &str) -> Result<f32> {
+        self.f64(name).map(|v| v as f32)
+    }
+    /// An integer parameter (validated as integral).
+    pub fn i64(&self, name: &str) -> Result<i64> {
+        self.f64(name).map(|v| v as i64)
+    }
+    /// A non-negative integer parameter.
+    pub fn usize(&self, name: &str) -> Result<usize> {
+        self.f64(name).map(|v| v.max(0.0) as usize)
+    }
+    /// A boolean parameter.
+    pub fn bool(&self, name: &str) -> Result<bool> {
+        match self.values.get(name) {
+            Some(ParamValue::Bool(b)) => Ok(*b),
+            _ => Err(Self::missing(name)),
+        }
+    }
+    /// A choice or text parameter.
+    pub fn text(&self, name: &str) -> Result<&str> {
+        match self.values.get(name) {
+            Some(ParamValue::Text(s)) => Ok(s),
+            _ => Err(Self::missing(name)),
+        }
+    }
+    /// A list parameter.
+    pub fn list(&self, name: &str) -> Result<&[f64]> {
+        match self.values.get(name) {
+            Some(ParamValue::List(l)) => Ok(l),
+            _ => Err(Self::missing(name)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "roughness",
+            kind: ParamKind::Float { min: 0.0, max: 4.0 },
+            default: Default::Number(1.0),
+            unit: "",
+            doc: "test",
+        },
+        ParamSpec {
+            name: "octaves",
+            kind: ParamKind::Int { min: 1, max: 32 },
+            default: Default::Number(6.0),
+            unit: "",
+            doc: "test",
+        },
+        ParamSpec {
+            name: "mode",
+            kind: ParamKind::Choice(&["a", "b"]),
+            default: Default::Text("a"),
+            unit: "",
+            doc: "test",
+        },
+    ];
+
+    #[test]
+    fn defaults_fill_missing_keys() {
+        let p = Params::validate(SPECS, &BTreeMap::new()).unwrap();
+        assert_eq!(p.f64("roughness").unwrap(), 1.0);
+        assert_eq!(p.usize("octaves").unwrap(), 6);
+        assert_eq!(p.text("mode").unwrap(), "a");
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_range() {
+        let mut given = BTreeMap::new();
+        given.insert("roughness".into(), ParamValue::Number(f64::NAN));
+        given.insert("octaves".into(), ParamValue::Number(2.5));
+        given.insert("mode".into(), ParamValue::Text("z".into()));
+        given.insert("colour".into(), ParamValue::Bool(true));
+        let problems = Params::validate(SPECS, &given).unwrap_err();
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("`roughness`") && p.contains("[0, 4]")));
+        assert!(problems.iter().any(|p| p.contains("`octaves`") && p.contains("1..=32")));
+        assert!(problems.iter().any(|p| p.contains("`mode`") && p.contains("one of a, b")));
+        assert!(problems.iter().any(|p| p.contains("unknown parameter `colour`")));
+    }
+}

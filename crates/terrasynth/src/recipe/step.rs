@@ -1,0 +1,77 @@
+//! The [`Step`] trait every generator, shaping step, erosion and hydrology pass implements,
+//! the [`Terrain`] they work on, and [`StepInfo`], a registry entry.
+
+use crate::recipe::params::{ParamSpec, Params};
+use crate::{Heightmap, Progress, Result};
+
+/// What a pipeline carries from step to step: the heightmap plus optional layers that later
+/// steps and outputs use.
+#[derive(Clone, Debug)]
+pub struct Terrain {
+    /// Heights (the terrain itself). Units are arbitrary until an export scales them.
+    pub height: Heightmap,
+    /// Sea level in height units; cells below it are sea for hydrology and colouring.
+    pub sea_level: f32,
+    /// Water depth per cell after a water-carrying step (hydraulic erosion, lakes), if any.
+    pub water: Option<Heightmap>,
+}
+
+impl Terrain {
+    /// A flat terrain of the given size.
+    pub fn new(width: usize, height: usize, cell_size: f64) -> Result<Self> {
+        Ok(Self { height: Heightmap::new(width, height, cell_size)?, sea_level: 0.0, water: None })
+    }
+}
+
+/// Everything a step needs besides the terrain.
+#[derive(Clone, Debug)]
+pub struct StepContext {
+    /// This step's seed, derived from the recipe seed and the step's index
+    /// (`terrasynth_noise::rng::derive_seed(recipe_seed, index)`), so inserting a step does not
+    /// change the others' randomness more than necessary.
+    pub seed: u64,
+    /// Progress and cancellation.
+    pub progress: Progress,
+}
+
+/// The stage a step belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Produces a terrain from nothing (overwrites the heights).
+    Generate,
+    /// Reshapes an existing terrain.
+    Shape,
+    /// Erosion.
+    Erode,
+    /// Hydrology (filling, rivers, lakes).
+    Hydro,
+}
+
+/// One runnable, validated step.
+pub trait Step: Send + Sync + std::fmt::Debug {
+    /// Runs the step on `terrain`. Generators overwrite `terrain.height` (same size).
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()>;
+}
+
+/// A registry entry: name, docs, parameters, and how to build the step from validated params.
+#[derive(Clone, Copy)]
+pub struct StepInfo {
+    /// Name as written in a recipe's `type = "..."`.
+    pub name: &'static str,
+    /// Stage.
+    pub category: Category,
+    /// One-paragraph description.
+    pub doc: &'static str,
+    /// Where the algorithm comes from (paper, or seed file and section).
+    pub source: &'static str,
+    /// Every parameter.
+    pub params: &'static [ParamSpec],
+    /// Builds the step from validated parameters.
+    pub build: fn(&Params) -> Result<Box<dyn Step>>,
+}
+
+impl std::fmt::Debug for StepInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StepInfo").field("name", &self.name).field("category", &self.category).finish()
+    }
+}

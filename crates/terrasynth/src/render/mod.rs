@@ -1,0 +1,1 @@
+//! render stage (see docs/ARCHITECTURE.md).

@@ -1,0 +1,1 @@
+//! shape stage (see docs/ARCHITECTURE.md).
