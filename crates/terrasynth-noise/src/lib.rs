@@ -8,6 +8,7 @@
 //!
 //! A noise is described by a plain serde [`NoiseSpec`] and validated once into a [`Noise`].
 
+mod bulk;
 mod error;
 pub mod rng;
 

@@ -1,0 +1,1 @@
+//! Bulk fill of a region: SIMD kernels with runtime CPU dispatch, rayon over rows.
