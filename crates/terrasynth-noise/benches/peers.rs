@@ -1,0 +1,2 @@
+//! Benchmark against peer crates (being written).
+fn main() {}
