@@ -1,8 +1,26 @@
-//! Recipes: plain serde data describing a whole pipeline, validated once into a runtime
-//! pipeline; the registry of every step with its [`ParamSpec`]s; built-in presets.
+//! Recipes: plain serde data describing a whole pipeline ([`Recipe`]), validated once into a
+//! runtime [`Pipeline`]; the [`registry()`] of every step with its [`ParamSpec`]s; built-in
+//! [`presets`]; per-step peak [`memory`] measurement.
+//!
+//! ```
+//! use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, registry};
+//! let recipe = Recipe::from_toml_str("width = 33\nheight = 33\nseed = 1\n").unwrap();
+//! let pipeline = Pipeline::new(recipe, &registry()).unwrap();
+//! let out = pipeline.run(&PipelineProgress::new()).unwrap();
+//! assert_eq!(out.terrain.height.width(), 33);
+//! ```
 
+pub mod memory;
+pub mod model;
 pub mod params;
+pub mod pipeline;
+pub mod presets;
+pub mod registry;
 pub mod step;
 
+pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry};
 pub use params::{ParamKind, ParamSpec, ParamValue, Params};
+pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step};
+pub use presets::{Preset, preset, presets};
+pub use registry::registry;
 pub use step::{Category, Step, StepContext, StepInfo, Terrain};

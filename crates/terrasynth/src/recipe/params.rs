@@ -85,8 +85,9 @@ impl Default {
     }
 }
 
-/// A parameter value as found in a recipe.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A parameter value as found in a recipe. Numbers with an integral value (below 2^53) are
+/// written as integers, so `octaves = 6` survives a TOML round trip as `6`, not `6.0`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     /// true/false.
@@ -97,6 +98,40 @@ pub enum ParamValue {
     Text(String),
     /// A list of numbers.
     List(Vec<f64>),
+}
+
+impl Serialize for ParamValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ParamValue::Bool(b) => s.serialize_bool(*b),
+            ParamValue::Number(v) => serialize_number(*v, s),
+            ParamValue::Text(t) => s.serialize_str(t),
+            ParamValue::List(l) => {
+                use serde::ser::SerializeSeq;
+                let mut seq = s.serialize_seq(Some(l.len()))?;
+                for v in l {
+                    seq.serialize_element(&Number(*v))?;
+                }
+                seq.end()
+            }
+        }
+    }
+}
+
+/// Largest magnitude below which an integral f64 is written as an integer.
+const EXACT_INT: f64 = 9_007_199_254_740_992.0; // 2^53
+
+fn serialize_number<S: serde::Serializer>(v: f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < EXACT_INT { s.serialize_i64(v as i64) } else { s.serialize_f64(v) }
+}
+
+/// A list element, written like a number parameter.
+struct Number(f64);
+
+impl Serialize for Number {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        serialize_number(self.0, s)
+    }
 }
 
 impl std::fmt::Display for ParamValue {

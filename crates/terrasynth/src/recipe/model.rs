@@ -1,0 +1,400 @@
+//! [`Recipe`]: the plain serde description of a whole terrain (size, seed, ordered steps,
+//! palette, exports), read from and written to TOML or JSON.
+//!
+//! A recipe is data only; [`crate::recipe::Pipeline::new`] validates it once against the
+//! registry and reports every problem at the same time.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::recipe::params::ParamValue;
+use crate::{Error, Result};
+
+/// Largest width or height a recipe may ask for, in cells. Engines stop at 8129 (Unreal) or
+/// 16k (Terrain3D); twice that is allowed for offline work, within the memory limit of
+/// [`crate::grid::check_size`].
+pub const MAX_RECIPE_SIDE: usize = 32_769;
+
+/// Largest seed a recipe may hold: TOML integers are signed 64-bit, so seeds stop at 2^63 − 1.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// Default width and height, in cells (Unity's 2^9 + 1).
+pub const DEFAULT_SIDE: usize = 513;
+
+/// Default cell size, in metres.
+pub const DEFAULT_CELL_SIZE_M: f64 = 10.0;
+
+/// Default vertical scale: metres per height unit (heights in [0, 1] become 0–1000 m).
+pub const DEFAULT_HEIGHT_SCALE_M: f64 = 1000.0;
+
+/// A whole terrain description. Keys are kebab-case in TOML and JSON.
+///
+/// ```
+/// use terrasynth::recipe::Recipe;
+/// let r = Recipe::from_toml_str(r#"
+/// name = "demo"
+/// width = 65
+/// height = 65
+/// seed = 7
+/// [[steps]]
+/// type = "diamond-square"
+/// roughness = 0.8
+/// "#).unwrap();
+/// assert_eq!(r.steps[0].kind, "diamond-square");
+/// assert_eq!(r.cell_size, 10.0);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Recipe {
+    /// Short name (presets use their preset name).
+    #[serde(default)]
+    pub name: String,
+    /// One or two sentences for `terrasynth presets` and the GUI.
+    #[serde(default)]
+    pub description: String,
+    /// Width in cells (1..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]).
+    #[serde(default = "default_side")]
+    pub width: usize,
+    /// Height in cells (1..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]).
+    #[serde(default = "default_side")]
+    pub height: usize,
+    /// Horizontal size of one cell, metres (> 0; default [`DEFAULT_CELL_SIZE_M`]).
+    #[serde(default = "default_cell_size")]
+    pub cell_size: f64,
+    /// Seed of the whole recipe (0..=[`MAX_SEED`]; default 0). Step `i` gets
+    /// `derive_seed(seed, i)`, `i` counting disabled steps too, so toggling a step leaves the
+    /// others' randomness unchanged.
+    #[serde(default)]
+    pub seed: u64,
+    /// Initial sea level in height units (default 0); a `sea-level` step may change it.
+    #[serde(default)]
+    pub sea_level: f64,
+    /// Colour palette: a built-in name or a list of stops.
+    #[serde(default)]
+    pub palette: PaletteSpec,
+    /// Which files `generate` writes, and the vertical scale.
+    #[serde(default)]
+    pub exports: Exports,
+    /// The steps, run in order.
+    #[serde(default)]
+    pub steps: Vec<StepEntry>,
+}
+
+fn default_side() -> usize {
+    DEFAULT_SIDE
+}
+fn default_cell_size() -> f64 {
+    DEFAULT_CELL_SIZE_M
+}
+fn default_height_scale() -> f64 {
+    DEFAULT_HEIGHT_SCALE_M
+}
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One step of a recipe: `type`, optional `enabled`, and the step's parameters as flat keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepEntry {
+    /// Registry name, e.g. `"diamond-square"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Whether the step runs (default true). A disabled step keeps its index, hence its seed.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
+    /// Parameters, validated against the step's `ParamSpec`s; missing keys take defaults.
+    #[serde(flatten)]
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+impl StepEntry {
+    /// An enabled step with no parameters (all defaults).
+    pub fn new(kind: impl Into<String>) -> Self {
+        Self { kind: kind.into(), enabled: true, params: BTreeMap::new() }
+    }
+
+    /// Adds a parameter (builder style).
+    pub fn with(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
+        self.params.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+impl From<f64> for ParamValue {
+    fn from(v: f64) -> Self {
+        ParamValue::Number(v)
+    }
+}
+impl From<bool> for ParamValue {
+    fn from(v: bool) -> Self {
+        ParamValue::Bool(v)
+    }
+}
+impl From<&str> for ParamValue {
+    fn from(v: &str) -> Self {
+        ParamValue::Text(v.to_string())
+    }
+}
+impl From<Vec<f64>> for ParamValue {
+    fn from(v: Vec<f64>) -> Self {
+        ParamValue::List(v)
+    }
+}
+
+/// A colour palette: the name of a built-in palette, or stops from low to high.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PaletteSpec {
+    /// A built-in palette by name (see `terrasynth steps`/docs/RECIPES.md).
+    Named(String),
+    /// Custom stops, sorted by `at`.
+    Stops(Vec<PaletteStop>),
+}
+
+impl std::default::Default for PaletteSpec {
+    fn default() -> Self {
+        PaletteSpec::Named(DEFAULT_PALETTE.to_string())
+    }
+}
+
+/// Name of the default palette.
+pub const DEFAULT_PALETTE: &str = "terrain";
+
+/// One palette stop: a colour at a normalised height.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaletteStop {
+    /// Normalised height in [0, 1] (0 = lowest cell, 1 = highest).
+    pub at: f64,
+    /// sRGB colour, 0–255 per channel.
+    pub color: [u8; 3],
+}
+
+/// Which outputs `terrasynth generate` writes, and how heights map to metres.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Exports {
+    /// Vertical scale: metres per height unit, used by meshes and engine exports
+    /// (range (0, 100000]; default [`DEFAULT_HEIGHT_SCALE_M`]).
+    #[serde(default = "default_height_scale")]
+    pub height_scale: f64,
+    /// Mesh level of detail: the mesh keeps every 2^lod-th vertex (0..=6; default 0).
+    #[serde(default)]
+    pub lod: u32,
+    /// `height.png`, 16-bit grey (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub png: bool,
+    /// `height.r16`, raw little-endian u16 (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub r16: bool,
+    /// `height.exr`, f32 (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub exr: bool,
+    /// `height.tif`, f32 GeoTIFF (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub tiff: bool,
+    /// `color.png`, `hillshade.png`, `shaded.png` (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub images: bool,
+    /// `mesh.glb` (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub glb: bool,
+    /// `mesh.obj` (default false).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub obj: bool,
+}
+
+impl std::default::Default for Exports {
+    fn default() -> Self {
+        Self {
+            height_scale: DEFAULT_HEIGHT_SCALE_M,
+            lod: 0,
+            png: true,
+            r16: true,
+            exr: true,
+            tiff: true,
+            images: true,
+            glb: true,
+            obj: false,
+        }
+    }
+}
+
+/// Largest mesh LOD (every 64th vertex).
+pub const MAX_LOD: u32 = 6;
+
+/// Line and column (1-based) of byte offset `pos` in `text`.
+fn line_col(text: &str, pos: usize) -> (usize, usize) {
+    let before = &text[..pos.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+impl Recipe {
+    /// A recipe with default size and palette and no steps.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: String::new(),
+            width: DEFAULT_SIDE,
+            height: DEFAULT_SIDE,
+            cell_size: DEFAULT_CELL_SIZE_M,
+            seed: 0,
+            sea_level: 0.0,
+            palette: PaletteSpec::default(),
+            exports: Exports::default(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Parses TOML. A syntax or type error becomes [`Error::Recipe`] with the line and column.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| {
+            let msg = e.message().trim().replace('\n', " ");
+            match e.span() {
+                Some(span) => {
+                    let (line, col) = line_col(text, span.start);
+                    Error::Recipe(format!("TOML line {line}, column {col}: {msg}"))
+                }
+                None => Error::Recipe(format!("TOML: {msg}")),
+            }
+        })
+    }
+
+    /// Parses JSON. A syntax or type error becomes [`Error::Recipe`] with the line and column.
+    pub fn from_json_str(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            // serde_json appends " at line L column C"; keep ours in front, without repeating.
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            Error::Recipe(format!("JSON line {}, column {}: {msg}", e.line(), e.column()))
+        })
+    }
+
+    /// Reads a recipe file: JSON if the extension is `.json`, TOML otherwise.
+    pub fn from_path(path: &Path) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let parsed = if is_json { Self::from_json_str(&text) } else { Self::from_toml_str(&text) };
+        parsed.map_err(|e| match e {
+            Error::Recipe(m) => Error::Recipe(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// As pretty TOML (steps as `[[steps]]` tables).
+    pub fn to_toml_string(&self) -> Result<String> {
+        toml::to_string_pretty(self).map_err(|e| Error::Recipe(format!("cannot write TOML: {e}")))
+    }
+
+    /// As pretty JSON.
+    pub fn to_json_string(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::Recipe(format!("cannot write JSON: {e}")))
+    }
+
+    /// Checks the recipe-level fields (not the steps): every problem, one message each.
+    pub fn check_fields(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut bad = |key: &str, value: String, allowed: &str| {
+            problems.push(format!("invalid `{key}` = {value}: allowed {allowed}"));
+        };
+        let side = format!("an integer in 2..={MAX_RECIPE_SIDE}");
+        if !(2..=MAX_RECIPE_SIDE).contains(&self.width) {
+            bad("width", self.width.to_string(), &side);
+        }
+        if !(2..=MAX_RECIPE_SIDE).contains(&self.height) {
+            bad("height", self.height.to_string(), &side);
+        }
+        if (2..=MAX_RECIPE_SIDE).contains(&self.width)
+            && (2..=MAX_RECIPE_SIDE).contains(&self.height)
+            && let Err(e) = crate::grid::check_size::<f32>(self.width, self.height)
+        {
+            bad("width x height", format!("{}x{}", self.width, self.height), &e.to_string());
+        }
+        if !(self.cell_size.is_finite() && self.cell_size > 0.0 && self.cell_size <= 1.0e6) {
+            bad("cell-size", self.cell_size.to_string(), "a number in (0, 1000000] (metres)");
+        }
+        if self.seed > MAX_SEED {
+            bad("seed", self.seed.to_string(), &format!("an integer in 0..={MAX_SEED}"));
+        }
+        if !self.sea_level.is_finite() {
+            bad("sea-level", self.sea_level.to_string(), "a finite number (height units)");
+        }
+        let e = &self.exports;
+        if !(e.height_scale.is_finite() && e.height_scale > 0.0 && e.height_scale <= 1.0e5) {
+            bad(
+                "exports.height-scale",
+                e.height_scale.to_string(),
+                "a number in (0, 100000] (metres per height unit)",
+            );
+        }
+        if e.lod > MAX_LOD {
+            bad("exports.lod", e.lod.to_string(), &format!("an integer in 0..={MAX_LOD}"));
+        }
+        if let PaletteSpec::Stops(stops) = &self.palette {
+            if stops.len() < 2 {
+                bad("palette", format!("{} stops", stops.len()), "at least 2 stops");
+            }
+            for (i, s) in stops.iter().enumerate() {
+                if !(s.at.is_finite() && (0.0..=1.0).contains(&s.at)) {
+                    bad(&format!("palette[{i}].at"), s.at.to_string(), "a number in [0, 1]");
+                }
+            }
+            if stops.windows(2).any(|w| w[1].at < w[0].at) {
+                bad("palette", "unsorted stops".into(), "stops sorted by increasing `at`");
+            }
+        }
+        problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+
+    #[test]
+    fn toml_syntax_error_has_line_and_column() {
+        let err = Recipe::from_toml_str("name = \"x\"\nwidth = = 3\n").unwrap_err().to_string();
+        assert!(err.contains("line 2, column"), "{err}");
+    }
+
+    #[test]
+    fn json_error_has_line_and_column() {
+        let err = Recipe::from_json_str("{\n \"width\": \"big\"\n}").unwrap_err().to_string();
+        assert!(err.contains("JSON line 2, column"), "{err}");
+    }
+
+    #[test]
+    fn unknown_top_level_key_is_rejected() {
+        let err = Recipe::from_toml_str("colour = 3\n").unwrap_err().to_string();
+        assert!(err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn check_fields_reports_every_problem() {
+        let mut r = Recipe::new("x");
+        r.width = 0;
+        r.cell_size = f64::NAN;
+        r.exports.lod = 99;
+        r.sea_level = f64::INFINITY;
+        let p = r.check_fields();
+        assert_eq!(p.len(), 4, "{p:?}");
+        assert!(p[0].contains("`width` = 0"));
+    }
+}

@@ -1,0 +1,249 @@
+//! [`Pipeline`]: a [`Recipe`] validated once against the registry into runnable steps, and
+//! its run with progress, cancellation, and per-step time and peak memory.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use terrasynth_noise::rng::derive_seed;
+
+use crate::recipe::memory;
+use crate::recipe::model::Recipe;
+use crate::recipe::params::Params;
+use crate::recipe::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::{Error, Progress, Result};
+
+/// One validated, runnable step of a pipeline.
+#[derive(Debug)]
+struct PlannedStep {
+    /// 0-based position in `recipe.steps` (disabled steps count).
+    index: usize,
+    name: &'static str,
+    category: Category,
+    seed: u64,
+    step: Box<dyn Step>,
+}
+
+/// A recipe checked against the registry: every enabled step built from validated
+/// parameters, each with its derived seed. Build it with [`Pipeline::new`]; run it with
+/// [`Pipeline::run`].
+#[derive(Debug)]
+pub struct Pipeline {
+    recipe: Recipe,
+    steps: Vec<PlannedStep>,
+}
+
+/// Time and peak heap memory of one step's run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StepTiming {
+    /// 1-based position of the step in the recipe (as in error messages).
+    pub step: usize,
+    /// Step type.
+    #[serde(rename = "type")]
+    pub name: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Largest live heap size while the step ran, bytes (`None` without
+    /// [`memory::CountingAlloc`] installed).
+    pub peak_bytes: Option<usize>,
+}
+
+/// What a run produces.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// The terrain after the last step.
+    pub terrain: Terrain,
+    /// One entry per enabled step, in order.
+    pub timings: Vec<StepTiming>,
+    /// Wall-clock seconds of the whole run.
+    pub seconds: f64,
+    /// Largest live heap size during the run, bytes (`None` without the counting allocator).
+    pub peak_bytes: Option<usize>,
+}
+
+/// Progress of a whole pipeline, shareable with a progress bar or GUI thread: the number of
+/// finished steps, the current step's name, and the current step's own [`Progress`] (which
+/// also carries the cancel flag).
+#[derive(Clone, Debug, Default)]
+pub struct PipelineProgress {
+    step: Progress,
+    done: Arc<AtomicUsize>,
+    total: Arc<AtomicUsize>,
+    name: Arc<Mutex<String>>,
+}
+
+impl PipelineProgress {
+    /// A fresh handle at 0 %.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Fraction of the whole pipeline done, in [0, 1]: `(finished + current step's fraction)
+    /// / enabled steps`.
+    pub fn fraction(&self) -> f64 {
+        let total = self.total.load(Ordering::Relaxed);
+        if total == 0 {
+            return 0.0;
+        }
+        let done = self.done.load(Ordering::Relaxed).min(total);
+        let part = if done < total { self.step.fraction() } else { 0.0 };
+        ((done as f64 + part) / total as f64).clamp(0.0, 1.0)
+    }
+
+    /// The name of the step running now (empty before the first and after the last).
+    pub fn current_step(&self) -> String {
+        self.name.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+
+    /// Asks the run to stop at the current step's next check; the run returns
+    /// [`Error::Cancelled`].
+    pub fn cancel(&self) {
+        self.step.cancel();
+    }
+
+    /// Whether [`PipelineProgress::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.step.is_cancelled()
+    }
+
+    fn start(&self, done: usize, total: usize, name: &str) {
+        self.step.set(0.0);
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+        if let Ok(mut n) = self.name.lock() {
+            n.clear();
+            n.push_str(name);
+        }
+    }
+}
+
+/// The registry entry named `name`.
+pub fn find_step<'a>(registry: &'a [StepInfo], name: &str) -> Option<&'a StepInfo> {
+    registry.iter().find(|s| s.name == name)
+}
+
+impl Pipeline {
+    /// Validates `recipe` against `registry` (normally [`crate::recipe::registry()`]) and
+    /// builds every enabled step. All problems are collected and returned together as one
+    /// [`Error::Recipe`], joined by "; ", each naming the step (1-based) and its type, the
+    /// key, the value given and the allowed range, e.g. ``step 2 (diamond-square): invalid
+    /// parameter `roughness` = -1: allowed a number in [0, 4]``. Disabled steps are validated
+    /// too, so a recipe never hides a broken step.
+    pub fn new(recipe: Recipe, registry: &[StepInfo]) -> Result<Self> {
+        let mut problems = recipe.check_fields();
+        let mut steps = Vec::new();
+        for (index, entry) in recipe.steps.iter().enumerate() {
+            let label = format!("step {} ({})", index + 1, entry.kind);
+            let Some(info) = find_step(registry, &entry.kind) else {
+                let known: Vec<_> = registry.iter().map(|s| s.name).collect();
+                problems.push(format!(
+                    "{label}: unknown step type `{}` (known: {})",
+                    entry.kind,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                ));
+                continue;
+            };
+            let params = match Params::validate(info.params, &entry.params) {
+                Ok(p) => p,
+                Err(list) => {
+                    problems.extend(list.into_iter().map(|p| format!("{label}: {p}")));
+                    continue;
+                }
+            };
+            match (info.build)(&params) {
+                Ok(step) if entry.enabled => steps.push(PlannedStep {
+                    index,
+                    name: info.name,
+                    category: info.category,
+                    seed: derive_seed(recipe.seed, index as u64),
+                    step,
+                }),
+                Ok(_) => {}
+                Err(e) => problems.push(format!("{label}: {e}")),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::Recipe(problems.join("; ")));
+        }
+        Ok(Self { recipe, steps })
+    }
+
+    /// The validated recipe.
+    pub fn recipe(&self) -> &Recipe {
+        &self.recipe
+    }
+
+    /// The recipe with every step's parameters completed with their defaults: what actually
+    /// runs, for reports and `terrasynth recipe`.
+    pub fn resolved_recipe(&self, registry: &[StepInfo]) -> Recipe {
+        let mut r = self.recipe.clone();
+        for entry in &mut r.steps {
+            if let Some(info) = find_step(registry, &entry.kind)
+                && let Ok(p) = Params::validate(info.params, &entry.params)
+            {
+                entry.params = p.values().clone();
+            }
+        }
+        r
+    }
+
+    /// Number of enabled steps.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether no step is enabled (the run gives a flat terrain).
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Names and categories of the enabled steps, in order.
+    pub fn step_names(&self) -> Vec<(&'static str, Category)> {
+        self.steps.iter().map(|s| (s.name, s.category)).collect()
+    }
+
+    /// Runs every enabled step in order on a flat terrain of the recipe's size, cell size and
+    /// sea level. Step `i` (0-based position in the recipe) gets seed
+    /// `derive_seed(recipe.seed, i)`. Progress goes to `progress`; a cancel stops the run
+    /// with [`Error::Cancelled`]. An error names the failing step.
+    pub fn run(&self, progress: &PipelineProgress) -> Result<RunOutput> {
+        let r = &self.recipe;
+        let mut terrain = Terrain::new(r.width, r.height, r.cell_size)?;
+        terrain.sea_level = r.sea_level as f32;
+        self.run_on(terrain, progress)
+    }
+
+    /// Like [`Pipeline::run`], but starting from a given terrain (the GUI re-runs from a
+    /// cached intermediate; tests start from known maps).
+    pub fn run_on(&self, mut terrain: Terrain, progress: &PipelineProgress) -> Result<RunOutput> {
+        let total = self.steps.len();
+        let run_start = Instant::now();
+        memory::reset_peak();
+        let mut run_peak = memory::peak_bytes();
+        let mut timings = Vec::with_capacity(total);
+        for (k, planned) in self.steps.iter().enumerate() {
+            progress.start(k, total, planned.name);
+            progress.step.check_cancelled()?;
+            let ctx = StepContext { seed: planned.seed, progress: progress.step.clone() };
+            memory::reset_peak();
+            let t0 = Instant::now();
+            planned.step.run(&mut terrain, &ctx).map_err(|e| match e {
+                Error::Cancelled => Error::Cancelled,
+                other => {
+                    Error::Recipe(format!("step {} ({}) failed: {other}", planned.index + 1, planned.name))
+                }
+            })?;
+            let seconds = t0.elapsed().as_secs_f64();
+            let peak = memory::peak_bytes();
+            run_peak = run_peak.max(peak);
+            timings.push(StepTiming {
+                step: planned.index + 1,
+                name: planned.name.to_string(),
+                seconds,
+                peak_bytes: peak,
+            });
+        }
+        progress.start(total, total, "");
+        Ok(RunOutput { terrain, timings, seconds: run_start.elapsed().as_secs_f64(), peak_bytes: run_peak })
+    }
+}
