@@ -10,9 +10,20 @@
 
 mod bulk;
 mod error;
+pub mod fractal;
+mod hash;
+mod noise;
+pub mod perlin;
+mod simplex;
+pub mod spec;
+mod value;
+mod worley;
 pub mod rng;
 
 pub use error::NoiseError;
+pub use fractal::{Octave, octave_offset};
+pub use noise::{Noise, WARP_DECORRELATION};
+pub use spec::{FractalKind, Musgrave, NoiseKind, NoiseSpec, Seed, WorleyDistance, WorleyReturn};
 
 /// A rectangular region of sample positions: sample `(i, j)` (column `i`, row `j`) is taken at
 /// `(x0 + i·dx, y0 + j·dy)` in noise space (before the noise's own frequency and offset).

@@ -1,0 +1,208 @@
+//! Gradient noises: classic Perlin with random angles (`perlin-angle`), the tutorial's
+//! table-driven classic Perlin (`perlin-table`, seed 002) and improved Perlin (Perlin 2002).
+
+use crate::hash::{hash2, wrap};
+use crate::rng::SplitMix64;
+
+/// The published permutation of 0..=255 used by Ken Perlin's reference implementation
+/// (ImprovedNoise, 2002) and printed in the tutorial (seed 002, "Table de permutation").
+pub const REFERENCE_PERMUTATION: [u8; 256] = [
+    151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225, 140, 36, 103, 30, 69, 142, 8, 99,
+    37, 240, 21, 10, 23, 190, 6, 148, 247, 120, 234, 75, 0, 26, 197, 62, 94, 252, 219, 203, 117, 35, 11, 32,
+    57, 177, 33, 88, 237, 149, 56, 87, 174, 20, 125, 136, 171, 168, 68, 175, 74, 165, 71, 134, 139, 48, 27,
+    166, 77, 146, 158, 231, 83, 111, 229, 122, 60, 211, 133, 230, 220, 105, 92, 41, 55, 46, 245, 40, 244,
+    102, 143, 54, 65, 25, 63, 161, 1, 216, 80, 73, 209, 76, 132, 187, 208, 89, 18, 169, 200, 196, 135, 130,
+    116, 188, 159, 86, 164, 100, 109, 198, 173, 186, 3, 64, 52, 217, 226, 250, 124, 123, 5, 202, 38, 147,
+    118, 126, 255, 82, 85, 212, 207, 206, 59, 227, 47, 16, 58, 17, 182, 189, 28, 42, 223, 183, 170, 213, 119,
+    248, 152, 2, 44, 154, 163, 70, 221, 153, 101, 155, 167, 43, 172, 9, 129, 22, 39, 253, 19, 98, 108, 110,
+    79, 113, 224, 232, 178, 185, 112, 104, 218, 246, 97, 228, 251, 34, 242, 193, 238, 210, 144, 12, 191, 179,
+    162, 241, 81, 51, 145, 235, 249, 14, 239, 107, 49, 192, 214, 31, 181, 199, 106, 157, 184, 84, 204, 176,
+    115, 121, 50, 45, 127, 4, 150, 254, 138, 236, 205, 93, 222, 114, 67, 29, 24, 72, 243, 141, 128, 195, 78,
+    66, 215, 61, 156, 180,
+];
+
+/// Number of quantised angles of `perlin-angle` gradients.
+pub(crate) const ANGLE_COUNT: usize = 256;
+
+/// The permutation doubled to 512 entries (`perm[i] = p[i & 255]`), so that `perm[a + b]`
+/// needs no masking for `a, b ≤ 255`. `None` seed → the reference permutation; a number →
+/// the reference permutation shuffled (Fisher–Yates) by [`SplitMix64`] seeded with it.
+pub(crate) fn doubled_permutation(seed: Option<u64>) -> Box<[u8; 512]> {
+    let mut p = REFERENCE_PERMUTATION;
+    if let Some(s) = seed {
+        SplitMix64::new(s).shuffle(&mut p);
+    }
+    let mut out = Box::new([0u8; 512]);
+    for (i, v) in out.iter_mut().enumerate() {
+        *v = p[i & 255];
+    }
+    out
+}
+
+/// The unit gradients of `perlin-angle`: `(cos α, sin α)` with `α = 2π·k/256`.
+pub(crate) fn angle_gradients() -> Box<[[f64; 2]; ANGLE_COUNT]> {
+    let mut g = Box::new([[0.0; 2]; ANGLE_COUNT]);
+    for (k, v) in g.iter_mut().enumerate() {
+        let a = std::f64::consts::TAU * k as f64 / ANGLE_COUNT as f64;
+        *v = [a.cos(), a.sin()];
+    }
+    g
+}
+
+/// The cubic smoothstep `3t² − 2t³` of the classic noises (seeds 000, 002, 004), written in
+/// the tutorial's operation order so that results match it bit for bit.
+#[inline]
+pub(crate) fn smoothstep(t: f64) -> f64 {
+    3.0 * t * t - 2.0 * t * t * t
+}
+
+/// Perlin's quintic fade `6t⁵ − 15t⁴ + 10t³` in the reference operation order.
+#[inline]
+fn fade(t: f64) -> f64 {
+    t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
+}
+
+#[inline]
+fn lerp(t: f64, a: f64, b: f64) -> f64 {
+    a + t * (b - a)
+}
+
+/// The tutorial's gradient table (seed 002): 4 diagonals of length 1, then the 4 axes.
+fn tutorial_gradients() -> [[f64; 2]; 8] {
+    // The tutorial computes `1.0/sqrt(2)` (not the nearest double to √½, which is 1 ulp up).
+    let unit = 1.0 / 2f64.sqrt();
+    [
+        [unit, unit],
+        [-unit, unit],
+        [unit, -unit],
+        [-unit, -unit],
+        [1.0, 0.0],
+        [-1.0, 0.0],
+        [0.0, 1.0],
+        [0.0, -1.0],
+    ]
+}
+
+/// `perlin-table`: the tutorial's `Get2DPerlinNoiseValue` (seed 002) at lattice point
+/// `(x, y)` (the `res` division is already applied by the caller), in f64.
+///
+/// Steps: `x0 = ⌊x⌋`, `ii = x0 & 255`, `jj = y0 & 255`; corner gradient indices
+/// `perm[ii + perm[jj]] % 8`, `perm[ii+1 + perm[jj]] % 8`, `perm[ii + perm[jj+1]] % 8`,
+/// `perm[ii+1 + perm[jj+1]] % 8`; dot products `s, t, u, v` with the offsets to corners
+/// (x0,y0), (x0+1,y0), (x0,y0+1), (x0+1,y0+1); `Li1 = s + Cx(t−s)`, `Li2 = u + Cx(v−u)`,
+/// result `Li1 + Cy(Li2 − Li1)` with `C = 3t² − 2t³`.
+///
+/// Difference from the tutorial: `⌊x⌋` instead of C's truncation `(int)x`, so negative
+/// coordinates continue the lattice instead of mirroring cell 0 (identical for x, y ≥ 0).
+/// With `period = Some(P)`, lattice indices are wrapped modulo P before masking.
+pub(crate) fn perlin_table2(perm: &[u8; 512], x: f64, y: f64, period: Option<u32>) -> f64 {
+    let g = tutorial_gradients();
+    let xf = x.floor();
+    let yf = y.floor();
+    let (xi, yi) = (xf as i64, yf as i64);
+    let ii = (wrap(xi, period) & 255) as usize;
+    let jj = (wrap(yi, period) & 255) as usize;
+    let ii1 = (wrap(xi + 1, period) & 255) as usize;
+    let jj1 = (wrap(yi + 1, period) & 255) as usize;
+    let p = |i: usize| usize::from(perm[i]);
+    let gi0 = p(ii + p(jj)) % 8;
+    let gi1 = p(ii1 + p(jj)) % 8;
+    let gi2 = p(ii + p(jj1)) % 8;
+    let gi3 = p(ii1 + p(jj1)) % 8;
+
+    let (tx0, ty0) = (x - xf, y - yf);
+    let (tx1, ty1) = (x - (xf + 1.0), y - (yf + 1.0));
+    let s = g[gi0][0] * tx0 + g[gi0][1] * ty0;
+    let t = g[gi1][0] * tx1 + g[gi1][1] * ty0;
+    let u = g[gi2][0] * tx0 + g[gi2][1] * ty1;
+    let v = g[gi3][0] * tx1 + g[gi3][1] * ty1;
+
+    let cx = smoothstep(tx0);
+    let li1 = s + cx * (t - s);
+    let li2 = u + cx * (v - u);
+    let cy = smoothstep(ty0);
+    li1 + cy * (li2 - li1)
+}
+
+/// The gradient dot product of improved Perlin noise: one of the 12 cube-edge directions
+/// (padded to 16) selected by the low 4 bits of `hash`, dotted with `(x, y, z)`.
+#[inline]
+fn grad3(hash: u8, x: f64, y: f64, z: f64) -> f64 {
+    let h = hash & 15;
+    let u = if h < 8 { x } else { y };
+    let v = if h < 4 {
+        y
+    } else if h == 12 || h == 14 {
+        x
+    } else {
+        z
+    };
+    (if h & 1 == 0 { u } else { -u }) + (if h & 2 == 0 { v } else { -v })
+}
+
+/// `perlin`: improved Perlin noise (Perlin 2002, "Improving Noise"; algorithms.md §7a).
+///
+/// Steps: lattice cell `⌊x⌋, ⌊y⌋, ⌊z⌋` masked to 0..255; corner hashes
+/// `perm[perm[perm[X] + Y] + Z]`; gradients from `grad3`; trilinear interpolation with the
+/// quintic fade `6t⁵ − 15t⁴ + 10t³`. With the reference permutation this equals Ken Perlin's
+/// Java reference in f64 (same operation order). `period` wraps lattice indices modulo P.
+pub(crate) fn improved3(perm: &[u8; 512], x: f64, y: f64, z: f64, period: Option<u32>) -> f64 {
+    let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
+    let (xi, yi, zi) = (xf as i64, yf as i64, zf as i64);
+    let idx = |i: i64| (wrap(i, period) & 255) as usize;
+    let (x0, x1, y0, y1, z0, z1) = (idx(xi), idx(xi + 1), idx(yi), idx(yi + 1), idx(zi), idx(zi + 1));
+    let (x, y, z) = (x - xf, y - yf, z - zf);
+    let (u, v, w) = (fade(x), fade(y), fade(z));
+    let p = |i: usize| usize::from(perm[i]);
+    let a = p(x0);
+    let b = p(x1);
+    let (aa, ab, ba, bb) = (p(a + y0), p(a + y1), p(b + y0), p(b + y1));
+    let h = |c: usize, zz: usize| perm[c + zz];
+    lerp(
+        w,
+        lerp(
+            v,
+            lerp(u, grad3(h(aa, z0), x, y, z), grad3(h(ba, z0), x - 1.0, y, z)),
+            lerp(u, grad3(h(ab, z0), x, y - 1.0, z), grad3(h(bb, z0), x - 1.0, y - 1.0, z)),
+        ),
+        lerp(
+            v,
+            lerp(u, grad3(h(aa, z1), x, y, z - 1.0), grad3(h(ba, z1), x - 1.0, y, z - 1.0)),
+            lerp(u, grad3(h(ab, z1), x, y - 1.0, z - 1.0), grad3(h(bb, z1), x - 1.0, y - 1.0, z - 1.0)),
+        ),
+    )
+}
+
+/// `perlin` in 2D: the z = 0 slice of [`improved3`], so 2D and 3D agree
+/// (`get2(x, y) == get3(x, y, 0)`).
+pub(crate) fn improved2(perm: &[u8; 512], x: f64, y: f64, period: Option<u32>) -> f64 {
+    improved3(perm, x, y, 0.0, period)
+}
+
+/// `perlin-angle`: classic gradient noise (Perlin 1985; seeds 000 and 004 §5) with one unit
+/// gradient `(cos α, sin α)` per lattice point, `α = 2π·k/256` and `k` the top 8 bits of
+/// `hash2(seed, i, j)`; dot products with the offsets to the 4 corners, interpolated along x
+/// then y with the smoothstep `3t² − 2t³`. Range [−√½, √½] (reached when the 4 gradients point
+/// at the cell centre).
+pub(crate) fn perlin_angle2(
+    grads: &[[f64; 2]; ANGLE_COUNT],
+    seed: u32,
+    x: f64,
+    y: f64,
+    period: Option<u32>,
+) -> f64 {
+    let (xf, yf) = (x.floor(), y.floor());
+    let (xi, yi) = (xf as i64, yf as i64);
+    let (x0, x1, y0, y1) = (wrap(xi, period), wrap(xi + 1, period), wrap(yi, period), wrap(yi + 1, period));
+    let (tx, ty) = (x - xf, y - yf);
+    let g = |i: i64, j: i64| grads[(hash2(seed, i, j) >> 24) as usize];
+    let dot = |gr: [f64; 2], dx: f64, dy: f64| gr[0] * dx + gr[1] * dy;
+    let s = dot(g(x0, y0), tx, ty);
+    let t = dot(g(x1, y0), tx - 1.0, ty);
+    let u = dot(g(x0, y1), tx, ty - 1.0);
+    let v = dot(g(x1, y1), tx - 1.0, ty - 1.0);
+    let cx = smoothstep(tx);
+    let li1 = s + cx * (t - s);
+    let li2 = u + cx * (v - u);
+    li1 + smoothstep(ty) * (li2 - li1)
+}

@@ -1,0 +1,166 @@
+//! `opensimplex2`: simplex-lattice gradient noise in the manner of OpenSimplex2 (KdotJPG,
+//! algorithms.md §7b). Our own implementation: the lattices, kernels and radii follow
+//! OpenSimplex2 (fast); the hash, gradient sets and normalisers are ours, so values differ from
+//! KdotJPG's code.
+//!
+//! 2D: skew `s = (x + y)·F2` with `F2 = (√3 − 1)/2`, cell `(⌊x+s⌋, ⌊y+s⌋)`, unskew with
+//! `G2 = (3 − √3)/6`; every corner of the skewed cell within the kernel radius contributes
+//! `(0.5 − |d|²)⁴ · (g·d)`, `g` one of 24 unit gradients at angles `(k + ½)·15°`.
+//!
+//! 3D: the input is first reflected by `r = ⅔(x + y + z)`, `(x, y, z) → (r − x, r − y, r − z)`
+//! (an orthogonal map that turns the lattice so no axis is aligned with a lattice row), then a
+//! body-centred cubic lattice (integer points and integer + ½ points) is used; every lattice
+//! point with `|d|² < 0.6` contributes `(0.6 − |d|²)⁴ · (g·d)`, `g` one of the 12 normalised
+//! cube-edge directions.
+//!
+//! Both are scaled by the inverse of a bound of `Σ (r² − |d|²)⁴·|d|` over the whole cell, so the
+//! output is within [−1, 1].
+
+use crate::hash::{hash2, hash3, to_index};
+
+/// `F2 = (√3 − 1)/2`: the 2D skew factor.
+pub(crate) const F2: f64 = 0.366_025_403_784_438_6;
+/// `G2 = (3 − √3)/6`: the 2D unskew factor.
+pub(crate) const G2: f64 = 0.211_324_865_405_187_13;
+/// Squared kernel radius in 2D.
+pub(crate) const RADIUS2_2D: f64 = 0.5;
+/// Squared kernel radius in 3D.
+pub(crate) const RADIUS2_3D: f64 = 0.6;
+/// 1 / max over space of `Σ (0.5 − |d|²)⁴·|d|` (found by dense search, 0.1 % margin).
+pub(crate) const NORM_2D: f64 = 1.0;
+/// 1 / max over space of `Σ (0.6 − |d|²)⁴·|d|` (found by dense search, 0.1 % margin).
+pub(crate) const NORM_3D: f64 = 1.0;
+/// Seed mask separating the second cubic grid of the 3D lattice from the first.
+pub(crate) const SECOND_GRID_SEED: u32 = 0x5BD1_E995;
+
+/// The 24 2D gradients: unit vectors at angles `(k + ½)·15°`.
+pub(crate) fn gradients_2d() -> [[f64; 2]; 24] {
+    let mut g = [[0.0; 2]; 24];
+    for (k, v) in g.iter_mut().enumerate() {
+        let a = (k as f64 + 0.5) * std::f64::consts::TAU / 24.0;
+        *v = [a.cos(), a.sin()];
+    }
+    g
+}
+
+/// The 12 3D gradients: cube-edge directions `(±1, ±1, 0)` etc., normalised.
+pub(crate) fn gradients_3d() -> [[f64; 3]; 12] {
+    let r = std::f64::consts::FRAC_1_SQRT_2;
+    [
+        [r, r, 0.0],
+        [-r, r, 0.0],
+        [r, -r, 0.0],
+        [-r, -r, 0.0],
+        [r, 0.0, r],
+        [-r, 0.0, r],
+        [r, 0.0, -r],
+        [-r, 0.0, -r],
+        [0.0, r, r],
+        [0.0, -r, r],
+        [0.0, r, -r],
+        [0.0, -r, -r],
+    ]
+}
+
+/// Unnormalised 2D sum with gradient magnitude replaced by a callback (for the bound search).
+#[inline]
+fn sum2(x: f64, y: f64, mut corner: impl FnMut(i64, i64, f64, f64) -> f64) -> f64 {
+    let s = (x + y) * F2;
+    let (xs, ys) = (x + s, y + s);
+    let (xf, yf) = (xs.floor(), ys.floor());
+    let (i, j) = (xf as i64, yf as i64);
+    let (fx, fy) = (xs - xf, ys - yf);
+    let t = (fx + fy) * G2;
+    let (x0, y0) = (fx - t, fy - t);
+    let mut sum = 0.0;
+    for (ci, cj) in [(0i64, 0i64), (1, 0), (0, 1), (1, 1)] {
+        let back = (ci + cj) as f64 * G2;
+        let dx = x0 - (ci as f64 - back);
+        let dy = y0 - (cj as f64 - back);
+        let a = RADIUS2_2D - dx * dx - dy * dy;
+        if a > 0.0 {
+            let a2 = a * a;
+            sum += a2 * a2 * corner(i + ci, j + cj, dx, dy);
+        }
+    }
+    sum
+}
+
+/// `opensimplex2` in 2D at `(x, y)`; range [−1, 1].
+pub(crate) fn simplex2(grads: &[[f64; 2]; 24], seed: u32, x: f64, y: f64) -> f64 {
+    NORM_2D
+        * sum2(x, y, |i, j, dx, dy| {
+            let g = grads[to_index(hash2(seed, i, j), 24)];
+            g[0] * dx + g[1] * dy
+        })
+}
+
+/// Unnormalised 3D sum over both cubic grids of the BCC lattice, input already rotated.
+#[inline]
+fn sum3(xr: f64, yr: f64, zr: f64, mut corner: impl FnMut(usize, [i64; 3], [f64; 3]) -> f64) -> f64 {
+    let mut sum = 0.0;
+    for grid in 0..2 {
+        let shift = 0.5 * grid as f64;
+        let (x, y, z) = (xr - shift, yr - shift, zr - shift);
+        let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
+        let (i, j, k) = (xf as i64, yf as i64, zf as i64);
+        let (fx, fy, fz) = (x - xf, y - yf, z - zf);
+        for c in 0..8u8 {
+            let (ci, cj, ck) = (i64::from(c & 1), i64::from((c >> 1) & 1), i64::from(c >> 2));
+            let d = [fx - ci as f64, fy - cj as f64, fz - ck as f64];
+            let a = RADIUS2_3D - d[0] * d[0] - d[1] * d[1] - d[2] * d[2];
+            if a > 0.0 {
+                let a2 = a * a;
+                sum += a2 * a2 * corner(grid, [i + ci, j + cj, k + ck], d);
+            }
+        }
+    }
+    sum
+}
+
+/// The 3D input rotation: `r = ⅔(x + y + z)`, `(r − x, r − y, r − z)`.
+#[inline]
+pub(crate) fn rotate3(x: f64, y: f64, z: f64) -> [f64; 3] {
+    let r = (x + y + z) * (2.0 / 3.0);
+    [r - x, r - y, r - z]
+}
+
+/// `opensimplex2` in 3D at `(x, y, z)`; range [−1, 1].
+pub(crate) fn simplex3(grads: &[[f64; 3]; 12], seed: u32, x: f64, y: f64, z: f64) -> f64 {
+    let [xr, yr, zr] = rotate3(x, y, z);
+    NORM_3D
+        * sum3(xr, yr, zr, |grid, [i, j, k], d| {
+            let s = if grid == 0 { seed } else { seed ^ SECOND_GRID_SEED };
+            let g = grads[to_index(hash3(s, i, j, k), 12)];
+            g[0] * d[0] + g[1] * d[1] + g[2] * d[2]
+        })
+}
+
+/// Dense-search bound of the unnormalised 2D sum with `|g·d| ≤ |d|` (dev helper, also tested).
+#[cfg(test)]
+pub(crate) fn bound2(steps: usize) -> f64 {
+    let mut best: f64 = 0.0;
+    for a in 0..steps {
+        for b in 0..steps {
+            let (x, y) = (2.0 * a as f64 / steps as f64, 2.0 * b as f64 / steps as f64);
+            best = best.max(sum2(x, y, |_, _, dx, dy| (dx * dx + dy * dy).sqrt()));
+        }
+    }
+    best
+}
+
+/// Dense-search bound of the unnormalised 3D sum with `|g·d| ≤ |d|` (dev helper, also tested).
+#[cfg(test)]
+pub(crate) fn bound3(steps: usize) -> f64 {
+    let mut best: f64 = 0.0;
+    for a in 0..steps {
+        for b in 0..steps {
+            for c in 0..steps {
+                let p = [a, b, c].map(|v| v as f64 / steps as f64);
+                best = best
+                    .max(sum3(p[0], p[1], p[2], |_, _, d| (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()));
+            }
+        }
+    }
+    best
+}
