@@ -1,0 +1,303 @@
+//! Flow routing: D8 receivers (O'Callaghan & Mark 1984), their topological order, flow
+//! accumulation, watershed labels, and D∞ flow angles and accumulation (Tarboton 1997).
+//!
+//! D8: each cell sends all its water to the neighbour of steepest descent, slope
+//! `s = (z(c) − z(n)) / d` with `d = 1` for the 4 side neighbours and `√2` for diagonals (in
+//! cells; the cell size cancels out of the comparison). Only strictly lower neighbours count;
+//! ties go to the first neighbour in [`NEIGHBOURS`] order (E, SE, S, SW, W, NW, N, NE). Edge
+//! cells and cells below the sea level are outlets: their receiver is themselves. On a surface
+//! filled with [`DepressionFiller::with_epsilon`](super::DepressionFiller) every other cell has
+//! a strictly lower neighbour, so every cell drains to an outlet.
+//!
+//! Accumulation: every cell contributes a weight (1 by default: the result is the number of
+//! cells draining through each cell, its drainage area in cells) and passes its total to its
+//! receiver, visiting cells in topological order (donors before receivers), which is O(n).
+
+use rayon::prelude::*;
+
+use super::fill::{NEIGHBOURS, check_dem};
+use crate::{Error, Grid, Heightmap, Result};
+
+const SQRT2: f32 = std::f32::consts::SQRT_2;
+
+/// Index of the steepest strictly lower neighbour of interior cell `(x, y)`, or `None`.
+#[inline]
+pub(crate) fn steepest_lower(z: &[f32], w: usize, h: usize, x: usize, y: usize) -> Option<usize> {
+    let zc = z[y * w + x];
+    let mut best = None;
+    let mut best_s = 0.0f32;
+    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+        let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
+        if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+            continue;
+        }
+        let n = ny as usize * w + nx as usize;
+        let drop = zc - z[n];
+        if drop > 0.0 {
+            let s = if k % 2 == 1 { drop / SQRT2 } else { drop };
+            if s > best_s {
+                best_s = s;
+                best = Some(n);
+            }
+        }
+    }
+    best
+}
+
+/// D8 routing of a surface: one receiver per cell and a topological order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowField {
+    width: usize,
+    height: usize,
+    cell_size: f64,
+    /// Receiver (linear index) of each cell; an outlet or a pit is its own receiver.
+    receivers: Vec<u32>,
+    /// Every cell, receivers before their donors (outlets first). Reverse it to accumulate.
+    order: Vec<u32>,
+}
+
+/// Computes D8 flow directions (see the module docs). Agent noun for the routing step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowRouter;
+
+impl FlowRouter {
+    /// D8 receivers of `surface` and their topological order. Outlets: edge cells and cells
+    /// strictly below `sea_level`. Rows are routed in parallel; the result does not depend on
+    /// the thread count (each cell's receiver depends only on its own neighbourhood).
+    pub fn d8(&self, surface: &Heightmap, sea_level: f32) -> Result<FlowField> {
+        check_dem(surface)?;
+        if sea_level.is_nan() {
+            return Err(Error::param("sea-level", sea_level, "a number (or -inf for no sea)"));
+        }
+        let (w, h) = (surface.width(), surface.height());
+        let z = surface.as_slice();
+        let mut receivers = vec![0u32; w * h];
+        receivers.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, r) in row.iter_mut().enumerate() {
+                let i = y * w + x;
+                let outlet = x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level;
+                *r = if outlet { i as u32 } else { steepest_lower(z, w, h, x, y).unwrap_or(i) as u32 };
+            }
+        });
+        let order = topological_order(&receivers);
+        Ok(FlowField { width: w, height: h, cell_size: surface.cell_size(), receivers, order })
+    }
+}
+
+/// Receivers-first order by a breadth-first walk from the roots (cells that are their own
+/// receiver) through a donor list in compressed (CSR) form: O(n).
+fn topological_order(receivers: &[u32]) -> Vec<u32> {
+    let n = receivers.len();
+    let mut start = vec![0u32; n + 1];
+    for (i, &r) in receivers.iter().enumerate() {
+        if r as usize != i {
+            start[r as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut donors = vec![0u32; start[n] as usize];
+    for (i, &r) in receivers.iter().enumerate() {
+        if r as usize != i {
+            donors[fill[r as usize] as usize] = i as u32;
+            fill[r as usize] += 1;
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    order.extend((0..n as u32).filter(|&i| receivers[i as usize] == i));
+    let mut head = 0;
+    while head < order.len() {
+        let c = order[head] as usize;
+        head += 1;
+        order.extend_from_slice(&donors[start[c] as usize..start[c + 1] as usize]);
+    }
+    debug_assert_eq!(order.len(), n, "receivers contain a cycle");
+    order
+}
+
+impl FlowField {
+    /// Builds a flow field from explicit receivers (linear indices; a root is its own
+    /// receiver). Errors if the length is wrong, an index is out of range, or receivers form a
+    /// cycle.
+    pub fn from_receivers(width: usize, height: usize, cell_size: f64, receivers: Vec<u32>) -> Result<Self> {
+        crate::grid::check_size::<u32>(width, height)?;
+        if receivers.len() != width * height || receivers.iter().any(|&r| r as usize >= receivers.len()) {
+            return Err(Error::param("receivers", "(list)", "one in-range receiver index per cell"));
+        }
+        let order = topological_order(&receivers);
+        if order.len() != receivers.len() {
+            return Err(Error::param("receivers", "(list)", "receivers without cycles"));
+        }
+        Ok(Self { width, height, cell_size, receivers, order })
+    }
+
+    /// Grid width.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Grid height.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+    /// Receiver of every cell (linear index); a root is its own receiver.
+    pub fn receivers(&self) -> &[u32] {
+        &self.receivers
+    }
+    /// All cells, receivers before donors.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+    /// Whether cell `i` is a root (an outlet, or an undrained pit on an unfilled surface).
+    pub fn is_root(&self, i: usize) -> bool {
+        self.receivers[i] as usize == i
+    }
+
+    /// Flow accumulation: each cell's weight plus everything upstream of it. With `weights =
+    /// None` every cell weighs 1 (drainage area in cells). Summed in f64.
+    pub fn accumulate(&self, weights: Option<&Heightmap>) -> Result<Grid<f64>> {
+        let n = self.receivers.len();
+        let mut acc = match weights {
+            None => vec![1.0f64; n],
+            Some(wt) => {
+                if wt.width() != self.width || wt.height() != self.height {
+                    return Err(Error::SizeMismatch {
+                        what: "accumulation weights".into(),
+                        expected_w: self.width,
+                        expected_h: self.height,
+                        got_w: wt.width(),
+                        got_h: wt.height(),
+                    });
+                }
+                wt.as_slice().iter().map(|&v| v as f64).collect()
+            }
+        };
+        for &c in self.order.iter().rev() {
+            let r = self.receivers[c as usize] as usize;
+            if r != c as usize {
+                acc[r] += acc[c as usize];
+            }
+        }
+        Grid::from_vec(self.width, self.height, self.cell_size, acc)
+    }
+
+    /// Watershed labels: each cell gets the id of the root it drains to; roots are numbered
+    /// 0, 1, 2, … in row-major order.
+    pub fn watersheds(&self) -> Grid<u32> {
+        let mut label = vec![u32::MAX; self.receivers.len()];
+        let mut next = 0u32;
+        for (i, l) in label.iter_mut().enumerate() {
+            if self.receivers[i] as usize == i {
+                *l = next;
+                next += 1;
+            }
+        }
+        for &c in &self.order {
+            let r = self.receivers[c as usize] as usize;
+            if r != c as usize {
+                label[c as usize] = label[r];
+            }
+        }
+        Grid::from_vec(self.width, self.height, self.cell_size, label).expect("same size as the flow field")
+    }
+}
+
+/// D∞ flow (Tarboton 1997, "A new method for the determination of flow directions and upslope
+/// areas in grid digital elevation models", Water Resources Research 33(2):309–319).
+///
+/// For each of the 8 triangular facets around a cell (centre `e0`, a side neighbour `e1` at
+/// distance 1, the next diagonal neighbour `e2`), slopes `s1 = e0 − e1` and `s2 = e1 − e2`
+/// give the facet direction `r = atan2(s2, s1)` and slope `√(s1² + s2²)`; `r` outside
+/// `[0, π/4]` is clamped to the facet edge, whose slope is then `s1` or `(e0 − e2)/√2`. The
+/// steepest facet wins; its angle is split between the two bracketing neighbours in proportion
+/// `(π/4 − r)/(π/4)` to the side neighbour and `r/(π/4)` to the diagonal. Cells without a
+/// downslope facet (outlets, pits) keep their water.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DInfinity {
+    width: usize,
+    height: usize,
+    cell_size: f64,
+    /// Per cell: (first receiver, second receiver, fraction to the first); receivers equal to
+    /// the cell itself mean "keeps the water".
+    split: Vec<(u32, u32, f32)>,
+}
+
+impl DInfinity {
+    /// Computes D∞ directions of `surface`; edge cells and cells below `sea_level` are outlets.
+    pub fn new(surface: &Heightmap, sea_level: f32) -> Result<Self> {
+        check_dem(surface)?;
+        let (w, h) = (surface.width(), surface.height());
+        let z = surface.as_slice();
+        let quarter = std::f32::consts::FRAC_PI_4;
+        let mut split = vec![(0u32, 0u32, 1.0f32); w * h];
+        split.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, s) in row.iter_mut().enumerate() {
+                let i = y * w + x;
+                *s = (i as u32, i as u32, 1.0);
+                if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
+                    continue;
+                }
+                let idx = |k: usize| {
+                    let (dx, dy) = NEIGHBOURS[k % 8];
+                    ((y as i64 + dy as i64) as usize) * w + (x as i64 + dx as i64) as usize
+                };
+                let e0 = z[i];
+                let mut best = 0.0f32;
+                let mut chosen = (i as u32, i as u32, 1.0f32);
+                // Facets: side neighbour k (even) paired with diagonal k+1 and with diagonal k-1.
+                for side in [0usize, 2, 4, 6] {
+                    for diag in [side + 1, side + 7] {
+                        let (n1, n2) = (idx(side), idx(diag));
+                        let s1 = e0 - z[n1];
+                        let s2 = z[n1] - z[n2];
+                        let (mut r, mut s) = (s2.atan2(s1), (s1 * s1 + s2 * s2).sqrt());
+                        if r < 0.0 {
+                            r = 0.0;
+                            s = s1;
+                        } else if r > quarter {
+                            r = quarter;
+                            s = (e0 - z[n2]) / SQRT2;
+                        }
+                        if s > best {
+                            best = s;
+                            chosen = (n1 as u32, n2 as u32, 1.0 - r / quarter);
+                        }
+                    }
+                }
+                *s = chosen;
+            }
+        });
+        Ok(Self { width: w, height: h, cell_size: surface.cell_size(), split })
+    }
+
+    /// Flow accumulation with unit weights: each cell's area in cells plus the share of
+    /// everything upstream. Cells are visited from highest to lowest (ties by index), which is
+    /// a topological order because D∞ only sends water to strictly lower cells.
+    pub fn accumulate(&self, surface: &Heightmap) -> Result<Grid<f64>> {
+        if surface.width() != self.width || surface.height() != self.height {
+            return Err(Error::SizeMismatch {
+                what: "D∞ surface".into(),
+                expected_w: self.width,
+                expected_h: self.height,
+                got_w: surface.width(),
+                got_h: surface.height(),
+            });
+        }
+        let z = surface.as_slice();
+        let mut order: Vec<u32> = (0..z.len() as u32).collect();
+        order.par_sort_unstable_by_key(|&i| (std::cmp::Reverse(super::fill::ordered_bits(z[i as usize])), i));
+        let mut acc = vec![1.0f64; z.len()];
+        for &c in &order {
+            let c = c as usize;
+            let (a, b, f) = self.split[c];
+            if a as usize == c {
+                continue;
+            }
+            let q = acc[c];
+            acc[a as usize] += q * f as f64;
+            acc[b as usize] += q * (1.0 - f as f64);
+        }
+        Grid::from_vec(self.width, self.height, self.cell_size, acc)
+    }
+}

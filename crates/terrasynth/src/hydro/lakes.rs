@@ -1,0 +1,116 @@
+//! Lakes: the cells an exact (ε-free) Priority-Flood raises, grouped into 8-connected
+//! components. Each component has one flat water surface (its spill height): two raised cells
+//! that touch were flooded from the same spill level, so a lake never has two levels.
+//!
+//! Depth of a cell = `filled − original` (height units); volume = Σ depth · cell_size² (f64).
+
+use serde::{Deserialize, Serialize};
+
+use super::fill::{DepressionFiller, NEIGHBOURS};
+use crate::{Grid, Heightmap, Result};
+
+/// One lake.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lake {
+    /// Id, as stored in [`LakeMap::labels`] (ids start at 1; 0 means "no lake").
+    pub id: u32,
+    /// Water surface height (the spill height of the depression), height units.
+    pub level: f32,
+    /// Number of cells covered.
+    pub area_cells: usize,
+    /// Greatest depth, height units.
+    pub max_depth: f32,
+    /// Water volume Σ depth · cell_size², in height units × m².
+    pub volume: f64,
+    /// Bounding box `[x0, y0, x1, y1]` (inclusive) in cells.
+    pub bbox: [usize; 4],
+}
+
+/// All lakes of a terrain plus a label grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LakeMap {
+    /// Lake id per cell (0 = dry land or sea).
+    pub labels: Grid<u32>,
+    /// The lakes, by id (`lakes[k].id == k + 1`).
+    pub lakes: Vec<Lake>,
+    /// Water depth per cell (0 outside lakes), height units.
+    pub depth: Heightmap,
+}
+
+/// Finds lakes of `dem` (see the module docs). A lake is kept when its greatest depth is at
+/// least `min_depth` (height units, ≥ 0) and it covers at least `min_area` cells; cells of
+/// dropped lakes get label 0 and depth 0. `sea_level` as in [`DepressionFiller::fill`].
+pub fn find_lakes(dem: &Heightmap, sea_level: f32, min_depth: f32, min_area: usize) -> Result<LakeMap> {
+    if !(min_depth.is_finite() && min_depth >= 0.0) {
+        return Err(crate::Error::param("min-depth", min_depth, "a finite number >= 0"));
+    }
+    let filled = DepressionFiller::exact().fill(dem, sea_level)?;
+    let (w, h) = (dem.width(), dem.height());
+    let z = dem.as_slice();
+    let f = filled.as_slice();
+    let mut labels = vec![0u32; w * h];
+    let mut depth = vec![0.0f32; w * h];
+    let mut lakes = Vec::new();
+    let mut stack = Vec::new();
+    let mut members = Vec::new();
+    let cell_area = dem.cell_size() * dem.cell_size();
+    for start in 0..w * h {
+        if labels[start] != 0 || f[start] <= z[start] {
+            continue;
+        }
+        let id = lakes.len() as u32 + 1;
+        labels[start] = id;
+        stack.push(start);
+        members.clear();
+        let mut lake = Lake {
+            id,
+            level: f[start],
+            area_cells: 0,
+            max_depth: 0.0,
+            volume: 0.0,
+            bbox: [usize::MAX, usize::MAX, 0, 0],
+        };
+        while let Some(c) = stack.pop() {
+            members.push(c);
+            let (x, y) = (c % w, c / w);
+            let d = f[c] - z[c];
+            lake.area_cells += 1;
+            lake.max_depth = lake.max_depth.max(d);
+            lake.volume += d as f64 * cell_area;
+            lake.bbox = [lake.bbox[0].min(x), lake.bbox[1].min(y), lake.bbox[2].max(x), lake.bbox[3].max(y)];
+            for &(dx, dy) in &NEIGHBOURS {
+                let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
+                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                    continue;
+                }
+                let n = ny as usize * w + nx as usize;
+                if labels[n] == 0 && f[n] > z[n] {
+                    labels[n] = id;
+                    stack.push(n);
+                }
+            }
+        }
+        if lake.max_depth >= min_depth && lake.area_cells >= min_area {
+            for &c in &members {
+                depth[c] = f[c] - z[c];
+            }
+            lakes.push(lake);
+        } else {
+            // Mark as visited with a sentinel, cleared below, so the cells are not re-scanned.
+            for &c in &members {
+                labels[c] = u32::MAX;
+            }
+        }
+    }
+    // Renumber: dropped lakes leave gaps only through the sentinel, which maps to 0.
+    for l in labels.iter_mut() {
+        if *l == u32::MAX {
+            *l = 0;
+        }
+    }
+    Ok(LakeMap {
+        labels: Grid::from_vec(w, h, dem.cell_size(), labels)?,
+        lakes,
+        depth: Grid::from_vec(w, h, dem.cell_size(), depth)?,
+    })
+}
