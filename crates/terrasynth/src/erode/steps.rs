@@ -1,0 +1,313 @@
+//! Recipe steps for the erosions: parameter specs, registry entries, and [`build_eroder`].
+
+use super::score::run_loop;
+use super::{
+    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
+    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
+};
+use crate::recipe::params::{Default as Def, ParamKind, ParamSpec, Params};
+use crate::recipe::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::{Error, Heightmap, Result};
+
+const fn float(
+    name: &'static str,
+    min: f64,
+    max: f64,
+    default: f64,
+    unit: &'static str,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Float { min, max }, default: Def::Number(default), unit, doc }
+}
+
+const fn int(name: &'static str, min: i64, max: i64, default: f64, doc: &'static str) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Int { min, max }, default: Def::Number(default), unit: "", doc }
+}
+
+const fn iterations(default: f64) -> ParamSpec {
+    int("iterations", 0, 1_000_000, default, "Iterations (sweeps, droplet rounds or time steps) to run.")
+}
+
+const fn neighbourhood(default: &'static str) -> ParamSpec {
+    ParamSpec {
+        name: "neighbourhood",
+        kind: ParamKind::Choice(Neighbourhood::NAMES),
+        default: Def::Text(default),
+        unit: "",
+        doc: "Cells exchanging material: moore (8), von-neumann (4 axis), rotated-von-neumann (4 diagonal).",
+    }
+}
+
+const BOUNDARY: ParamSpec = ParamSpec {
+    name: "boundary",
+    kind: ParamKind::Choice(Boundary::NAMES),
+    default: Def::Text("closed"),
+    unit: "",
+    doc: "closed: edges have fewer neighbours; wrap: toroidal, as in Olsen 2004 (for tileable maps).",
+};
+
+const fn talus_k(default: f64) -> ParamSpec {
+    float(
+        "talus-k",
+        0.0,
+        1000.0,
+        default,
+        "",
+        "Talus threshold T = k/N × (height range), N = the longer side in cells (Olsen's T = k/N on a [0, 1] map).",
+    )
+}
+
+const THERMAL: &[ParamSpec] = &[
+    iterations(50.0),
+    talus_k(4.0),
+    float("c", 0.001, 1.0, 0.5, "", "Fraction of the excess d_max − T moved per iteration (Olsen: 0.5)."),
+    neighbourhood("moore"),
+    BOUNDARY,
+];
+
+const THERMAL_OLSEN: &[ParamSpec] =
+    &[iterations(50.0), talus_k(4.0), neighbourhood("rotated-von-neumann"), BOUNDARY];
+
+const OLSEN: &[ParamSpec] = &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY];
+
+const KR: ParamSpec = float("kr", 0.0, 1.0, 0.01, "height", "Rain added to every cell per iteration.");
+const KE: ParamSpec = float("ke", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
+const KC: ParamSpec = float("kc", 0.0, 1.0, 0.01, "", "Sediment capacity per unit of water.");
+
+const HYDRAULIC: &[ParamSpec] = &[
+    iterations(100.0),
+    KR,
+    float("ks", 0.0, 1.0, 0.01, "", "Height dissolved per unit of water per iteration."),
+    KE,
+    KC,
+    neighbourhood("moore"),
+    BOUNDARY,
+];
+
+const HYDRAULIC_OLSEN: &[ParamSpec] =
+    &[iterations(100.0), KR, KE, KC, neighbourhood("von-neumann"), BOUNDARY];
+
+const DROPLETS: &[ParamSpec] = &[
+    iterations(1.0),
+    int("droplets", 1, 100_000_000, 50_000.0, "Droplets per iteration."),
+    float("radius", 1.0, 16.0, 3.0, "cells", "Erosion brush radius."),
+    float("inertia", 0.0, 0.999, 0.05, "", "Share of its previous direction a droplet keeps."),
+    float("capacity", 0.0, 1000.0, 4.0, "", "Sediment capacity factor."),
+    float("min-capacity", 0.0, 1000.0, 0.01, "height", "Minimum capacity (acts as a minimum slope)."),
+    float("erode", 0.0, 1.0, 0.3, "", "Fraction of the free capacity eroded per step."),
+    float("deposit", 0.0, 1.0, 0.3, "", "Fraction of the excess sediment deposited per step."),
+    float("evaporate", 0.0, 1.0, 0.01, "", "Fraction of the water evaporating per step."),
+    float("gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
+    int("max-lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
+    int(
+        "batch-size",
+        1,
+        1_000_000,
+        1024.0,
+        "Droplets sharing one height snapshot (1 = sequential, in place).",
+    ),
+];
+
+const STREAM_POWER: &[ParamSpec] = &[
+    iterations(100.0),
+    float("k", 0.0, 1e6, 0.2, "", "Erodibility K (lengths in cells, time in dt units)."),
+    float("m", 0.0, 2.0, 0.4, "", "Drainage-area exponent m."),
+    float("n", 0.5, 4.0, 1.0, "", "Slope exponent n (n ≠ 1 solved by Newton iteration)."),
+    float("uplift", 0.0, 1e6, 0.005, "height/dt", "Uplift rate U (not applied at base level)."),
+    float("dt", 1e-9, 1e9, 1.0, "", "Time step."),
+    float("kd", 0.0, 1e6, 0.01, "cells²/dt", "Hillslope diffusivity."),
+    ParamSpec {
+        name: "use-sea-level",
+        kind: ParamKind::Bool,
+        default: Def::Bool(true),
+        unit: "",
+        doc: "Cells below the terrain's sea level are base level (outlets), besides the map edges.",
+    },
+];
+
+/// The erosion registry entries: thermal, thermal-olsen, hydraulic, hydraulic-olsen,
+/// olsen-erosion, droplets, stream-power.
+pub fn steps() -> Vec<StepInfo> {
+    type Build = fn(&Params) -> Result<Box<dyn Step>>;
+    let builders: [Build; 7] = [
+        build_at::<0>,
+        build_at::<1>,
+        build_at::<2>,
+        build_at::<3>,
+        build_at::<4>,
+        build_at::<5>,
+        build_at::<6>,
+    ];
+    let entry = |name: &'static str, doc, source, params| {
+        let i = NAMES.iter().position(|n| *n == name).expect("erosion step name listed in NAMES");
+        StepInfo { name, category: Category::Erode, doc, source, params, build: builders[i] }
+    };
+    vec![
+        entry(
+            "thermal",
+            "Reference thermal erosion: material above the talus slope slides to all lower neighbours \
+             (deferred updates, parallel).",
+            "Musgrave, Kolb & Mace 1989, as in Olsen 2004; seed 001 §3",
+            THERMAL,
+        ),
+        entry(
+            "thermal-olsen",
+            "Olsen's optimised thermal erosion: level each cell with its lowest neighbour where the drop \
+             exceeds the talus, in place.",
+            "Olsen 2004 (optimised thermal erosion); seed 001 §3",
+            THERMAL_OLSEN,
+        ),
+        entry(
+            "hydraulic",
+            "Reference hydraulic erosion with water and sediment maps: rain, dissolve, transport, \
+             evaporate, deposit.",
+            "Olsen 2004 after Beneš & Forsbach 2002; seed 001 §3",
+            HYDRAULIC,
+        ),
+        entry(
+            "hydraulic-olsen",
+            "Olsen's optimised hydraulic erosion: saturated water (Ks = Kc), lowest neighbour only, in place.",
+            "Olsen 2004 (optimised hydraulic erosion); seed 001 §3",
+            HYDRAULIC_OLSEN,
+        ),
+        entry(
+            "olsen-erosion",
+            "Olsen's erosion: the optimised thermal scheme applied to gentle slopes (0 < d ≤ T), making \
+             flat plateaus between steep slopes.",
+            "Olsen 2004 (new erosion algorithm); seed 001 §3",
+            OLSEN,
+        ),
+        entry(
+            "droplets",
+            "Particle hydraulic erosion: droplets run downhill, erode with a brush and deposit sediment.",
+            "Beyer 2015, as in Lague's Hydraulic-Erosion",
+            DROPLETS,
+        ),
+        entry(
+            "stream-power",
+            "Stream-power fluvial erosion with uplift and hillslope diffusion (implicit O(n) solver): \
+             carves a branching valley network.",
+            "Braun & Willett 2013",
+            STREAM_POWER,
+        ),
+    ]
+}
+
+/// Step names, indexed by the `build_at::<I>` builders.
+const NAMES: [&str; 7] =
+    ["thermal", "thermal-olsen", "hydraulic", "hydraulic-olsen", "olsen-erosion", "droplets", "stream-power"];
+
+/// Builder of registry entry `NAMES[I]` (a plain `fn` pointer per step).
+fn build_at<const I: usize>(params: &Params) -> Result<Box<dyn Step>> {
+    Ok(Box::new(ErodeStep { name: NAMES[I], params: params.clone() }))
+}
+
+/// Builds the eroder for registry step `name` from validated `params`, starting from
+/// `terrain` (its heights, and its sea level for stream power), with seed `seed` (droplets).
+/// The CLI uses this with [`super::run_traced`] to record ε every k iterations; the recipe
+/// step runs the same loop without tracing.
+pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -> Result<Box<dyn Eroder>> {
+    let map = &terrain.height;
+    let nb = || Neighbourhood::from_name(params.text("neighbourhood")?);
+    let boundary = || Boundary::from_name(params.text("boundary")?);
+    let talus = || Ok::<_, Error>(talus_from_k(params.f64("talus-k")?, map));
+    Ok(match name {
+        "thermal" => Box::new(ThermalEroder::new(
+            map,
+            ThermalParams {
+                talus: talus()?,
+                c: params.f64("c")?,
+                neighbourhood: nb()?,
+                boundary: boundary()?,
+            },
+        )?),
+        "thermal-olsen" | "olsen-erosion" => {
+            let p = ThermalOlsenParams { talus: talus()?, neighbourhood: nb()?, boundary: boundary()? };
+            if name == "thermal-olsen" {
+                Box::new(ThermalOlsenEroder::new(map, p)?)
+            } else {
+                Box::new(OlsenEroder::new(map, p)?)
+            }
+        }
+        "hydraulic" => Box::new(HydraulicEroder::new(
+            map,
+            HydraulicParams {
+                kr: params.f64("kr")?,
+                ks: params.f64("ks")?,
+                ke: params.f64("ke")?,
+                kc: params.f64("kc")?,
+                neighbourhood: nb()?,
+                boundary: boundary()?,
+            },
+        )?),
+        "hydraulic-olsen" => Box::new(HydraulicOlsenEroder::new(
+            map,
+            HydraulicOlsenParams {
+                kr: params.f64("kr")?,
+                kc: params.f64("kc")?,
+                ke: params.f64("ke")?,
+                neighbourhood: nb()?,
+                boundary: boundary()?,
+            },
+        )?),
+        "droplets" => Box::new(DropletEroder::new(
+            map,
+            DropletParams {
+                droplets: params.usize("droplets")?,
+                radius: params.f64("radius")?,
+                inertia: params.f64("inertia")?,
+                capacity: params.f64("capacity")?,
+                min_capacity: params.f64("min-capacity")?,
+                erode: params.f64("erode")?,
+                deposit: params.f64("deposit")?,
+                evaporate: params.f64("evaporate")?,
+                gravity: params.f64("gravity")?,
+                max_lifetime: params.usize("max-lifetime")?,
+                batch_size: params.usize("batch-size")?,
+                seed,
+                ..DropletParams::default()
+            },
+        )?),
+        "stream-power" => Box::new(StreamPowerEroder::new(
+            map,
+            StreamPowerParams {
+                k: params.f64("k")?,
+                m: params.f64("m")?,
+                n: params.f64("n")?,
+                uplift: params.f64("uplift")?,
+                dt: params.f64("dt")?,
+                kd: params.f64("kd")?,
+                dx: 1.0,
+                sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
+            },
+        )?),
+        other => return Err(Error::Recipe(format!("unknown erosion step `{other}`"))),
+    })
+}
+
+/// A validated erosion step: the name picks the eroder, `iterations` the loop length.
+#[derive(Debug)]
+struct ErodeStep {
+    name: &'static str,
+    params: Params,
+}
+
+impl Step for ErodeStep {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        let iterations = self.params.usize("iterations")?;
+        let mut eroder = build_eroder(self.name, &self.params, terrain, ctx.seed)?;
+        run_loop(&mut *eroder, iterations, &ctx.progress, |_, _| {})?;
+        eroder.finish();
+        write_surface(eroder.surface(), &mut terrain.height)?;
+        if let Some(water) = eroder.water() {
+            let mut map =
+                Heightmap::new(terrain.height.width(), terrain.height.height(), terrain.height.cell_size())?;
+            for (o, &w) in map.as_mut_slice().iter_mut().zip(water) {
+                *o = w as f32;
+            }
+            terrain.water = Some(map);
+        }
+        Ok(())
+    }
+}

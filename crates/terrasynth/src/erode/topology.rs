@@ -1,0 +1,93 @@
+//! Neighbourhoods and boundaries shared by the cellular erosions.
+
+use crate::{Error, Result};
+
+/// Which cells count as neighbours of a cell (Olsen 2004, Fig. 13; seed 001 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Neighbourhood {
+    /// The 8 surrounding cells (Musgrave et al.'s reference thermal erosion).
+    #[default]
+    Moore,
+    /// The 4 axis neighbours (left, right, up, down).
+    VonNeumann,
+    /// The 4 diagonal neighbours: Olsen's "rotated" Von Neumann neighbourhood (our reading of
+    /// his Fig. 13, see research notes §1), used by his optimised thermal erosion.
+    RotatedVonNeumann,
+}
+
+impl Neighbourhood {
+    /// Recipe names, in the order of [`Neighbourhood::from_name`].
+    pub const NAMES: &'static [&'static str] = &["moore", "von-neumann", "rotated-von-neumann"];
+
+    /// Parses a recipe name (`moore`, `von-neumann`, `rotated-von-neumann`).
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "moore" => Ok(Self::Moore),
+            "von-neumann" => Ok(Self::VonNeumann),
+            "rotated-von-neumann" => Ok(Self::RotatedVonNeumann),
+            _ => Err(Error::param("neighbourhood", name, "one of moore, von-neumann, rotated-von-neumann")),
+        }
+    }
+
+    /// The `(dx, dy)` offsets of the neighbours. Every set is symmetric (contains `-o` for
+    /// each `o`), which the gather formulations rely on.
+    pub fn offsets(self) -> &'static [(i32, i32)] {
+        match self {
+            Self::Moore => &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
+            Self::VonNeumann => &[(0, -1), (-1, 0), (1, 0), (0, 1)],
+            Self::RotatedVonNeumann => &[(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        }
+    }
+}
+
+/// What lies beyond the map edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Boundary {
+    /// Nothing: edge cells simply have fewer neighbours and no material leaves the map.
+    #[default]
+    Closed,
+    /// Toroidal wrap (modulo), as in all of Olsen's 2004 experiments. Use on tileable maps.
+    Wrap,
+}
+
+impl Boundary {
+    /// Recipe names.
+    pub const NAMES: &'static [&'static str] = &["closed", "wrap"];
+
+    /// Parses a recipe name (`closed`, `wrap`).
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "closed" => Ok(Self::Closed),
+            "wrap" => Ok(Self::Wrap),
+            _ => Err(Error::param("boundary", name, "one of closed, wrap")),
+        }
+    }
+}
+
+/// Grid shape plus boundary rule: resolves a neighbour's linear index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Topology {
+    pub width: usize,
+    pub height: usize,
+    pub boundary: Boundary,
+}
+
+impl Topology {
+    /// The linear index of `(x + dx, y + dy)`, or `None` beyond a closed edge.
+    #[inline]
+    pub fn neighbour(&self, x: usize, y: usize, dx: i32, dy: i32) -> Option<usize> {
+        let nx = x as i64 + dx as i64;
+        let ny = y as i64 + dy as i64;
+        let (w, h) = (self.width as i64, self.height as i64);
+        match self.boundary {
+            Boundary::Closed => {
+                if nx < 0 || ny < 0 || nx >= w || ny >= h {
+                    None
+                } else {
+                    Some(ny as usize * self.width + nx as usize)
+                }
+            }
+            Boundary::Wrap => Some(ny.rem_euclid(h) as usize * self.width + nx.rem_euclid(w) as usize),
+        }
+    }
+}
