@@ -91,6 +91,8 @@ pub(crate) struct Combiner {
     musgrave: Musgrave,
     /// Output divisor (see the module docs).
     norm: f64,
+    /// `Σ w_i`.
+    sum_w: f64,
 }
 
 /// The running state of a [`Combiner`].
@@ -112,7 +114,7 @@ impl Combiner {
             FractalKind::Ridged => off.powi(2).max((m - off).powi(2)) * sum_w,
             FractalKind::Hybrid => (m + off) * sum_w,
         };
-        Self { fractal, musgrave, norm }
+        Self { fractal, musgrave, norm, sum_w }
     }
 
     /// Adds octave `i` (weight `w`) with basic-noise sample `n`.
@@ -163,7 +165,11 @@ impl Combiner {
                 let min_abs = if lo <= 0.0 && hi >= 0.0 { 0.0 } else { lo.abs().min(hi.abs()) };
                 (2.0 * min_abs - 1.0, 2.0 * m - 1.0)
             }
-            FractalKind::Ridged => (0.0, 1.0),
+            FractalKind::Ridged => {
+                // Each (offset − |n|)² ≤ S(M), weights ≤ 1.
+                let off = self.musgrave.offset;
+                (0.0, off.powi(2).max((m - off).powi(2)) * self.sum_w / self.norm)
+            }
             FractalKind::Hybrid => {
                 let off = self.musgrave.offset;
                 let sig = |w: f64| ((lo + off) * w, (hi + off) * w);

@@ -14,11 +14,11 @@ pub mod fractal;
 mod hash;
 mod noise;
 pub mod perlin;
+pub mod rng;
 mod simplex;
 pub mod spec;
 mod value;
 mod worley;
-pub mod rng;
 
 pub use error::NoiseError;
 pub use fractal::{Octave, octave_offset};

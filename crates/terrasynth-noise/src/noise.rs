@@ -40,6 +40,7 @@ pub struct Noise {
     combiner: Combiner,
     base_range: (f64, f64),
     range: (f64, f64),
+    range3: (f64, f64),
 }
 
 impl NoiseSpec {
@@ -66,6 +67,11 @@ impl NoiseSpec {
         let m = base_range.0.abs().max(base_range.1.abs());
         let combiner = Combiner::new(self.fractal, musgrave, &octaves, m);
         let range = combiner.range(&octaves, base_range.0, base_range.1);
+        let range3 = if self.kind == NoiseKind::Perlin {
+            combiner.range(&octaves, -IMPROVED_BOUND_3D, IMPROVED_BOUND_3D)
+        } else {
+            range
+        };
         Ok(Noise {
             spec: self.clone(),
             seed,
@@ -79,6 +85,7 @@ impl NoiseSpec {
             combiner,
             base_range,
             range,
+            range3,
         })
     }
 }
@@ -95,9 +102,11 @@ fn base_range(spec: &NoiseSpec) -> (f64, f64) {
     }
 }
 
-/// A bound of |improved Perlin| in 2D and 3D (dense search of `Σ w_c·|g_c·d_c|` maximised over
-/// the gradient choice, plus margin).
-pub(crate) const IMPROVED_BOUND: f64 = 1.1;
+/// Bound of |improved Perlin| on the z = 0 slice (2D): the maximum over the cell of
+/// `Σ_c w_c·max_g |g·d_c|` is exactly 1, reached at cell centres.
+pub(crate) const IMPROVED_BOUND: f64 = 1.0;
+/// Bound of |improved Perlin| in 3D: dense search of the same sum gives 1.036317; rounded up.
+pub(crate) const IMPROVED_BOUND_3D: f64 = 1.037;
 
 impl Noise {
     /// The validated spec.
@@ -109,6 +118,12 @@ impl Noise {
     /// [`Noise::get3`] lies in it (a bound, not necessarily reached).
     pub fn range(&self) -> (f64, f64) {
         self.range
+    }
+
+    /// The documented output range of [`Noise::get3`] (wider than [`Noise::range`] only for
+    /// `perlin`, whose 3D bound is 1.037 against 1 on the z = 0 slice).
+    pub fn range3(&self) -> (f64, f64) {
+        self.range3
     }
 
     /// The range of the basic noise before the fractal.
@@ -197,7 +212,7 @@ impl Noise {
         [q[0] + k * wx, q[1] + k * wy]
     }
 
-    /// The value at 3D point `(x, y, z)`; lattice point `p·frequency + (offset, 0)`, fractal
+    /// The value at 3D point `(x, y, z)`, within [`Noise::range3`]; lattice point `p·frequency + (offset, 0)`, fractal
     /// octaves use the z component of their offset. Available for `perlin` and `opensimplex2`
     /// without warp; other kinds give [`NoiseError::Unsupported`].
     pub fn get3(&self, x: f64, y: f64, z: f64) -> Result<f64, NoiseError> {
