@@ -1,1 +1,3 @@
 //! shape stage (see docs/ARCHITECTURE.md).
+
+pub mod brush;
