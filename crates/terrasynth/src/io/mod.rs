@@ -1,1 +1,231 @@
-//! io stage (see docs/ARCHITECTURE.md).
+//! File formats: one module per format, each behind its cargo feature.
+//!
+//! Writers (every write goes through [`atomic::write_atomic`]: temp file, fsync, rename):
+//! - [`png`]: 16-bit grayscale heightmaps, RGB8 colour maps, RGBA8 splat maps (feature `png`);
+//! - [`raw`]: R16/RAW, little-endian u16, no header (always available);
+//! - [`exr`]: OpenEXR, one f32 channel `Y` (feature `exr`);
+//! - [`tiff`]: f32 TIFF with GeoTIFF tags (feature `tiff`);
+//! - [`gltf`]: binary glTF 2.0 (`.glb`) from a [`crate::render::mesh::Mesh`] (feature `gltf`);
+//! - [`obj`]: Wavefront OBJ (+ optional MTL) from a mesh (always available).
+//!
+//! Readers, for the `import` step: [`read_heightmap`] (PNG 8/16-bit, R16/RAW, EXR, TIFF f32/u16/u8).
+//! Integer formats are read as fractions in [0, 1] (value / 255 or value / 65535); float formats
+//! keep their values. Corrupt, truncated or mismatched files give [`Error::Format`] naming the
+//! file; sizes are checked with [`crate::grid::check_size`] before any pixel is decoded.
+//!
+//! Row order everywhere: row 0 of the heightmap is the first row of the file (the top of an
+//! image, "north"). Engines that want the other way round (Unity RAW import) offer a flip.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Heightmap, Result};
+
+pub mod atomic;
+#[cfg(feature = "exr")]
+pub mod exr;
+#[cfg(feature = "gltf")]
+pub mod gltf;
+pub mod import;
+pub mod obj;
+#[cfg(feature = "png")]
+pub mod png;
+pub mod raw;
+#[cfg(feature = "tiff")]
+pub mod tiff;
+
+pub use atomic::{write_atomic, write_atomic_seekable};
+
+/// The registry entries of this module: the `import` generator.
+pub fn steps() -> Vec<crate::recipe::StepInfo> {
+    vec![import::INFO]
+}
+
+/// Largest decoded image buffer the readers allow, in bytes (4 GiB); larger images are refused
+/// from their header, before any pixel is decoded.
+pub const MAX_DECODE_BYTES: u64 = 4 << 30;
+
+/// A heightmap file format for reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileFormat {
+    /// From the file extension, then from the first bytes (magic numbers); a file with no
+    /// recognised magic and an `.r16`/`.raw` extension is read as R16.
+    #[default]
+    Auto,
+    /// PNG, 8- or 16-bit gray (RGB is converted by luminance, see [`png::decode`]).
+    Png,
+    /// Headerless little-endian u16.
+    R16,
+    /// Same as R16 (Unity's 16-bit "Windows" RAW).
+    Raw,
+    /// OpenEXR, the first channel named `Y`, `R`, `G`, `B`, or the only channel.
+    Exr,
+    /// TIFF gray f32, u16 or u8.
+    Tiff,
+}
+
+impl FileFormat {
+    /// Names as written in a recipe.
+    pub const NAMES: &'static [&'static str] = &["auto", "png", "r16", "raw", "exr", "tiff"];
+
+    /// Parses a recipe name (see [`FileFormat::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "auto" => Self::Auto,
+            "png" => Self::Png,
+            "r16" => Self::R16,
+            "raw" => Self::Raw,
+            "exr" => Self::Exr,
+            "tiff" | "tif" => Self::Tiff,
+            _ => return None,
+        })
+    }
+
+    /// Guesses from the extension, then from the magic bytes; `None` if neither matches.
+    pub fn detect(path: &Path, bytes: &[u8]) -> Option<Self> {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let by_ext = match ext.as_deref() {
+            Some("png") => Some(Self::Png),
+            Some("r16") => Some(Self::R16),
+            Some("raw") => Some(Self::Raw),
+            Some("exr") => Some(Self::Exr),
+            Some("tif" | "tiff") => Some(Self::Tiff),
+            _ => None,
+        };
+        let by_magic = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some(Self::Png)
+        } else if bytes.starts_with(&[0x76, 0x2f, 0x31, 0x01]) {
+            Some(Self::Exr)
+        } else if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") || bytes.starts_with(b"II+\0") {
+            Some(Self::Tiff)
+        } else {
+            None
+        };
+        // The magic number wins over a misleading extension; raw files have no magic.
+        by_magic.or(by_ext)
+    }
+}
+
+/// How to read a heightmap file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadOptions {
+    /// The format, or [`FileFormat::Auto`].
+    pub format: FileFormat,
+    /// Width of a headerless R16/RAW file in cells; 0 infers a square from the byte count.
+    pub width: usize,
+    /// Height of a headerless R16/RAW file in cells; 0 infers a square (or `bytes / 2 / width`
+    /// when only the width is given).
+    pub height: usize,
+}
+
+/// Reads a heightmap file (see the module docs for formats and value ranges). The cell size
+/// of the result is 1 m.
+pub fn read_heightmap(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<Heightmap> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(atomic::io_err(path))?;
+    decode_heightmap(&bytes, path, opts)
+}
+
+/// Decodes a heightmap from bytes in memory; `path` is only used to detect the format by
+/// extension and to name the file in errors.
+pub fn decode_heightmap(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Heightmap> {
+    let format = match opts.format {
+        FileFormat::Auto => FileFormat::detect(path, bytes).ok_or_else(|| {
+            format_err(
+                path,
+                "unknown file format: no PNG/EXR/TIFF signature and no .png/.r16/.raw/.exr/.tif extension",
+            )
+        })?,
+        f => f,
+    };
+    match format {
+        FileFormat::R16 | FileFormat::Raw | FileFormat::Auto => {
+            raw::decode_r16(bytes, path, opts.width, opts.height)
+        }
+        #[cfg(feature = "png")]
+        FileFormat::Png => png::decode(bytes, path),
+        #[cfg(feature = "exr")]
+        FileFormat::Exr => exr::decode(bytes, path),
+        #[cfg(feature = "tiff")]
+        FileFormat::Tiff => tiff::decode(bytes, path),
+        #[allow(unreachable_patterns)]
+        other => Err(format_err(path, format!("support for {other:?} was not compiled in (cargo feature)"))),
+    }
+}
+
+/// Shorthand for [`Error::Format`].
+pub(crate) fn format_err(path: &Path, message: impl Into<String>) -> Error {
+    Error::Format { path: PathBuf::from(path), message: message.into() }
+}
+
+/// Runs a third-party decoder, turning a panic inside it (a bug of the decoder on hostile
+/// input) into [`Error::Format`], so user files can never crash the program.
+#[allow(dead_code)]
+pub(crate) fn guard_decoder<T>(path: &Path, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => Err(format_err(path, format!("{what} decoder failed on this file (corrupt data)"))),
+    }
+}
+
+/// Checks an output height range `[lo, hi]` for the 16-bit writers.
+pub(crate) fn check_range(lo: f32, hi: f32) -> Result<()> {
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Err(Error::param("height range", format!("[{lo}, {hi}]"), "finite bounds with lo < hi"));
+    }
+    Ok(())
+}
+
+/// Maps a height to 16 bits: `q = round((h − lo) / (hi − lo) × 65535)`, rounding half away
+/// from zero, clamped to 0..=65535 (heights outside `[lo, hi]` saturate; NaN gives 0). The
+/// round trip `lo + q / 65535 × (hi − lo)` is within half a step, `(hi − lo) / 131070`.
+#[inline]
+pub fn quantize_u16(h: f32, lo: f32, hi: f32) -> u16 {
+    let t = (h as f64 - lo as f64) / (hi as f64 - lo as f64);
+    let q = (t * 65535.0).round();
+    if q.is_nan() { 0 } else { q.clamp(0.0, 65535.0) as u16 }
+}
+
+/// Quantises a whole heightmap with [`quantize_u16`], row-major.
+pub fn quantize_map_u16(map: &Heightmap, lo: f32, hi: f32) -> Result<Vec<u16>> {
+    check_range(lo, hi)?;
+    Ok(map.as_slice().iter().map(|&h| quantize_u16(h, lo, hi)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantize_rounds_and_saturates() {
+        assert_eq!(quantize_u16(0.0, 0.0, 1.0), 0);
+        assert_eq!(quantize_u16(1.0, 0.0, 1.0), 65535);
+        assert_eq!(quantize_u16(0.5, 0.0, 1.0), 32768); // 32767.5 rounds up
+        assert_eq!(quantize_u16(-3.0, 0.0, 1.0), 0);
+        assert_eq!(quantize_u16(7.0, 0.0, 1.0), 65535);
+        assert_eq!(quantize_u16(f32::NAN, 0.0, 1.0), 0);
+        assert_eq!(quantize_u16(150.0, 100.0, 200.0), 32768);
+    }
+
+    #[test]
+    fn detect_prefers_magic_over_extension() {
+        assert_eq!(FileFormat::detect(Path::new("a.r16"), b"\x89PNG\r\n\x1a\n...."), Some(FileFormat::Png));
+        assert_eq!(FileFormat::detect(Path::new("a.r16"), &[1, 2, 3, 4]), Some(FileFormat::R16));
+        assert_eq!(FileFormat::detect(Path::new("a.TIF"), &[1, 2]), Some(FileFormat::Tiff));
+        assert_eq!(FileFormat::detect(Path::new("a.bin"), &[1, 2]), None);
+        for name in FileFormat::NAMES {
+            assert!(FileFormat::from_name(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_format_is_a_format_error() {
+        let err = decode_heightmap(&[0; 8], Path::new("x.bin"), &ReadOptions::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::Format { message, .. } if message.contains("unknown file format")),
+            "{err}"
+        );
+    }
+}

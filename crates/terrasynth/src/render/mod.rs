@@ -1,1 +1,10 @@
-//! render stage (see docs/ARCHITECTURE.md).
+//! Rendering: colour palettes ([`palette`]), hillshade and shaded relief ([`hillshade`]),
+//! triangle meshes with level of detail ([`mesh`]). Output goes to files through [`crate::io`].
+
+pub mod hillshade;
+pub mod mesh;
+pub mod palette;
+
+pub use hillshade::{HillshadeOptions, hillshade, shade, shaded_relief};
+pub use mesh::{Mesh, MeshOptions};
+pub use palette::Palette;

@@ -1,0 +1,74 @@
+//! OpenEXR (feature `exr`): one 32-bit float channel named `Y`, lossless ZIP compression.
+//! The preferred lossless height format of Godot Terrain3D and HTerrain; values are stored as
+//! they are (no normalisation), so the round trip is bit-exact.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use exr::prelude::{
+    AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, ReadChannels, ReadLayers,
+    SmallVec, WritableImage,
+};
+
+use super::{atomic, format_err, guard_decoder};
+use crate::{Heightmap, Result};
+
+/// Writes `map` as a single-layer EXR with one f32 channel `Y` (layer name `height`).
+pub fn write(path: impl AsRef<Path>, map: &Heightmap) -> Result<()> {
+    let path = path.as_ref();
+    let channel = AnyChannel::new("Y", FlatSamples::F32(map.as_slice().to_vec()));
+    let layer = Layer::new(
+        (map.width(), map.height()),
+        LayerAttributes::named("height"),
+        Encoding::SMALL_LOSSLESS,
+        AnyChannels::sort(SmallVec::from_vec(vec![channel])),
+    );
+    let image = Image::from_layer(layer);
+    atomic::write_atomic_seekable(path, |w| {
+        image.write().to_buffered(w).map_err(|e| format_err(path, format!("EXR encoding failed: {e}")))
+    })
+}
+
+/// Reads an EXR heightmap; see [`decode`].
+pub fn read(path: impl AsRef<Path>) -> Result<Heightmap> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(atomic::io_err(path))?;
+    decode(&bytes, path)
+}
+
+/// Decodes EXR bytes: the first valid layer, its channel `Y` (else `R`, else the first
+/// channel), f16/u32 samples converted to f32. The layer size is checked from the header
+/// before the pixels are decoded.
+pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
+    let fail = |e: exr::error::Error| format_err(path, format!("not a readable EXR: {e}"));
+    guard_decoder(path, "EXR", || {
+        let meta = exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false).map_err(fail)?;
+        for header in meta.headers.iter() {
+            let size = header.layer_size;
+            crate::grid::check_size::<f32>(size.0, size.1)
+                .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+        }
+        let image = exr::prelude::read()
+            .no_deep_data()
+            .largest_resolution_level()
+            .all_channels()
+            .first_valid_layer()
+            .all_attributes()
+            .from_buffered(Cursor::new(bytes))
+            .map_err(fail)?;
+        let layer = image.layer_data;
+        let (w, h) = (layer.size.0, layer.size.1);
+        let channels = &layer.channel_data.list;
+        let pick = ["Y", "R"]
+            .iter()
+            .find_map(|name| channels.iter().find(|c| c.name.eq(name)))
+            .or_else(|| channels.first())
+            .ok_or_else(|| format_err(path, "EXR layer has no channel"))?;
+        let data: Vec<f32> = match &pick.sample_data {
+            FlatSamples::F32(v) => v.clone(),
+            FlatSamples::F16(v) => v.iter().map(|s| s.to_f32()).collect(),
+            FlatSamples::U32(v) => v.iter().map(|&s| s as f32).collect(),
+        };
+        Heightmap::from_vec(w, h, 1.0, data).map_err(|e| format_err(path, format!("EXR channel size: {e}")))
+    })
+}

@@ -1,0 +1,107 @@
+//! R16 / RAW: headerless little-endian unsigned 16-bit heights, row-major, row 0 first.
+//!
+//! This is Unreal's `.r16`, Unity's 16-bit RAW with byte order "Windows", and the `.r16/.raw`
+//! of Godot Terrain3D/HTerrain (research/terrain-tools.md §4). The file stores neither size nor
+//! height range: heights are mapped from `[lo, hi]` to 0..=65535 by [`super::quantize_u16`], so
+//! keep `lo`/`hi` (e.g. in the file name) to scale the terrain back in the engine.
+
+use std::path::Path;
+
+use super::{atomic, format_err, quantize_map_u16};
+use crate::{Heightmap, Result};
+
+/// Writes `map` as R16: each height mapped from `[lo, hi]` to 0..=65535 (see
+/// [`super::quantize_u16`] for the rounding), two bytes per cell, little-endian.
+pub fn write_r16(path: impl AsRef<Path>, map: &Heightmap, lo: f32, hi: f32) -> Result<()> {
+    let path = path.as_ref();
+    let q = quantize_map_u16(map, lo, hi)?;
+    let bytes: Vec<u8> = q.iter().flat_map(|v| v.to_le_bytes()).collect();
+    atomic::write_atomic(path, |w| w.write_all(&bytes).map_err(atomic::io_err(path)))
+}
+
+/// Reads an R16 file; see [`decode_r16`].
+pub fn read_r16(path: impl AsRef<Path>, width: usize, height: usize) -> Result<Heightmap> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(atomic::io_err(path))?;
+    decode_r16(&bytes, path, width, height)
+}
+
+/// Decodes R16 bytes into heights in [0, 1] (`value / 65535`).
+///
+/// Size: `width × height` if both are given; if only `width`, the height is `bytes / 2 / width`;
+/// if neither, the file must be a square of `n × n` cells (`bytes = 2 n²`). A byte count that
+/// does not match gives [`crate::Error::Format`] naming the expected and actual byte counts.
+pub fn decode_r16(bytes: &[u8], path: &Path, width: usize, height: usize) -> Result<Heightmap> {
+    let actual = bytes.len();
+    if actual % 2 != 0 {
+        return Err(format_err(
+            path,
+            format!("R16 file has an odd byte count ({actual}); 2 bytes per cell expected"),
+        ));
+    }
+    let cells = actual / 2;
+    let (w, h) = match (width, height) {
+        (0, 0) => {
+            let n = cells.isqrt();
+            if n == 0 || n * n != cells {
+                return Err(format_err(
+                    path,
+                    format!(
+                        "cannot infer the size: {actual} bytes is not a square 16-bit map (n×n×2 bytes); give width and height"
+                    ),
+                ));
+            }
+            (n, n)
+        }
+        (w, 0) if cells % w == 0 && cells > 0 => (w, cells / w),
+        (0, h) if cells % h == 0 && cells > 0 => (cells / h, h),
+        (w, 0) => {
+            return Err(format_err(path, format!("{actual} bytes is not a whole number of {w}-cell rows")));
+        }
+        (0, h) => {
+            return Err(format_err(
+                path,
+                format!("{actual} bytes is not a whole number of {h}-cell columns"),
+            ));
+        }
+        (w, h) => (w, h),
+    };
+    crate::grid::check_size::<f32>(w, h)?;
+    let expected = (w as u64) * (h as u64) * 2;
+    if expected != actual as u64 {
+        return Err(format_err(
+            path,
+            format!("size mismatch: a {w}x{h} R16 map needs {expected} bytes but the file has {actual}"),
+        ));
+    }
+    let data = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]) as f32 / 65535.0).collect();
+    Heightmap::from_vec(w, h, 1.0, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    #[test]
+    fn little_endian_layout() {
+        let bytes = [0x00, 0x00, 0xff, 0xff, 0x00, 0x80, 0x01, 0x00];
+        let m = decode_r16(&bytes, Path::new("t.r16"), 0, 0).unwrap();
+        assert_eq!((m.width(), m.height()), (2, 2));
+        assert_eq!(m.as_slice(), &[0.0, 1.0, 32768.0 / 65535.0, 1.0 / 65535.0]);
+    }
+
+    #[test]
+    fn size_mismatch_names_both_byte_counts() {
+        let err = decode_r16(&[0; 10], Path::new("t.r16"), 2, 2).unwrap_err().to_string();
+        assert!(err.contains("needs 8 bytes") && err.contains("has 10"), "{err}");
+        let err = decode_r16(&[0; 12], Path::new("t.r16"), 0, 0).unwrap_err();
+        assert!(matches!(err, Error::Format { .. }));
+        let err = decode_r16(&[0; 7], Path::new("t.r16"), 0, 0).unwrap_err().to_string();
+        assert!(err.contains("odd byte count"), "{err}");
+        assert!(decode_r16(&[], Path::new("t.r16"), 0, 0).is_err());
+        // Width only: height inferred.
+        let m = decode_r16(&[0; 12], Path::new("t.r16"), 3, 0).unwrap();
+        assert_eq!((m.width(), m.height()), (3, 2));
+    }
+}

@@ -1,0 +1,229 @@
+//! Triangle meshes from heightmaps, with a height multiplier and a level of detail that skips
+//! vertices (seed 003 §III: "on décrémente le nombre de triangles en sautant une partie des
+//! points de la carte de hauteur").
+//!
+//! Layout (glTF conventions, Y up, right-handed): the vertex of grid cell `(x, y)` is at
+//! `(x · cell_size, h · height_scale, y · cell_size)`, so rows run along +Z. UVs are
+//! `(x / (W − 1), y / (H − 1))`, matching an image of the map (row 0 at the top, v = 0).
+//! Each grid quad gives two triangles wound counter-clockwise seen from above (+Y).
+//!
+//! LOD: level `lod` keeps every `step = 2^lod`-th column and row, **and always the last column
+//! and row**, so the mesh keeps the exact extent of the map and the edges of neighbouring tiles
+//! match. Normals are smooth: central differences of the full-resolution heights at each kept
+//! vertex, `n = normalise(−∂y/∂x, 1, −∂y/∂z)` (one-sided at the map's edges).
+
+use rayon::prelude::*;
+
+use crate::render::palette::Palette;
+use crate::{Error, Heightmap, Result};
+
+/// Largest LOD level accepted (step 2^16).
+pub const MAX_LOD: u32 = 16;
+
+/// How to build a mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshOptions {
+    /// Height multiplier (seed 003 "coefficient multiplicateur"): world Y = height × this.
+    /// Default 1; any finite number.
+    pub height_scale: f32,
+    /// Level of detail: vertex step = 2^lod (0 = every cell; 1 = every other one, …), 0..=16.
+    pub lod: u32,
+    /// Vertex colours from this palette (stored sRGB in [`Mesh::colors`]); `None` for none.
+    pub colors: Option<Palette>,
+    /// Sea level for the palette (see [`crate::render::palette`]); `None` uses min..max.
+    pub sea_level: Option<f32>,
+}
+
+impl Default for MeshOptions {
+    fn default() -> Self {
+        Self { height_scale: 1.0, lod: 0, colors: None, sea_level: None }
+    }
+}
+
+/// An indexed triangle mesh.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    /// Vertex positions (x, y, z), metres.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Texture coordinates in [0, 1].
+    pub uvs: Vec<[f32; 2]>,
+    /// sRGB vertex colours (empty when the options had no palette).
+    pub colors: Vec<[u8; 3]>,
+    /// Triangle list, three indices per triangle, counter-clockwise seen from +Y.
+    pub indices: Vec<u32>,
+}
+
+/// The kept sample coordinates along one axis of `n` cells for a given step: 0, step, 2·step,
+/// …, plus `n − 1` if not already there.
+pub fn lod_samples(n: usize, step: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).step_by(step.max(1)).collect();
+    if v.last() != Some(&(n - 1)) {
+        v.push(n - 1);
+    }
+    v
+}
+
+impl Mesh {
+    /// Builds the mesh of `map` (see the module docs). Errors on a non-finite height scale, a
+    /// LOD above [`MAX_LOD`], a map narrower than 2 cells, or more than 2^32 vertices.
+    pub fn from_heightmap(map: &Heightmap, opts: MeshOptions) -> Result<Self> {
+        if !opts.height_scale.is_finite() {
+            return Err(Error::param("height_scale", opts.height_scale, "a finite number"));
+        }
+        if opts.lod > MAX_LOD {
+            return Err(Error::param("lod", opts.lod, format!("an integer in 0..={MAX_LOD}")));
+        }
+        let (w, h) = (map.width(), map.height());
+        if w < 2 || h < 2 {
+            return Err(Error::InvalidSize {
+                width: w,
+                height: h,
+                reason: "a mesh needs at least 2x2 cells".into(),
+            });
+        }
+        if let Some(p) = &opts.colors {
+            p.validate()?;
+        }
+        let step = 1usize << opts.lod;
+        let xs = lod_samples(w, step);
+        let ys = lod_samples(h, step);
+        let (nx, ny) = (xs.len(), ys.len());
+        if (nx as u64) * (ny as u64) > u32::MAX as u64 {
+            return Err(Error::InvalidSize {
+                width: w,
+                height: h,
+                reason: "more than 2^32 mesh vertices".into(),
+            });
+        }
+        let cs = map.cell_size() as f32;
+        let hs = opts.height_scale;
+        let fm = opts.colors.as_ref().map(|p| {
+            let (lo, hi) = map.min_max().unwrap_or((0.0, 1.0));
+            p.fraction_map(lo, hi, opts.sea_level)
+        });
+        let at = |x: usize, y: usize| map.as_slice()[y * w + x];
+        // One row of vertices per task; rows are concatenated in order, so the result does not
+        // depend on the thread count.
+        type Row = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 2]>, Vec<[u8; 3]>);
+        let rows: Vec<Row> = ys
+            .par_iter()
+            .map(|&y| {
+                let mut row: Row =
+                    (Vec::with_capacity(nx), Vec::with_capacity(nx), Vec::with_capacity(nx), Vec::new());
+                for &x in &xs {
+                    let hgt = at(x, y);
+                    row.0.push([x as f32 * cs, hgt * hs, y as f32 * cs]);
+                    let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
+                    let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
+                    let dydx = (at(x1, y) - at(x0, y)) * hs / ((x1 - x0) as f32 * cs);
+                    let dydz = (at(x, y1) - at(x, y0)) * hs / ((y1 - y0) as f32 * cs);
+                    row.1.push(normalize([-dydx, 1.0, -dydz]));
+                    row.2.push([x as f32 / (w - 1) as f32, y as f32 / (h - 1) as f32]);
+                    if let (Some(p), Some(fm)) = (&opts.colors, &fm) {
+                        row.3.push(p.color_at(fm.fraction(hgt)));
+                    }
+                }
+                row
+            })
+            .collect();
+        let mut mesh = Mesh::default();
+        for (p, n, t, c) in rows {
+            mesh.positions.extend(p);
+            mesh.normals.extend(n);
+            mesh.uvs.extend(t);
+            mesh.colors.extend(c);
+        }
+        mesh.indices.reserve((nx - 1) * (ny - 1) * 6);
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let a = (j * nx + i) as u32; // (x, y)
+                let b = a + 1; // (x+1, y)
+                let c = a + nx as u32; // (x, y+1)
+                let d = c + 1; // (x+1, y+1)
+                mesh.indices.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+        Ok(mesh)
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Axis-aligned bounds `(min, max)` of the positions, or `None` for an empty mesh.
+    pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
+        let first = *self.positions.first()?;
+        Some(self.positions.iter().fold((first, first), |(lo, hi), p| {
+            (
+                [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
+                [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
+            )
+        }))
+    }
+}
+
+fn normalize(v: [f32; 3]) -> [f32; 3] {
+    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if len > 0.0 && len.is_finite() { [v[0] / len, v[1] / len, v[2] / len] } else { [0.0, 1.0, 0.0] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lod_keeps_last_row_and_column() {
+        assert_eq!(lod_samples(5, 1), vec![0, 1, 2, 3, 4]);
+        assert_eq!(lod_samples(5, 2), vec![0, 2, 4]);
+        assert_eq!(lod_samples(6, 4), vec![0, 4, 5]);
+        assert_eq!(lod_samples(2, 8), vec![0, 1]);
+    }
+
+    #[test]
+    fn counts_winding_and_extent() {
+        let map = Heightmap::from_fn(65, 33, 2.0, |x, y| (x + y) as f32 * 0.1).unwrap();
+        for (lod, nx, ny) in [(0, 65, 33), (1, 33, 17), (2, 17, 9), (3, 9, 5)] {
+            let m = Mesh::from_heightmap(&map, MeshOptions { lod, ..Default::default() }).unwrap();
+            assert_eq!(m.vertex_count(), nx * ny, "lod {lod}");
+            assert_eq!(m.triangle_count(), 2 * (nx - 1) * (ny - 1));
+            let (lo, hi) = m.bounds().unwrap();
+            assert_eq!((lo[0], lo[2], hi[0], hi[2]), (0.0, 0.0, 128.0, 64.0), "extent kept at lod {lod}");
+            // Every triangle faces up (+Y) on this gentle ramp.
+            for t in m.indices.chunks_exact(3) {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| m.positions[i as usize]);
+                let (u, v) =
+                    ([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]]);
+                assert!(u[2] * v[0] - u[0] * v[2] > 0.0, "triangle {t:?} faces down");
+            }
+        }
+    }
+
+    #[test]
+    fn normals_of_a_ramp_are_exact() {
+        // y = 0.5 · x (cell size 1, scale 2) → slope 1 along x → normal (−1, 1, 0)/√2.
+        let map = Heightmap::from_fn(5, 5, 1.0, |x, _| x as f32 * 0.5).unwrap();
+        let m = Mesh::from_heightmap(&map, MeshOptions { height_scale: 2.0, ..Default::default() }).unwrap();
+        let r = std::f32::consts::FRAC_1_SQRT_2;
+        for n in &m.normals {
+            assert!((n[0] + r).abs() < 1e-6 && (n[1] - r).abs() < 1e-6 && n[2].abs() < 1e-6, "{n:?}");
+        }
+        assert_eq!(m.uvs[24], [1.0, 1.0]);
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let map = Heightmap::new(4, 4, 1.0).unwrap();
+        let nan = MeshOptions { height_scale: f32::NAN, ..Default::default() };
+        assert!(Mesh::from_heightmap(&map, nan).is_err());
+        assert!(Mesh::from_heightmap(&map, MeshOptions { lod: 17, ..Default::default() }).is_err());
+        assert!(Mesh::from_heightmap(&Heightmap::new(1, 4, 1.0).unwrap(), MeshOptions::default()).is_err());
+    }
+}

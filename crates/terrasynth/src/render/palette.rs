@@ -1,0 +1,314 @@
+//! Height → colour palettes: a list of stops (height fraction → sRGB colour), either smooth
+//! (linear interpolation between stops, seed 003: "a smooth gradient looks better than hard
+//! bands") or in hard classes (seed 004 §7).
+//!
+//! ## Height fraction and sea level
+//! A height `h` is turned into a fraction `t ∈ [0, 1]` before the stops are looked up. Without
+//! a sea level, `t = (h − lo)/(hi − lo)` over the map's min and max. With a sea level `s`, the
+//! map is stretched piecewise-linearly so that **`s` lands exactly on the palette's shoreline
+//! [`Palette::sea_at`]**: `t = sea_at · (h − lo)/(s − lo)` below the sea and
+//! `t = sea_at + (1 − sea_at) · (h − s)/(hi − s)` above it (with `lo = min(min, s)`,
+//! `hi = max(max, s)`). So water is coloured exactly where `terrain.sea_level` puts it, deep
+//! water gets the palette's depth gradient, and land uses the land classes from coast to peak,
+//! whatever the map's height units.
+//!
+//! Colours are interpolated in sRGB (as the seeds' tools do).
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Heightmap, Result};
+
+/// One palette stop: at height fraction `at`, the colour is `color`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stop {
+    /// Height fraction in [0, 1].
+    pub at: f32,
+    /// sRGB colour.
+    pub color: [u8; 3],
+}
+
+/// A palette: stops sorted by `at` (two stops may share an `at` to make a hard edge, e.g. the
+/// shoreline), interpolation mode, and where the shoreline sits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Palette {
+    /// Stops, sorted by `at` (non-decreasing), at least one.
+    pub stops: Vec<Stop>,
+    /// true: linear gradient between consecutive stops; false: hard classes, each stop's
+    /// colour holds from its `at` up to the next stop.
+    pub smooth: bool,
+    /// Height fraction of the shoreline: the sea level is mapped here (see the module docs).
+    #[serde(default = "default_sea_at")]
+    pub sea_at: f32,
+}
+
+fn default_sea_at() -> f32 {
+    0.15
+}
+
+const fn s(at: f32, color: [u8; 3]) -> Stop {
+    Stop { at, color }
+}
+
+/// Class colours of the seed 004 §7 palette.
+const DEEP_WATER: [u8; 3] = [18, 52, 110];
+const SHALLOW_WATER: [u8; 3] = [62, 128, 188];
+const SAND: [u8; 3] = [214, 196, 140];
+const BEACH: [u8; 3] = [226, 212, 164];
+const GRASS: [u8; 3] = [106, 160, 68];
+const FOREST: [u8; 3] = [46, 108, 50];
+const MOUNTAIN: [u8; 3] = [124, 110, 96];
+const SNOW: [u8; 3] = [246, 246, 250];
+
+impl Palette {
+    /// Names of the built-in palettes, for [`Palette::named`].
+    pub const NAMES: &'static [&'static str] = &["classic", "classic-bands", "mdp", "simple", "grayscale"];
+
+    /// A built-in palette by name:
+    /// - `classic`: seed 004 §7 classes (water < 0.15, sand < 0.18, beach < 0.20, grass < 0.30,
+    ///   forest < 0.60, mountain < 0.80, snow) with smooth gradients inside and between the land
+    ///   classes, deep-to-shallow water, and a hard shoreline at 0.15;
+    /// - `classic-bands`: the same classes as hard bands (the seed's original look);
+    /// - `mdp`: seed 000's matplotlib ramp (deep ocean, ocean, dark green hills, green plateaus,
+    ///   brown valleys, white mountains at 0, 0.2, …, 1), shoreline at 0.3;
+    /// - `simple`: seed 004's 3 classes (water < 0.5, sand < 0.6, grass);
+    /// - `grayscale`: black to white, shoreline at 0.
+    pub fn named(name: &str) -> Result<Self> {
+        let p = match name {
+            "classic" => Self {
+                stops: vec![
+                    s(0.0, DEEP_WATER),
+                    s(0.15, SHALLOW_WATER),
+                    s(0.15, SAND),
+                    s(0.18, BEACH),
+                    s(0.20, GRASS),
+                    s(0.30, FOREST),
+                    s(0.60, MOUNTAIN),
+                    s(0.80, [168, 160, 152]),
+                    s(0.86, SNOW),
+                    s(1.0, [255, 255, 255]),
+                ],
+                smooth: true,
+                sea_at: 0.15,
+            },
+            "classic-bands" => Self {
+                stops: vec![
+                    s(0.0, SHALLOW_WATER),
+                    s(0.15, SAND),
+                    s(0.18, BEACH),
+                    s(0.20, GRASS),
+                    s(0.30, FOREST),
+                    s(0.60, MOUNTAIN),
+                    s(0.80, SNOW),
+                ],
+                smooth: false,
+                sea_at: 0.15,
+            },
+            "mdp" => Self {
+                stops: vec![
+                    s(0.0, [0, 0, 128]),
+                    s(0.2, [0, 0, 255]),
+                    s(0.4, [0, 128, 0]),
+                    s(0.6, [0, 255, 0]),
+                    s(0.8, [128, 128, 0]),
+                    s(1.0, [255, 255, 255]),
+                ],
+                smooth: true,
+                sea_at: 0.3,
+            },
+            "simple" => Self {
+                stops: vec![s(0.0, SHALLOW_WATER), s(0.5, SAND), s(0.6, GRASS)],
+                smooth: false,
+                sea_at: 0.5,
+            },
+            "grayscale" => {
+                Self { stops: vec![s(0.0, [0, 0, 0]), s(1.0, [255, 255, 255])], smooth: true, sea_at: 0.0 }
+            }
+            other => {
+                return Err(Error::param(
+                    "palette",
+                    format!("{other:?}"),
+                    format!("one of {}", Self::NAMES.join(", ")),
+                ));
+            }
+        };
+        Ok(p)
+    }
+
+    /// Checks a palette read from a recipe: at least one stop, every `at` and `sea_at` finite in
+    /// [0, 1], stops sorted.
+    pub fn validate(&self) -> Result<()> {
+        if self.stops.is_empty() {
+            return Err(Error::param("palette.stops", "[]", "at least one stop"));
+        }
+        for (i, st) in self.stops.iter().enumerate() {
+            if !(st.at.is_finite() && (0.0..=1.0).contains(&st.at)) {
+                return Err(Error::param(format!("palette.stops[{i}].at"), st.at, "a number in [0, 1]"));
+            }
+            if i > 0 && st.at < self.stops[i - 1].at {
+                return Err(Error::param(format!("palette.stops[{i}].at"), st.at, "stops sorted by `at`"));
+            }
+        }
+        if !(self.sea_at.is_finite() && (0.0..=1.0).contains(&self.sea_at)) {
+            return Err(Error::param("palette.sea_at", self.sea_at, "a number in [0, 1]"));
+        }
+        Ok(())
+    }
+
+    /// The colour at height fraction `t` (clamped to [0, 1]; NaN counts as 0).
+    pub fn color_at(&self, t: f32) -> [u8; 3] {
+        let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+        let stops = &self.stops;
+        let Some(first) = stops.first() else { return [0, 0, 0] };
+        // Index of the first stop strictly above t.
+        let next = stops.partition_point(|st| st.at <= t);
+        if next == 0 {
+            return first.color;
+        }
+        let lower = stops[next - 1];
+        if !self.smooth || next == stops.len() {
+            return lower.color;
+        }
+        let upper = stops[next];
+        let span = upper.at - lower.at;
+        let f = if span > 0.0 { (t - lower.at) / span } else { 0.0 };
+        let mix = |a: u8, b: u8| (a as f32 + (b as f32 - a as f32) * f).round().clamp(0.0, 255.0) as u8;
+        [
+            mix(lower.color[0], upper.color[0]),
+            mix(lower.color[1], upper.color[1]),
+            mix(lower.color[2], upper.color[2]),
+        ]
+    }
+
+    /// The fraction mapper for a map with height range `[lo, hi]` and an optional sea level
+    /// (see the module docs).
+    pub fn fraction_map(&self, lo: f32, hi: f32, sea_level: Option<f32>) -> FractionMap {
+        FractionMap::new(lo, hi, sea_level, self.sea_at)
+    }
+
+    /// Colours a whole heightmap: `width × height × 3` sRGB bytes, row-major. Rows are done in
+    /// parallel; each pixel depends only on its own height, so the output does not depend on
+    /// the thread count.
+    pub fn colorize(&self, map: &Heightmap, sea_level: Option<f32>) -> Vec<u8> {
+        let (lo, hi) = map.min_max().unwrap_or((0.0, 1.0));
+        let fm = self.fraction_map(lo, hi, sea_level);
+        let mut out = vec![0u8; map.len() * 3];
+        out.par_chunks_mut(map.width() * 3).zip(map.as_slice().par_chunks(map.width())).for_each(
+            |(dst, row)| {
+                for (px, &h) in dst.chunks_exact_mut(3).zip(row) {
+                    px.copy_from_slice(&self.color_at(fm.fraction(h)));
+                }
+            },
+        );
+        out
+    }
+}
+
+/// Maps heights to palette fractions (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FractionMap {
+    lo: f32,
+    hi: f32,
+    sea: Option<f32>,
+    sea_at: f32,
+}
+
+impl FractionMap {
+    /// Builds the mapper; a non-finite sea level is ignored.
+    pub fn new(lo: f32, hi: f32, sea_level: Option<f32>, sea_at: f32) -> Self {
+        let sea = sea_level.filter(|s| s.is_finite());
+        let (lo, hi) = match sea {
+            Some(s) => (lo.min(s), hi.max(s)),
+            None => (lo, hi),
+        };
+        Self { lo, hi, sea, sea_at: sea_at.clamp(0.0, 1.0) }
+    }
+
+    /// Height → fraction in [0, 1] (NaN → 0).
+    #[inline]
+    pub fn fraction(&self, h: f32) -> f32 {
+        if h.is_nan() {
+            return 0.0;
+        }
+        let ratio = |num: f32, den: f32| (num / den).clamp(0.0, 1.0);
+        match self.sea {
+            None if self.hi > self.lo => ratio(h - self.lo, self.hi - self.lo),
+            None => 0.5,
+            Some(s) if h < s => {
+                if s > self.lo {
+                    self.sea_at * ratio(h - self.lo, s - self.lo)
+                } else {
+                    0.0
+                }
+            }
+            Some(s) => {
+                if self.hi > s {
+                    self.sea_at + (1.0 - self.sea_at) * ratio(h - s, self.hi - s)
+                } else {
+                    self.sea_at
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smooth_interpolates_and_hard_edges_jump() {
+        let p = Palette::named("classic").unwrap();
+        assert_eq!(p.color_at(0.0), DEEP_WATER);
+        assert_eq!(p.color_at(0.1499), SHALLOW_WATER); // rounds to the shallow colour
+        assert_eq!(p.color_at(0.15), SAND); // shoreline jumps
+        // Half way between grass (0.20) and forest (0.30).
+        assert_eq!(p.color_at(0.25), [76, 134, 59]);
+        assert_eq!(p.color_at(1.5), [255, 255, 255]);
+        assert_eq!(p.color_at(f32::NAN), DEEP_WATER);
+    }
+
+    #[test]
+    fn bands_hold_class_colours() {
+        let p = Palette::named("classic-bands").unwrap();
+        assert_eq!(p.color_at(0.10), SHALLOW_WATER);
+        assert_eq!(p.color_at(0.19), BEACH);
+        assert_eq!(p.color_at(0.29), GRASS);
+        assert_eq!(p.color_at(0.30), FOREST);
+        assert_eq!(p.color_at(0.95), SNOW);
+        let simple = Palette::named("simple").unwrap();
+        assert_eq!(simple.color_at(0.49), SHALLOW_WATER);
+        assert_eq!(simple.color_at(0.55), SAND);
+        assert_eq!(simple.color_at(0.61), GRASS);
+    }
+
+    #[test]
+    fn sea_level_lands_on_the_shoreline() {
+        // Heights -10..30, sea at 0, shoreline fraction 0.15.
+        let fm = FractionMap::new(-10.0, 30.0, Some(0.0), 0.15);
+        assert_eq!(fm.fraction(-10.0), 0.0);
+        assert_eq!(fm.fraction(-5.0), 0.075);
+        assert_eq!(fm.fraction(0.0), 0.15);
+        assert!((fm.fraction(15.0) - 0.575).abs() < 1e-6);
+        assert_eq!(fm.fraction(30.0), 1.0);
+        // Sea below the whole map: all land.
+        let fm = FractionMap::new(5.0, 10.0, Some(0.0), 0.15);
+        assert!(fm.fraction(5.0) > 0.15);
+        // No sea level: plain inverse lerp.
+        let fm = FractionMap::new(0.0, 4.0, None, 0.15);
+        assert_eq!(fm.fraction(1.0), 0.25);
+    }
+
+    #[test]
+    fn serde_round_trip_and_validation() {
+        for name in Palette::NAMES {
+            let p = Palette::named(name).unwrap();
+            p.validate().unwrap();
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<Palette>(&json).unwrap(), p);
+        }
+        let bad = Palette { stops: vec![s(0.5, [0; 3]), s(0.2, [0; 3])], smooth: true, sea_at: 0.1 };
+        assert!(bad.validate().is_err());
+        assert!(Palette::named("nope").is_err());
+    }
+}
