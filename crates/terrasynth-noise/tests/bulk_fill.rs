@@ -1,0 +1,243 @@
+//! The bulk fill (`Noise::fill`) against the point path (`NoiseFn::get2`), and its own
+//! invariants: thread-count and tile independence, far-origin precision, min/max, errors.
+
+use terrasynth_noise::{FractalKind, Noise, NoiseError, NoiseFn, NoiseKind, NoiseSpec, Region, Seed};
+
+/// Which bulk path to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SimdLevel {
+    /// `Noise::fill`: the best SIMD level of this CPU.
+    Best,
+    /// `Noise::fill_scalar`: the portable fallback.
+    Scalar,
+}
+
+/// Largest accepted |bulk − point| (outputs are in about [−1, 1]).
+const TOLERANCE: f64 = 1e-6;
+
+const FRACTALS: [FractalKind; 5] =
+    [FractalKind::None, FractalKind::Fbm, FractalKind::Ridged, FractalKind::Hybrid, FractalKind::Billow];
+
+fn spec(kind: NoiseKind, fractal: FractalKind) -> NoiseSpec {
+    NoiseSpec {
+        kind,
+        fractal,
+        seed: Seed::Number(20_261_122),
+        frequency: 0.37,
+        offset: [3.25, -1.5],
+        octaves: 5,
+        ..NoiseSpec::default()
+    }
+}
+
+fn fill(noise: &Noise, region: &Region, level: SimdLevel) -> (Vec<f32>, (f32, f32)) {
+    let mut out = vec![f32::NAN; region.width * region.height];
+    let range = match level {
+        SimdLevel::Best => noise.fill(region, &mut out),
+        SimdLevel::Scalar => noise.fill_scalar(region, &mut out),
+    }
+    .expect("fill");
+    (out, range)
+}
+
+/// Checks one spec on one region: every sample of the bulk fill (best SIMD level and the
+/// scalar fallback) equals `get2` within [`TOLERANCE`], the returned min/max are the buffer's,
+/// and the SIMD and scalar fills agree within the same tolerance.
+fn check_against_points(spec: &NoiseSpec, region: &Region) {
+    let noise = spec.build().expect("valid spec");
+    let label = spec.to_inline_toml();
+    for level in [SimdLevel::Best, SimdLevel::Scalar] {
+        let (out, (min, max)) = fill(&noise, region, level);
+        let mut worst = 0.0f64;
+        for j in 0..region.height {
+            let y = region.y0 + j as f64 * region.dy;
+            for i in 0..region.width {
+                let x = region.x0 + i as f64 * region.dx;
+                let expect = noise.get2(x, y);
+                let got = f64::from(out[j * region.width + i]);
+                let err = (got - expect).abs();
+                worst = worst.max(err);
+                assert!(
+                    err <= TOLERANCE,
+                    "{label} {level:?} at ({i}, {j}) = ({x}, {y}): bulk {got}, point {expect}"
+                );
+            }
+        }
+        let lo = out.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!((min, max), (lo, hi), "{label} {level:?}: returned min/max");
+        assert!(worst.is_finite());
+    }
+    let (simd, _) = fill(&noise, region, SimdLevel::Best);
+    let (scalar, _) = fill(&noise, region, SimdLevel::Scalar);
+    for (k, (a, b)) in simd.iter().zip(&scalar).enumerate() {
+        assert!((a - b).abs() as f64 <= TOLERANCE, "{label}: SIMD {a} vs scalar {b} at {k}");
+    }
+}
+
+#[test]
+fn bulk_equals_point_for_every_kind_and_fractal() {
+    let regions = [
+        Region { x0: 0.0, y0: 0.0, dx: 0.25, dy: 0.25, width: 67, height: 45 },
+        Region { x0: -13.37, y0: 7.91, dx: 0.173, dy: 0.219, width: 67, height: 45 },
+        Region { x0: -250.5, y0: -999.75, dx: 0.61, dy: 0.043, width: 33, height: 35 },
+    ];
+    for kind in NoiseKind::ALL {
+        for fractal in FRACTALS {
+            for region in &regions {
+                check_against_points(&spec(kind, fractal), region);
+            }
+        }
+    }
+}
+
+#[test]
+fn bulk_equals_point_with_coarse_sampling() {
+    // Sample spacing above one lattice cell (the gather path) and a negative spacing.
+    let regions = [
+        Region { x0: 5.5, y0: -2.0, dx: 3.7, dy: 2.9, width: 41, height: 9 },
+        Region { x0: 40.0, y0: 3.0, dx: -0.31, dy: -0.77, width: 39, height: 11 },
+    ];
+    for kind in NoiseKind::ALL {
+        for fractal in [FractalKind::None, FractalKind::Fbm] {
+            for region in &regions {
+                check_against_points(&spec(kind, fractal), region);
+            }
+        }
+    }
+}
+
+#[test]
+fn bulk_equals_point_with_period_warp_and_reference_seed() {
+    let region = Region { x0: -3.3, y0: 1.7, dx: 0.21, dy: 0.19, width: 45, height: 33 };
+    for kind in [NoiseKind::Value, NoiseKind::PerlinAngle, NoiseKind::PerlinTable, NoiseKind::Perlin] {
+        for fractal in [FractalKind::None, FractalKind::Fbm, FractalKind::Ridged] {
+            let s = NoiseSpec { period: Some(4), seed: Seed::Reference, ..spec(kind, fractal) };
+            check_against_points(&s, &region);
+        }
+    }
+    for kind in NoiseKind::ALL {
+        let s = NoiseSpec { warp: 0.8, octaves: 3, ..spec(kind, FractalKind::Fbm) };
+        check_against_points(&s, &region);
+    }
+    let table = NoiseSpec { res: 7.5, ..spec(NoiseKind::PerlinTable, FractalKind::Billow) };
+    check_against_points(&table, &region);
+}
+
+#[test]
+fn bulk_equals_point_far_from_origin() {
+    // |q| ≈ 1e7 lattice units: the lattice cell is still exact.
+    let region = Region { x0: 2.7e7, y0: -2.7e7, dx: 0.173, dy: 0.219, width: 37, height: 33 };
+    for kind in NoiseKind::ALL {
+        check_against_points(&spec(kind, FractalKind::Fbm), &region);
+    }
+}
+
+fn mean_and_std(v: &[f32]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / n;
+    let var = v.iter().map(|&x| (f64::from(x) - mean).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+#[test]
+fn statistics_at_origin_1e7_match_origin_0() {
+    for kind in [NoiseKind::Value, NoiseKind::Perlin, NoiseKind::PerlinTable, NoiseKind::OpenSimplex2] {
+        let noise =
+            NoiseSpec { frequency: 1.0, offset: [0.0, 0.0], ..spec(kind, FractalKind::Fbm) }.build().unwrap();
+        let at = |x0: f64| {
+            let region = Region { x0, y0: x0, dx: 0.25, dy: 0.25, width: 256, height: 256 };
+            let (out, _) = fill(&noise, &region, SimdLevel::Best);
+            mean_and_std(&out)
+        };
+        let (m0, s0) = at(0.0);
+        let (m1, s1) = at(1e7);
+        assert!(s0 > 0.05 && s1 > 0.05, "{kind:?}: flat output ({s0}, {s1})");
+        assert!((s1 / s0 - 1.0).abs() < 0.25, "{kind:?}: std {s0} at 0 vs {s1} at 1e7");
+        assert!((m1 - m0).abs() < 0.5 * s0, "{kind:?}: mean {m0} at 0 vs {m1} at 1e7");
+    }
+}
+
+#[test]
+fn bit_identical_for_any_thread_count() {
+    let region = Region { x0: -17.3, y0: 4.1, dx: 0.11, dy: 0.13, width: 131, height: 97 };
+    for kind in NoiseKind::ALL {
+        for fractal in [FractalKind::Fbm, FractalKind::Ridged] {
+            let noise = spec(kind, fractal).build().unwrap();
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| fill(&noise, &region, SimdLevel::Best))
+            };
+            let (one, r1) = run(1);
+            for threads in [2, 4] {
+                let (many, rn) = run(threads);
+                assert_eq!(r1, rn, "{kind:?} {fractal:?}: min/max with {threads} threads");
+                assert!(
+                    one.iter().zip(&many).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{kind:?} {fractal:?}: 1 vs {threads} threads differ"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn four_tiles_equal_the_whole_region() {
+    // Dyadic origin and spacing, so tile origins are exact in f64.
+    let (w, h, dx, dy) = (70usize, 50usize, 0.125, 0.0625);
+    let whole = Region { x0: -6.5, y0: 2.25, dx, dy, width: w, height: h };
+    for kind in NoiseKind::ALL {
+        for fractal in [FractalKind::None, FractalKind::Fbm, FractalKind::Billow] {
+            let noise = spec(kind, fractal).build().unwrap();
+            let (full, _) = fill(&noise, &whole, SimdLevel::Best);
+            let (w0, h0) = (29, 21);
+            for (tx, ty, tw, th) in
+                [(0, 0, w0, h0), (w0, 0, w - w0, h0), (0, h0, w0, h - h0), (w0, h0, w - w0, h - h0)]
+            {
+                let tile = Region {
+                    x0: whole.x0 + tx as f64 * dx,
+                    y0: whole.y0 + ty as f64 * dy,
+                    width: tw,
+                    height: th,
+                    ..whole
+                };
+                let (part, _) = fill(&noise, &tile, SimdLevel::Best);
+                for j in 0..th {
+                    for i in 0..tw {
+                        let a = part[j * tw + i];
+                        let b = full[(ty + j) * w + tx + i];
+                        assert_eq!(
+                            a.to_bits(),
+                            b.to_bits(),
+                            "{kind:?} {fractal:?} tile ({tx},{ty}) at ({i},{j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn wrong_buffer_length_is_an_error() {
+    let noise = NoiseSpec::default().build().unwrap();
+    let region = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: 7, height: 5 };
+    let mut out = vec![0.0; 34];
+    assert_eq!(noise.fill(&region, &mut out), Err(NoiseError::BufferSize { expected: 35, got: 34 }));
+}
+
+#[test]
+fn empty_or_non_finite_region_is_an_error() {
+    let noise = NoiseSpec::default().build().unwrap();
+    let good = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: 7, height: 5 };
+    let mut out = vec![0.0; 35];
+    for bad in
+        [Region { x0: f64::NAN, ..good }, Region { dy: f64::INFINITY, ..good }, Region { width: 0, ..good }]
+    {
+        let n = bad.width * bad.height;
+        match noise.fill(&bad, &mut out[..n]) {
+            Err(NoiseError::InvalidParameter { name, .. }) => assert!(name.starts_with("region.")),
+            other => panic!("{bad:?}: expected InvalidParameter, got {other:?}"),
+        }
+    }
+}
