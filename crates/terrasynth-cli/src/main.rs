@@ -1,9 +1,19 @@
 //! `terrasynth`: the command-line tool. Parses flags, validates them, calls the library.
 //! Every error becomes one line on stderr and exit code 2 (no backtrace).
 
+mod eval;
+mod generate;
+mod listing;
 mod noise_cmd;
+mod outputs;
+mod plot;
 
 use clap::{Parser, Subcommand};
+
+/// Counts heap allocations so pipelines and `eval` can report peak memory per step
+/// (see `terrasynth::recipe::memory`).
+#[global_allocator]
+static ALLOC: terrasynth::recipe::memory::CountingAlloc = terrasynth::recipe::memory::CountingAlloc;
 
 /// Procedural terrain generator.
 #[derive(Parser, Debug)]
@@ -15,6 +25,16 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run a preset or recipe and write heightmaps, images, a mesh and report.json.
+    Generate(generate::GenerateArgs),
+    /// List the built-in presets with their descriptions.
+    Presets,
+    /// Print a built-in preset as TOML, to edit and pass back with `generate --recipe`.
+    Recipe(listing::RecipeArgs),
+    /// List the step types with every parameter's default, range, unit and doc.
+    Steps(listing::StepsArgs),
+    /// Time every generator at several sizes, check determinism and extreme parameters.
+    Eval(eval::EvalArgs),
     /// Evaluate a noise at points read from stdin (`x y` or `x y z` per line).
     Sample(noise_cmd::SampleArgs),
     /// Write a noise to a 16-bit grayscale PNG and print its min/max.
@@ -23,13 +43,33 @@ enum Command {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Generate(args) => generate::run(&args),
+        Command::Presets => listing::run_presets(),
+        Command::Recipe(args) => listing::run_recipe(&args),
+        Command::Steps(args) => listing::run_steps(&args),
+        Command::Eval(args) => eval::run(&args),
         Command::Sample(args) => noise_cmd::run_sample(&args),
         Command::Noise(args) => noise_cmd::run_noise(&args),
     }
 }
 
+/// Prints `terrasynth: error: <line>` and exits with code 2.
+fn fail(line: &str) -> ! {
+    eprintln!("terrasynth: error: {line}");
+    std::process::exit(2);
+}
+
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => err.exit(), // --help, --version
+        Err(err) => {
+            // clap's message spans several lines (usage, hint): keep its first, one line.
+            let text = err.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            fail(first.trim_start_matches("error: "));
+        }
+    };
     if let Err(err) = run(cli) {
         // One clear line: the error and its causes, joined.
         let mut line = err.to_string();
@@ -40,7 +80,6 @@ fn main() {
                 line.push_str(&c);
             }
         }
-        eprintln!("terrasynth: error: {line}");
-        std::process::exit(2);
+        fail(&line.replace('\n', " "));
     }
 }

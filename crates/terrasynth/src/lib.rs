@@ -25,4 +25,5 @@ pub mod shape;
 pub use error::{Error, Result};
 pub use grid::{Grid, Heightmap};
 pub use progress::Progress;
+pub use recipe::{Pipeline, Recipe};
 pub use terrasynth_noise as noise;

@@ -10,6 +10,7 @@
 //! assert_eq!(out.terrain.height.width(), 33);
 //! ```
 
+pub mod engine;
 pub mod memory;
 pub mod model;
 pub mod params;

@@ -1,0 +1,132 @@
+//! The files `terrasynth generate` writes, computed in memory first ([`render`]) and then
+//! written one by one, each atomically ([`write`]).
+//!
+//! Height files: `height.png` and `height.r16` map the map's own min..max to 0..65535;
+//! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
+//! `--engine unity` adds `height.raw` (south row first). report.json has the metres range.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use terrasynth::recipe::RunOutput;
+use terrasynth::recipe::engine::{Engine, EngineImport};
+use terrasynth::recipe::{Recipe, registry};
+use terrasynth::{Heightmap, io};
+
+use crate::generate::Plan;
+
+/// Checks the output settings of a recipe that the library's validation does not know about.
+pub fn check_recipe_outputs(_recipe: &Recipe) -> anyhow::Result<()> {
+    Ok(())
+}
+
+/// Everything derived from the final terrain, ready to write.
+pub struct Rendered {
+    /// Lowest and highest height, height units.
+    pub lo: f32,
+    /// See `lo`.
+    pub hi: f32,
+    /// Heights in metres (for EXR/TIFF).
+    pub metres: Heightmap,
+    /// Engine import settings.
+    pub engine: Option<EngineImport>,
+}
+
+/// Computes the in-memory outputs (no file touched).
+pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
+    let recipe = plan.pipeline.recipe();
+    let h = &run.terrain.height;
+    let (lo, mut hi) = h.min_max().ok_or_else(|| anyhow::anyhow!("empty terrain"))?;
+    if !(lo.is_finite() && hi.is_finite()) {
+        anyhow::bail!("the terrain has non-finite heights (a step produced NaN or infinity)");
+    }
+    if hi <= lo {
+        // A flat map still exports: give the 16-bit range a nonzero width.
+        hi = lo + 1.0;
+    }
+    let scale = recipe.exports.height_scale;
+    let metres = h.map(|&v| (v as f64 * scale) as f32);
+    let engine = plan
+        .engine
+        .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
+    Ok(Rendered { lo, hi, metres, engine })
+}
+
+/// The map with its rows in reverse order (south row first).
+fn flipped(map: &Heightmap) -> anyhow::Result<Heightmap> {
+    let h = map.height();
+    Ok(Heightmap::from_fn(map.width(), h, map.cell_size(), |x, y| map[(x, h - 1 - y)])?)
+}
+
+/// Writes every output; returns the file names written (report.json last).
+pub fn write(plan: &Plan, run: &RunOutput, r: &Rendered) -> anyhow::Result<Vec<String>> {
+    let recipe = plan.pipeline.recipe();
+    let ex = &recipe.exports;
+    let h = &run.terrain.height;
+    let out = |name: &str| -> PathBuf { plan.out.join(name) };
+    let mut files: Vec<String> = Vec::new();
+    let mut done = |name: &str| files.push(name.to_string());
+    if ex.png {
+        io::png::write_png16(out("height.png"), h, r.lo, r.hi)?;
+        done("height.png");
+    }
+    if ex.r16 {
+        io::raw::write_r16(out("height.r16"), h, r.lo, r.hi)?;
+        done("height.r16");
+    }
+    if plan.engine == Some(Engine::Unity) {
+        io::raw::write_r16(out("height.raw"), &flipped(h)?, r.lo, r.hi)?;
+        done("height.raw");
+    }
+    if ex.exr {
+        io::exr::write(out("height.exr"), &r.metres)?;
+        done("height.exr");
+    }
+    let report = report_json(plan, run, r, &files);
+    write_json(&out("report.json"), &report)?;
+    files.push("report.json".into());
+    Ok(files)
+}
+
+fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    io::atomic::write_bytes_atomic(path, text.as_bytes())?;
+    Ok(())
+}
+
+/// report.json: resolved recipe, seed, version, height range, engine settings, files, metrics,
+/// per-step `timings` and `run` (threads, total time, peak memory). Only `timings` and `run`
+/// depend on the machine and thread count; everything else is a pure function of the recipe.
+pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String]) -> Value {
+    let reg = registry();
+    let resolved = plan.pipeline.resolved_recipe(&reg);
+    let recipe = plan.pipeline.recipe();
+    let scale = recipe.exports.height_scale;
+    let h = &run.terrain.height;
+    let timings: Vec<Value> = run
+        .timings
+        .iter()
+        .map(|t| json!({"step": t.step, "type": t.name, "seconds": t.seconds, "peak_bytes": t.peak_bytes}))
+        .collect();
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "seed": recipe.seed,
+        "recipe": serde_json::to_value(&resolved).unwrap_or(Value::Null),
+        "size": {"width": h.width(), "height": h.height(), "cell_size_m": h.cell_size()},
+        "sea_level": run.terrain.sea_level,
+        "height_range": {
+            "min": r.lo, "max": r.hi,
+            "min_m": r.lo as f64 * scale, "max_m": r.hi as f64 * scale,
+            "height_scale_m": scale,
+        },
+        "engine": r.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+        "files": files,
+        "timings": timings,
+        "run": {
+            "threads": plan.threads,
+            "seconds": run.seconds,
+            "peak_bytes": run.peak_bytes,
+        },
+    })
+}
