@@ -24,6 +24,8 @@ mod fill;
 mod flow;
 mod lakes;
 mod rivers;
+mod squig;
+mod steps;
 
 pub use fill::{DepressionFiller, NEIGHBOURS};
 pub use flow::{DInfinity, FlowField, FlowRouter};
@@ -32,3 +34,19 @@ pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, extract_rivers,
     river_from_source,
 };
+pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
+pub use steps::steps;
+
+/// Hydrology layers a pipeline carries on its [`Terrain`](crate::recipe::Terrain) for outputs
+/// to draw: set by the `rivers`, `lakes` and `squig-rivers` steps.
+#[derive(Clone, Debug, Default)]
+pub struct HydroLayers {
+    /// River polylines (grid coordinates, upstream first), from `rivers` or `squig-rivers`.
+    pub rivers: Vec<River>,
+    /// Lakes found by the `lakes` step.
+    pub lakes: Vec<Lake>,
+    /// Lake id per cell (0 = none), from the `lakes` step.
+    pub lake_labels: Option<crate::Grid<u32>>,
+    /// D8 flow accumulation (drainage area in cells) from the `rivers` step.
+    pub flow: Option<crate::Heightmap>,
+}

@@ -14,12 +14,19 @@ pub struct Terrain {
     pub sea_level: f32,
     /// Water depth per cell after a water-carrying step (hydraulic erosion, lakes), if any.
     pub water: Option<Heightmap>,
+    /// Rivers, lakes and the flow map from the hydrology steps (empty until one runs).
+    pub hydro: crate::hydro::HydroLayers,
 }
 
 impl Terrain {
     /// A flat terrain of the given size.
     pub fn new(width: usize, height: usize, cell_size: f64) -> Result<Self> {
-        Ok(Self { height: Heightmap::new(width, height, cell_size)?, sea_level: 0.0, water: None })
+        Ok(Self {
+            height: Heightmap::new(width, height, cell_size)?,
+            sea_level: 0.0,
+            water: None,
+            hydro: Default::default(),
+        })
     }
 }
 
