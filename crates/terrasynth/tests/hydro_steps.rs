@@ -1,0 +1,147 @@
+//! The hydrology recipe steps: every entry runs on small and odd sizes, fills the terrain's
+//! hydro layers, rejects bad parameters and is deterministic.
+
+use std::collections::BTreeMap;
+
+use terrasynth::Heightmap;
+use terrasynth::hydro::{DepressionFiller, steps};
+use terrasynth::recipe::{ParamValue, Params, StepContext, StepInfo, Terrain};
+
+fn info(name: &str) -> StepInfo {
+    steps().into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no step {name}"))
+}
+
+fn run(name: &str, given: &[(&str, ParamValue)], terrain: &mut Terrain, seed: u64) -> terrasynth::Result<()> {
+    let info = info(name);
+    let given: BTreeMap<String, ParamValue> = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let params =
+        Params::validate(info.params, &given).map_err(|p| terrasynth::Error::Recipe(p.join("; ")))?;
+    let step = (info.build)(&params)?;
+    step.run(terrain, &StepContext { seed, progress: Default::default() })
+}
+
+fn bumpy_terrain(w: usize, h: usize) -> Terrain {
+    let mut t = Terrain::new(w, h, 1.0).unwrap();
+    t.height = Heightmap::from_fn(w, h, 1.0, |x, y| {
+        let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
+        (fx * 9.0).sin() * (fy * 7.0).cos() + 0.5 * (fx * 23.0 + fy * 5.0).sin() + fx
+    })
+    .unwrap();
+    t.sea_level = -0.5;
+    t
+}
+
+#[test]
+fn names_categories_and_defaults() {
+    let names: Vec<_> = steps().iter().map(|s| s.name).collect();
+    assert_eq!(names, ["fill", "rivers", "lakes", "squig-rivers"]);
+    for s in steps() {
+        let defaults = Params::defaults(s.params);
+        assert!((s.build)(&defaults).is_ok(), "{} defaults do not build", s.name);
+        for p in s.params {
+            assert!(p.check(&p.default.to_value()).is_ok(), "{}.{}", s.name, p.name);
+        }
+    }
+}
+
+#[test]
+fn every_step_runs_on_small_and_odd_sizes_deterministically() {
+    for (w, h) in [(33, 33), (47, 29), (3, 3), (64, 17)] {
+        for name in ["fill", "rivers", "lakes", "squig-rivers"] {
+            let mut a = bumpy_terrain(w, h);
+            let mut b = bumpy_terrain(w, h);
+            run(name, &[], &mut a, 7).unwrap();
+            run(name, &[], &mut b, 7).unwrap();
+            assert_eq!((a.height.width(), a.height.height()), (w, h), "{name} changed the size");
+            assert_eq!(a.height.as_slice(), b.height.as_slice(), "{name} is not deterministic");
+            assert_eq!(a.hydro.rivers, b.hydro.rivers);
+            assert!(a.height.as_slice().iter().all(|v| v.is_finite()));
+        }
+    }
+}
+
+#[test]
+fn fill_step_equals_the_filler_and_rivers_fill_the_layers() {
+    let mut t = bumpy_terrain(65, 49);
+    let expected = DepressionFiller::with_epsilon().fill(&t.height, t.sea_level).unwrap();
+    run("fill", &[], &mut t, 0).unwrap();
+    assert_eq!(t.height.as_slice(), expected.as_slice());
+
+    let mut t = bumpy_terrain(65, 49);
+    let before = t.height.clone();
+    run("rivers", &[("threshold", ParamValue::Number(0.01))], &mut t, 0).unwrap();
+    assert_eq!(t.height, before, "carve-depth 0 must leave the terrain alone");
+    assert!(!t.hydro.rivers.is_empty());
+    let flow = t.hydro.flow.as_ref().unwrap();
+    assert_eq!((flow.width(), flow.height()), (65, 49));
+    assert!(t.hydro.rivers.iter().all(|r| r.points[0].discharge >= 0.01 * 65.0 * 49.0));
+
+    run(
+        "rivers",
+        &[("threshold", ParamValue::Number(0.01)), ("carve-depth", ParamValue::Number(0.2))],
+        &mut t,
+        0,
+    )
+    .unwrap();
+    let lowered = t.height.as_slice().iter().zip(before.as_slice()).filter(|(a, b)| a < b).count();
+    assert!(lowered > 10, "carving lowered only {lowered} cells");
+    assert!(t.height.as_slice().iter().zip(before.as_slice()).all(|(a, b)| a <= b));
+}
+
+#[test]
+fn lakes_step_sets_water_and_labels_and_can_deepen_beds() {
+    let mut t = bumpy_terrain(65, 65);
+    run("lakes", &[("min-area", ParamValue::Number(1.0))], &mut t, 0).unwrap();
+    let water = t.water.clone().unwrap();
+    let labels = t.hydro.lake_labels.clone().unwrap();
+    assert!(!t.hydro.lakes.is_empty());
+    for (i, &l) in labels.as_slice().iter().enumerate() {
+        assert_eq!(l != 0, water.as_slice()[i] > 0.0);
+    }
+    let base = t.height.clone();
+    let mut deep = bumpy_terrain(65, 65);
+    run(
+        "lakes",
+        &[("min-area", ParamValue::Number(1.0)), ("carve-depth", ParamValue::Number(0.5))],
+        &mut deep,
+        0,
+    )
+    .unwrap();
+    let deep_water = deep.water.unwrap();
+    for i in 0..base.len() {
+        assert!(deep.height.as_slice()[i] <= base.as_slice()[i]);
+        assert!(deep_water.as_slice()[i] >= water.as_slice()[i]);
+    }
+    let v0: f64 = t.hydro.lakes.iter().map(|l| l.volume).sum();
+    let v1: f64 = deep.hydro.lakes.iter().map(|l| l.volume).sum();
+    assert!(v1 > v0);
+}
+
+#[test]
+fn bad_parameters_are_refused_with_their_name() {
+    let cases: &[(&str, &str, ParamValue)] = &[
+        ("rivers", "threshold", ParamValue::Number(0.0)),
+        ("rivers", "max-width", ParamValue::Number(f64::NAN)),
+        ("rivers", "carve-depth", ParamValue::Number(-1.0)),
+        ("lakes", "min-area", ParamValue::Number(0.5)),
+        ("lakes", "min-depth", ParamValue::Number(f64::INFINITY)),
+        ("fill", "epsilon", ParamValue::Number(1.0)),
+        ("squig-rivers", "roughness", ParamValue::Number(9.0)),
+        ("squig-rivers", "tributaries", ParamValue::Number(-1.0)),
+    ];
+    for (step, key, value) in cases {
+        let mut t = bumpy_terrain(9, 9);
+        let err = run(step, &[(key, value.clone())], &mut t, 0).unwrap_err().to_string();
+        assert!(err.contains(&format!("`{key}`")), "{step}: {err}");
+    }
+}
+
+#[test]
+fn squig_step_changes_with_the_seed() {
+    let mut a = bumpy_terrain(65, 65);
+    let mut b = bumpy_terrain(65, 65);
+    run("squig-rivers", &[], &mut a, 1).unwrap();
+    run("squig-rivers", &[], &mut b, 2).unwrap();
+    assert_ne!(a.height.as_slice(), b.height.as_slice());
+    assert_eq!(a.hydro.rivers.len(), 3, "main river + 2 tributaries by default");
+}
