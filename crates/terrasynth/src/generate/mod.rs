@@ -1,1 +1,84 @@
-//! generate stage (see docs/ARCHITECTURE.md).
+//! Base generators: they overwrite `terrain.height` at its current size from the step's seed.
+//!
+//! | step | type | source |
+//! |---|---|---|
+//! | `mdp` | [`MidpointDisplacement`] | seed 000 (queue form, Python annex) |
+//! | `diamond-square` | [`DiamondSquare`] | seed 001 §1.1.1 |
+//! | `triangular` | [`Triangular`] | seed 001 §1.1.1 (base triangulaire) |
+//! | `spectral` | [`Spectral`] | seed 001 §1.1.2 |
+//! | `voronoi` | [`Voronoi`] (+ [`region_map`]) | seed 001 §1.2, §3.3.3 |
+//! | `fault` | [`Fault`] | seed 001 §1 (named); Shankel 2000 |
+//! | `circles` | [`Circles`] | seed 001 §1 (named); hill algorithm |
+//! | `voronoi-ds` | [`VoronoiDiamondSquare`] | seed 001 §2.2 |
+//!
+//! Every generator is a plain value type with documented fields, a `PARAMS` list of
+//! [`ParamSpec`](crate::recipe::ParamSpec)s (the same ranges check both `new` and recipes), and
+//! the [`Generator`] trait, which makes a [`Heightmap`] of any size from a seed. Generators that
+//! need a `2^n + 1` square build the next valid square and keep its top-left window, so any
+//! size (e.g. 1000 × 600) works.
+//!
+//! ```
+//! use terrasynth::generate::{DiamondSquare, Generator};
+//! let map = DiamondSquare::new(1.0, 1.0, 0).unwrap()
+//!     .generate(40, 25, 7, &terrasynth::Progress::new()).unwrap();
+//! assert_eq!((map.width(), map.height()), (40, 25));
+//! ```
+
+mod circles;
+pub(crate) mod common;
+mod diamond_square;
+mod fault;
+mod mdp;
+mod spectral;
+mod triangular;
+mod voronoi;
+mod voronoi_ds;
+
+pub use circles::{Circles, HillProfile};
+pub use diamond_square::DiamondSquare;
+pub use fault::Fault;
+pub use mdp::MidpointDisplacement;
+pub use spectral::{Interpolation, Spectral};
+pub use triangular::Triangular;
+pub use voronoi::{MAX_COEFFICIENTS, Metric, Voronoi, feature_points, region_map};
+pub use voronoi_ds::VoronoiDiamondSquare;
+
+use crate::recipe::{Step, StepContext, StepInfo, Terrain};
+use crate::{Heightmap, Progress, Result};
+
+/// Something that makes a terrain from nothing but a size and a seed.
+pub trait Generator: Send + Sync + std::fmt::Debug {
+    /// A `width × height` heightmap (cell size 1) for `seed`. The same inputs give the same
+    /// bits on any machine and any thread count. Long generators report to `progress` and stop
+    /// with [`Error::Cancelled`](crate::Error::Cancelled) when it is cancelled.
+    fn generate(&self, width: usize, height: usize, seed: u64, progress: &Progress) -> Result<Heightmap>;
+}
+
+/// Runs a [`Generator`] as a pipeline [`Step`]: overwrites the terrain's heights (same size and
+/// cell size) using `ctx.seed`.
+#[derive(Clone, Debug)]
+pub struct GeneratorStep<G>(pub G);
+
+impl<G: Generator> Step for GeneratorStep<G> {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        let map =
+            self.0.generate(terrain.height.width(), terrain.height.height(), ctx.seed, &ctx.progress)?;
+        common::install(terrain, map)?;
+        ctx.progress.set(1.0);
+        Ok(())
+    }
+}
+
+/// Registry entries of every base generator, in the order of the table above.
+pub fn steps() -> Vec<StepInfo> {
+    vec![
+        MidpointDisplacement::info(),
+        DiamondSquare::info(),
+        Triangular::info(),
+        Spectral::info(),
+        Voronoi::info(),
+        Fault::info(),
+        Circles::info(),
+        VoronoiDiamondSquare::info(),
+    ]
+}

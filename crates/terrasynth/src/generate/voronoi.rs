@@ -1,0 +1,345 @@
+//! Voronoi (cellular) terrain `h = Σ c_i d_i` and the Voronoi region map (seed 001 §1.2, §3.3.3).
+
+use rayon::prelude::*;
+use terrasynth_noise::rng::{SplitMix64, derive_seed};
+
+use super::common::{check_list, check_number, check_text};
+use super::{Generator, GeneratorStep};
+use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
+use crate::recipe::{Category, StepInfo};
+use crate::{Grid, Heightmap, Progress, Result};
+
+/// Most coefficients (nearest points) a Voronoi terrain can weigh.
+pub const MAX_COEFFICIENTS: usize = 8;
+
+/// Distance used between a cell and the feature points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// `dx² + dy²`: the seed's choice (seed 001 §1.2), faster, gives parabolic slopes.
+    Squared,
+    /// `√(dx² + dy²)`: straight (conical) slopes.
+    Euclidean,
+}
+
+impl Metric {
+    /// Names as written in recipes.
+    pub const NAMES: &'static [&'static str] = &["squared", "euclidean"];
+
+    /// Parses a recipe name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "squared" => Some(Self::Squared),
+            "euclidean" => Some(Self::Euclidean),
+            _ => None,
+        }
+    }
+}
+
+/// `count` feature points uniform over a `width × height` map, in cell coordinates
+/// (`[0, width) × [0, height)`), from `seed`. The same `(width, height, count, seed)` always
+/// gives the same points, so `voronoi`, `voronoi-regions` and `voronoi-ds` can share a layout.
+pub fn feature_points(width: usize, height: usize, count: usize, seed: u64) -> Vec<[f64; 2]> {
+    let mut rng = SplitMix64::new(derive_seed(seed, 0x766f_726f));
+    (0..count).map(|_| [rng.next_f64() * width as f64, rng.next_f64() * height as f64]).collect()
+}
+
+/// A uniform bucket grid over the feature points, for nearest-point queries.
+pub(crate) struct PointIndex<'a> {
+    points: &'a [[f64; 2]],
+    bucket: f64,
+    cols: usize,
+    rows: usize,
+    /// Start of each bucket's slice in `order` (CSR layout), `cols * rows + 1` entries.
+    starts: Vec<usize>,
+    order: Vec<u32>,
+}
+
+impl<'a> PointIndex<'a> {
+    /// Indexes `points` (non-empty) lying in a `width × height` map.
+    pub(crate) fn new(points: &'a [[f64; 2]], width: usize, height: usize) -> Self {
+        let area = (width * height) as f64;
+        let bucket = (area / points.len() as f64).sqrt().max(1.0);
+        let cols = ((width as f64 / bucket).ceil() as usize).max(1);
+        let rows = ((height as f64 / bucket).ceil() as usize).max(1);
+        let key = |p: &[f64; 2]| {
+            let c = ((p[0] / bucket) as usize).min(cols - 1);
+            let r = ((p[1] / bucket) as usize).min(rows - 1);
+            r * cols + c
+        };
+        let mut starts = vec![0usize; cols * rows + 1];
+        for p in points {
+            starts[key(p) + 1] += 1;
+        }
+        for i in 0..cols * rows {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut order = vec![0u32; points.len()];
+        for (i, p) in points.iter().enumerate() {
+            let k = key(p);
+            order[fill[k]] = i as u32;
+            fill[k] += 1;
+        }
+        Self { points, bucket, cols, rows, starts, order }
+    }
+
+    /// The `k` nearest points to `(x, y)` as (squared distance, index), nearest first; ties
+    /// broken by index so the result never depends on the search order. Fills `out` (cleared).
+    pub(crate) fn nearest(&self, x: f64, y: f64, k: usize, out: &mut Vec<(f64, u32)>) {
+        out.clear();
+        let k = k.min(self.points.len());
+        let cx = ((x / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
+        let cy = ((y / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
+        let max_ring = self.cols.max(self.rows) as i64;
+        for ring in 0..=max_ring {
+            for by in cy - ring..=cy + ring {
+                if by < 0 || by >= self.rows as i64 {
+                    continue;
+                }
+                let edge_row = by == cy - ring || by == cy + ring;
+                let mut bx = cx - ring;
+                while bx <= cx + ring {
+                    if bx >= 0 && bx < self.cols as i64 {
+                        let b = by as usize * self.cols + bx as usize;
+                        for &i in &self.order[self.starts[b]..self.starts[b + 1]] {
+                            let p = self.points[i as usize];
+                            let d = (p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y);
+                            insert_sorted(out, k, (d, i));
+                        }
+                    }
+                    bx += if edge_row || ring == 0 { 1 } else { 2 * ring };
+                }
+            }
+            // Every point outside the searched rings is at least `ring * bucket` away.
+            if out.len() == k {
+                let reach = ring as f64 * self.bucket;
+                if out[k - 1].0 <= reach * reach {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn insert_sorted(out: &mut Vec<(f64, u32)>, k: usize, item: (f64, u32)) {
+    let less = |a: &(f64, u32), b: &(f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+    if out.len() == k && !less(&item, &out[k - 1]) {
+        return;
+    }
+    let pos = out.iter().position(|o| less(&item, o)).unwrap_or(out.len());
+    out.insert(pos, item);
+    out.truncate(k);
+}
+
+/// The Voronoi region map (seed 001 §3.3.3): each cell's label is the index of its nearest
+/// feature point (ties go to the lower index). Cell `(x, y)` is measured from its position
+/// `(x + 0.5, y + 0.5)`. `points` must be non-empty.
+///
+/// ```
+/// use terrasynth::generate::region_map;
+/// let labels = region_map(8, 4, &[[1.0, 1.0], [7.0, 3.0]]).unwrap();
+/// assert_eq!(labels[(0, 0)], 0);
+/// assert_eq!(labels[(7, 3)], 1);
+/// ```
+pub fn region_map(width: usize, height: usize, points: &[[f64; 2]]) -> Result<Grid<u32>> {
+    crate::grid::check_size::<u32>(width, height)?;
+    if points.is_empty() {
+        return Err(crate::Error::param("points", "[]", "at least one feature point"));
+    }
+    let index = PointIndex::new(points, width, height);
+    let mut data = vec![0u32; width * height];
+    data.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
+        let mut near = Vec::with_capacity(1);
+        for (x, cell) in row.iter_mut().enumerate() {
+            index.nearest(x as f64 + 0.5, y as f64 + 0.5, 1, &mut near);
+            *cell = near[0].1;
+        }
+    });
+    Grid::from_vec(width, height, 1.0, data)
+}
+
+/// Voronoi terrain (seed 001 §1.2): `count` random feature points; each cell's height is
+/// `h = Σ_i c_i · d_i`, where `d_i` is the distance to the i-th nearest point.
+///
+/// Distances are measured in units of the mean point spacing `s = √(width·height / count)`, so
+/// the relief keeps its look when the map size or the point count changes (with the squared
+/// metric, `d = (dx² + dy²) / s²`). With `c = [−1, 1]` (the seed's and Olsen's choice) the
+/// height is 0 on cell borders and lowest at the points: sharp ridges along borders with
+/// connected valleys; `c = [1]` gives bowls, `c = [−1]` cones. Cell centres are at
+/// `(x + 0.5, y + 0.5)`; the nearest-point search uses a bucket grid, each row in parallel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Voronoi {
+    /// Number of feature points (default 40, range 1..=100 000).
+    pub count: usize,
+    /// Coefficients `c_1..c_n` (default `[-1, 1]`; 1..=8 values in [−100, 100]).
+    pub coefficients: Vec<f64>,
+    /// Distance metric (default squared, as in the seed).
+    pub metric: Metric,
+    /// Seed of the point layout; `None` uses the step's seed. Give the same value to
+    /// `voronoi` and `voronoi-regions` to make their cells coincide.
+    pub point_seed: Option<u64>,
+}
+
+impl Voronoi {
+    /// Parameter specs (recipe keys).
+    pub const PARAMS: &'static [ParamSpec] = &[
+        ParamSpec {
+            name: "count",
+            kind: ParamKind::Int { min: 1, max: 100_000 },
+            default: Default::Number(40.0),
+            unit: "points",
+            doc: "Number of random feature points (seed 001 §1.2). More points give more, \
+                  smaller hills.",
+        },
+        ParamSpec {
+            name: "coefficients",
+            kind: ParamKind::List { min: -100.0, max: 100.0, min_len: 1, max_len: MAX_COEFFICIENTS },
+            default: Default::List(&[-1.0, 1.0]),
+            unit: "",
+            doc: "c1..cn in h = Σ c_i d_i (d_i = distance to the i-th nearest point, seed 001 \
+                  §1.2). [-1, 1] gives ridges with connected valleys.",
+        },
+        ParamSpec {
+            name: "metric",
+            kind: ParamKind::Choice(Metric::NAMES),
+            default: Default::Text("squared"),
+            unit: "",
+            doc: "`squared` (dx²+dy², the seed's faster choice, rounded slopes) or `euclidean` \
+                  (straight slopes).",
+        },
+        ParamSpec {
+            name: "point-seed",
+            kind: ParamKind::Int { min: -1, max: 1 << 52 },
+            default: Default::Number(-1.0),
+            unit: "",
+            doc: "Seed of the point layout; -1 = the step's seed. Use the same value in \
+                  `voronoi-regions` (or `voronoi-ds`) to share the cells.",
+        },
+    ];
+
+    /// A checked generator.
+    pub fn new(
+        count: usize,
+        coefficients: Vec<f64>,
+        metric: Metric,
+        point_seed: Option<u64>,
+    ) -> Result<Self> {
+        check_number(Self::PARAMS, "count", count as f64)?;
+        check_list(Self::PARAMS, "coefficients", &coefficients)?;
+        Ok(Self { count, coefficients, metric, point_seed })
+    }
+
+    /// From validated recipe parameters.
+    pub fn from_params(p: &Params) -> Result<Self> {
+        let metric = p.text("metric")?;
+        check_text(Self::PARAMS, "metric", metric)?;
+        Self::new(
+            p.usize("count")?,
+            p.list("coefficients")?.to_vec(),
+            Metric::from_name(metric).unwrap_or(Metric::Squared),
+            point_seed(p.i64("point-seed")?),
+        )
+    }
+
+    /// The registry entry.
+    pub fn info() -> StepInfo {
+        StepInfo {
+            name: "voronoi",
+            category: Category::Generate,
+            doc: "Voronoi terrain h = Σ c_i d_i over the nearest random feature points: hilly \
+                  relief with linear slopes; c = [-1, 1] gives ridges.",
+            source: "seed 001 §1.2; Olsen 2004 (research/algorithms.md §1)",
+            params: Self::PARAMS,
+            build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
+        }
+    }
+
+    /// The points this generator uses for a map and step seed.
+    pub fn points(&self, width: usize, height: usize, seed: u64) -> Vec<[f64; 2]> {
+        feature_points(width, height, self.count, self.point_seed.unwrap_or(seed))
+    }
+
+    /// Evaluates `h` at continuous positions `(x, y)` (cell units) of a `width × height` map,
+    /// for `rows` rows of `cols` samples at `(x0 + i·stride, y0 + j·stride)`.
+    pub(crate) fn sample(
+        &self,
+        points: &[[f64; 2]],
+        width: usize,
+        height: usize,
+        grid: SampleGrid,
+    ) -> Vec<f64> {
+        let index = PointIndex::new(points, width, height);
+        let spacing2 = (width * height) as f64 / points.len() as f64;
+        let k = self.coefficients.len();
+        let mut out = vec![0.0; grid.cols * grid.rows];
+        out.par_chunks_mut(grid.cols).enumerate().for_each(|(j, row)| {
+            let mut near = Vec::with_capacity(k + 1);
+            let y = grid.y0 + j as f64 * grid.stride;
+            for (i, cell) in row.iter_mut().enumerate() {
+                index.nearest(grid.x0 + i as f64 * grid.stride, y, k, &mut near);
+                *cell = near
+                    .iter()
+                    .zip(&self.coefficients)
+                    .map(|(&(d2, _), c)| {
+                        let d = d2 / spacing2;
+                        c * match self.metric {
+                            Metric::Squared => d,
+                            Metric::Euclidean => d.sqrt(),
+                        }
+                    })
+                    .sum();
+            }
+        });
+        out
+    }
+}
+
+/// A regular grid of sample positions in cell units.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SampleGrid {
+    pub x0: f64,
+    pub y0: f64,
+    pub stride: f64,
+    pub cols: usize,
+    pub rows: usize,
+}
+
+/// `-1` means "use the step's seed".
+pub(crate) fn point_seed(v: i64) -> Option<u64> {
+    (v >= 0).then_some(v as u64)
+}
+
+impl Generator for Voronoi {
+    fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        crate::grid::check_size::<f64>(width, height)?;
+        let points = self.points(width, height, seed);
+        let grid = SampleGrid { x0: 0.5, y0: 0.5, stride: 1.0, cols: width, rows: height };
+        let data = self.sample(&points, width, height, grid).into_iter().map(|v| v as f32).collect();
+        Heightmap::from_vec(width, height, 1.0, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_search_matches_brute_force() {
+        let pts = feature_points(53, 31, 37, 9);
+        let index = PointIndex::new(&pts, 53, 31);
+        let mut near = Vec::new();
+        for y in 0..31 {
+            for x in 0..53 {
+                let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+                index.nearest(px, py, 3, &mut near);
+                let mut all: Vec<(f64, u32)> = pts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| ((p[0] - px).powi(2) + (p[1] - py).powi(2), i as u32))
+                    .collect();
+                all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                assert_eq!(near, all[..3].to_vec(), "({x}, {y})");
+            }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Retouching (seed 001 §3): `perturb` (§3.2) and `spectral-overlay` (§3.1).
+
+use rayon::prelude::*;
+use terrasynth_noise::rng::derive_seed;
+
+use super::basic::range;
+use crate::generate::common::check_number;
+use crate::generate::{Interpolation, Spectral};
+use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
+use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::{Heightmap, Result};
+
+/// A spectral field scaled to [−1, 1] (divided by `Σ p^i`).
+fn unit_field(spectral: &Spectral, width: usize, height: usize, seed: u64) -> Vec<f64> {
+    let norm: f64 = (0..spectral.passes).map(|i| spectral.persistence.powi(i as i32)).sum();
+    let mut f = spectral.field(width, height, seed);
+    if norm > 0.0 {
+        f.iter_mut().for_each(|v| *v /= norm);
+    }
+    f
+}
+
+/// Perturbation (seed 001 §3.2): each cell takes the height found at a displaced position,
+/// `h'(x, y) = h(x + m·L·n₁(x, y), y + m·L·n₂(x, y))`, bilinear, clamped to the map.
+///
+/// `n₁`, `n₂` are two independent smooth spectral fields ([`Spectral`], smoothstep
+/// interpolation, step 2, persistence 0.5) scaled to [−1, 1], so the displacement is at most
+/// `magnitude · L` cells (`L` = longer side): the seed's "radius of allowed displacement".
+/// Olsen 2004 (research/algorithms.md §1) used noise displacement (Ebert et al.) with
+/// magnitude 0.25, where his erosion score peaks; lower values just roughen outlines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Perturb {
+    /// Displacement radius as a fraction of the longer side (default 0.05, range 0..=0.5).
+    pub magnitude: f64,
+    /// Lattice points per side of the displacement field's first pass (default 6).
+    pub frequency: f64,
+    /// Passes of the displacement field (default 3).
+    pub passes: u32,
+}
+
+impl Perturb {
+    /// Parameter specs (recipe keys).
+    pub const PARAMS: &'static [ParamSpec] = &[
+        ParamSpec {
+            name: "magnitude",
+            kind: ParamKind::Float { min: 0.0, max: 0.5 },
+            default: Default::Number(0.05),
+            unit: "fraction of the longer side",
+            doc: "Largest displacement of a sample position (seed 001 §3.2 `magnitude`; Olsen \
+                  2004 uses 0.25).",
+        },
+        ParamSpec {
+            name: "frequency",
+            kind: ParamKind::Float { min: 2.0, max: 1024.0 },
+            default: Default::Number(6.0),
+            unit: "points per side",
+            doc: "Lattice points per side of the displacement field's coarsest pass: higher \
+                  gives a finer, more chaotic warp.",
+        },
+        ParamSpec {
+            name: "passes",
+            kind: ParamKind::Int { min: 1, max: 12 },
+            default: Default::Number(3.0),
+            unit: "",
+            doc: "Passes (octaves) of the displacement field.",
+        },
+    ];
+
+    /// A checked step.
+    pub fn new(magnitude: f64, frequency: f64, passes: u32) -> Result<Self> {
+        check_number(Self::PARAMS, "magnitude", magnitude)?;
+        check_number(Self::PARAMS, "frequency", frequency)?;
+        check_number(Self::PARAMS, "passes", passes as f64)?;
+        Ok(Self { magnitude, frequency, passes })
+    }
+
+    /// The perturbed copy of `map`.
+    pub fn apply(&self, map: &Heightmap, seed: u64) -> Result<Heightmap> {
+        let (w, h) = (map.width(), map.height());
+        let spectral = Spectral::new(self.frequency, 2.0, 0.5, self.passes, Interpolation::Smooth)?;
+        let n1 = unit_field(&spectral, w, h, derive_seed(seed, 0));
+        let n2 = unit_field(&spectral, w, h, derive_seed(seed, 1));
+        let reach = self.magnitude * w.max(h) as f64;
+        let mut out = map.clone();
+        out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, v) in row.iter_mut().enumerate() {
+                let i = y * w + x;
+                *v = map.sample_bilinear(x as f64 + reach * n1[i], y as f64 + reach * n2[i]);
+            }
+        });
+        Ok(out)
+    }
+
+    /// The registry entry.
+    pub fn info() -> StepInfo {
+        StepInfo {
+            name: "perturb",
+            category: Category::Shape,
+            doc: "Perturbation: every cell samples the terrain at a position displaced by a \
+                  smooth noise field, within `magnitude` of the map size.",
+            source: "seed 001 §3.2; Olsen 2004 (research/algorithms.md §1, magnitude 0.25)",
+            params: Self::PARAMS,
+            build: |p: &Params| {
+                Ok(Box::new(Self::new(p.f64("magnitude")?, p.f64("frequency")?, p.usize("passes")? as u32)?))
+            },
+        }
+    }
+}
+
+impl Step for Perturb {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        terrain.height = self.apply(&terrain.height, ctx.seed)?;
+        Ok(())
+    }
+}
+
+/// Spectral-synthesis overlay (seed 001 §3.1): adds one or more spectral layers to an existing
+/// terrain, `h' = h + a · (hi − lo) · S(x, y)`, where `S` is a [`Spectral`] field scaled to
+/// [−1, 1] and `a` the `amplitude` relative to the current height range (so it works whatever
+/// the generator's units). Same keys as `spectral`, with finer defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpectralOverlay {
+    /// The layers.
+    pub spectral: Spectral,
+    /// Amplitude as a fraction of the height range (default 0.1).
+    pub amplitude: f64,
+}
+
+impl SpectralOverlay {
+    /// Parameter specs (recipe keys).
+    pub const PARAMS: &'static [ParamSpec] = &[
+        ParamSpec {
+            name: "amplitude",
+            kind: ParamKind::Float { min: 0.0, max: 10.0 },
+            default: Default::Number(0.1),
+            unit: "fraction of the height range",
+            doc: "Largest height added or removed, relative to the terrain's current range.",
+        },
+        ParamSpec { default: Default::Number(16.0), ..Spectral::PARAMS[0] },
+        Spectral::PARAMS[1],
+        Spectral::PARAMS[2],
+        ParamSpec { default: Default::Number(3.0), ..Spectral::PARAMS[3] },
+        Spectral::PARAMS[4],
+    ];
+
+    /// A checked step.
+    pub fn new(spectral: Spectral, amplitude: f64) -> Result<Self> {
+        check_number(Self::PARAMS, "amplitude", amplitude)?;
+        Ok(Self { spectral, amplitude })
+    }
+
+    /// Applies to a heightmap.
+    pub fn apply(&self, map: &mut Heightmap, seed: u64) {
+        let (_, r) = range(map);
+        let scale = self.amplitude * if r > 0.0 { r as f64 } else { 1.0 };
+        let field = unit_field(&self.spectral, map.width(), map.height(), seed);
+        for (v, f) in map.as_mut_slice().iter_mut().zip(field) {
+            *v = (*v as f64 + scale * f) as f32;
+        }
+    }
+
+    /// The registry entry.
+    pub fn info() -> StepInfo {
+        StepInfo {
+            name: "spectral-overlay",
+            category: Category::Shape,
+            doc: "Adds spectral-synthesis layers to the terrain (detail on top of a base).",
+            source: "seed 001 §3.1",
+            params: Self::PARAMS,
+            build: |p: &Params| Ok(Box::new(Self::new(Spectral::from_params(p)?, p.f64("amplitude")?)?)),
+        }
+    }
+}
+
+impl Step for SpectralOverlay {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        self.apply(&mut terrain.height, ctx.seed);
+        Ok(())
+    }
+}
