@@ -70,10 +70,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fmix32_reference_values() {
-        // MurmurHash3 fmix32 is a bijection fixing 0.
-        assert_eq!(fmix32(0), 0);
-        assert_ne!(fmix32(1), fmix32(2));
+    fn lattice_hashes_are_uniform_and_distinct() {
+        // 256×256 lattice points: 16 buckets of the top bits each get 1/16 ± 5 %, neighbours
+        // differ, and almost no two points collide.
+        let mut buckets = [0u32; 16];
+        let mut all = Vec::new();
+        for i in -128..128 {
+            for j in -128..128 {
+                let h = hash2(12345, i, j);
+                buckets[(h >> 28) as usize] += 1;
+                all.push(h);
+                assert_ne!(h, hash2(12345, i + 1, j));
+                assert_ne!(h, hash2(12345, i, j + 1));
+            }
+        }
+        for b in buckets {
+            assert!((b as f64 - 4096.0).abs() < 0.05 * 4096.0, "{buckets:?}");
+        }
+        all.sort_unstable();
+        all.dedup();
+        assert!(all.len() > 65_536 - 5, "{} distinct", all.len());
+        assert_eq!(fmix32(0), 0, "the MurmurHash3 finaliser fixes 0");
     }
 
     #[test]

@@ -169,6 +169,78 @@ pub(crate) fn bound3(steps: usize) -> f64 {
 mod tests {
     use super::*;
 
+    use crate::rng::SplitMix64;
+
+    /// Every 2D lattice vertex within the kernel radius, found by brute force over ±3 cells.
+    fn brute2(grads: &[[f64; 2]; 24], seed: u32, x: f64, y: f64) -> f64 {
+        let s = (x + y) * F2;
+        let (i, j) = ((x + s).floor() as i64, (y + s).floor() as i64);
+        let mut sum = 0.0;
+        for vi in i - 3..=i + 3 {
+            for vj in j - 3..=j + 3 {
+                let back = (vi + vj) as f64 * G2;
+                let (dx, dy) = (x - (vi as f64 - back), y - (vj as f64 - back));
+                let a = RADIUS2_2D - dx * dx - dy * dy;
+                if a > 0.0 {
+                    let g = grads[to_index(hash2(seed, vi, vj), 24)];
+                    sum += a.powi(4) * (g[0] * dx + g[1] * dy);
+                }
+            }
+        }
+        NORM_2D * sum
+    }
+
+    /// Every 3D BCC vertex within the kernel radius, by brute force over ±2 cells.
+    fn brute3(grads: &[[f64; 3]; 12], seed: u32, x: f64, y: f64, z: f64) -> f64 {
+        let r = rotate3(x, y, z);
+        let mut sum = 0.0;
+        for grid in 0..2 {
+            let shift = 0.5 * grid as f64;
+            let c = r.map(|v| (v - shift).floor() as i64);
+            for i in c[0] - 2..=c[0] + 2 {
+                for j in c[1] - 2..=c[1] + 2 {
+                    for k in c[2] - 2..=c[2] + 2 {
+                        let d = [r[0] - shift - i as f64, r[1] - shift - j as f64, r[2] - shift - k as f64];
+                        let a = RADIUS2_3D - d[0] * d[0] - d[1] * d[1] - d[2] * d[2];
+                        if a > 0.0 {
+                            let s = if grid == 0 { seed } else { seed ^ SECOND_GRID_SEED };
+                            let g = grads[to_index(hash3(s, i, j, k), 12)];
+                            sum += a.powi(4) * (g[0] * d[0] + g[1] * d[1] + g[2] * d[2]);
+                        }
+                    }
+                }
+            }
+        }
+        NORM_3D * sum
+    }
+
+    #[test]
+    fn the_cell_corners_are_all_the_contributing_vertices() {
+        let (g2, g3) = (gradients_2d(), gradients_3d());
+        let mut rng = SplitMix64::new(99);
+        for _ in 0..3000 {
+            let p = [0; 3].map(|_| rng.range_f64(-40.0, 40.0));
+            let (a, b) = (simplex2(&g2, 17, p[0], p[1]), brute2(&g2, 17, p[0], p[1]));
+            assert!((a - b).abs() < 1e-12, "2D at {p:?}: {a} vs {b}");
+            let (a, b) = (simplex3(&g3, 17, p[0], p[1], p[2]), brute3(&g3, 17, p[0], p[1], p[2]));
+            assert!((a - b).abs() < 1e-12, "3D at {p:?}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn simplex_is_continuous() {
+        let (g2, g3) = (gradients_2d(), gradients_3d());
+        let mut rng = SplitMix64::new(5);
+        for _ in 0..3000 {
+            let p = [0; 3].map(|_| rng.range_f64(-40.0, 40.0));
+            let h = 1e-7;
+            let d2 = simplex2(&g2, 3, p[0] + h, p[1] - h) - simplex2(&g2, 3, p[0], p[1]);
+            let d3 = simplex3(&g3, 3, p[0] + h, p[1], p[2] - h) - simplex3(&g3, 3, p[0], p[1], p[2]);
+            // Lipschitz constants are below 20 per lattice unit.
+            assert!(d2.abs() < 20.0 * h && d3.abs() < 20.0 * h, "at {p:?}: {d2}, {d3}");
+        }
+    }
+
     #[test]
     #[ignore = "dev helper: prints the dense-search bounds behind NORM_2D and NORM_3D"]
     fn print_bounds() {

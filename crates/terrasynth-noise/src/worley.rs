@@ -84,3 +84,56 @@ pub(crate) fn worley_range(distance: WorleyDistance, ret: WorleyReturn) -> (f64,
         WorleyReturn::F2 | WorleyReturn::F2MinusF1 => (0.0, f2),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// F1, F2 by brute force over ±5 cells.
+    fn brute(seed: u32, x: f64, y: f64, jitter: f64, distance: WorleyDistance) -> (f64, f64) {
+        let (i, j) = (x.floor() as i64, y.floor() as i64);
+        let mut d = Vec::new();
+        for ci in i - 5..=i + 5 {
+            for cj in j - 5..=j + 5 {
+                let p = feature_point(seed, ci, cj, jitter);
+                let (dx, dy) = (ci as f64 + p[0] - x, cj as f64 + p[1] - y);
+                d.push(match distance {
+                    WorleyDistance::Euclidean => (dx * dx + dy * dy).sqrt(),
+                    WorleyDistance::Squared => dx * dx + dy * dy,
+                    WorleyDistance::Manhattan => dx.abs() + dy.abs(),
+                });
+            }
+        }
+        d.sort_by(f64::total_cmp);
+        (d[0], d[1])
+    }
+
+    #[test]
+    fn the_search_window_finds_the_true_f1_and_f2() {
+        let mut rng = SplitMix64::new(8);
+        for distance in [WorleyDistance::Euclidean, WorleyDistance::Squared, WorleyDistance::Manhattan] {
+            for jitter in [0.0, 0.5, 1.0] {
+                for _ in 0..2000 {
+                    let (x, y) = (rng.range_f64(-30.0, 30.0), rng.range_f64(-30.0, 30.0));
+                    let (f1, f2) = brute(21, x, y, jitter, distance);
+                    let (lo, hi) = worley_range(distance, WorleyReturn::F2);
+                    assert!(f2 >= lo && f2 <= hi);
+                    let got1 = worley2(21, x, y, jitter, distance, WorleyReturn::F1);
+                    let got2 = worley2(21, x, y, jitter, distance, WorleyReturn::F2);
+                    let got3 = worley2(21, x, y, jitter, distance, WorleyReturn::F2MinusF1);
+                    assert!((got1 - f1).abs() < 1e-12 && (got2 - f2).abs() < 1e-12, "{distance:?} {jitter}");
+                    assert!((got3 - (f2 - f1)).abs() < 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zero_jitter_is_a_regular_grid_of_cell_centres() {
+        assert_eq!(worley2(3, 0.5, 0.5, 0.0, WorleyDistance::Euclidean, WorleyReturn::F1), 0.0);
+        let f1 = worley2(3, 1.0, 1.0, 0.0, WorleyDistance::Euclidean, WorleyReturn::F1);
+        assert!((f1 - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-15);
+        assert_eq!(worley2(3, 1.0, 1.0, 0.0, WorleyDistance::Manhattan, WorleyReturn::F2MinusF1), 0.0);
+    }
+}
