@@ -32,7 +32,7 @@ pub struct Fault {
     pub displacement: f64,
     /// Last displacement `d_end`, height units (default 0.05).
     pub final_displacement: f64,
-    /// Transition width as a fraction of the map's longer side (default 0.01; 0 = sharp).
+    /// Transition width as a fraction of the map's longer side (default 0.02; 0 = sharp).
     pub transition: f64,
 }
 
@@ -64,7 +64,7 @@ impl Fault {
         ParamSpec {
             name: "transition",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.01),
+            default: Default::Number(0.02),
             unit: "fraction of the longer side",
             doc: "Width of the smooth ramp across each fault; 0 = vertical cliffs.",
         },

@@ -18,8 +18,11 @@ use crate::{Error, Heightmap, Progress, Result};
 ///    values are refused; a step larger than the working square is lowered to `2^n`, so on a
 ///    small map the Voronoi is only sampled at the corners);
 /// 3. fill the rest with iterative diamond-square ([`DiamondSquare`](super::DiamondSquare)'s
-///    core) starting at half-step `step/2`, displacement `roughness · R` with `R` the range of
-///    the Voronoi samples, multiplied by `2^(−smoothness)` per level;
+///    core) starting at half-step `step/2`, with the displacement the full diamond-square
+///    would have there, `roughness · R · (step / 2^n)^smoothness` (`R` the range of the
+///    Voronoi samples: `roughness · R` at the whole square, `× 2^(−smoothness)` per level),
+///    then `× 2^(−smoothness)` per finer level — so the Voronoi structure survives and gets
+///    fractal roughness at scales below `step`;
 /// 4. keep the top-left `width × height` window (any map size works).
 ///
 /// The Voronoi points are laid over the map itself, so with the same `point-seed` the cells
@@ -123,7 +126,9 @@ impl Generator for VoronoiDiamondSquare {
             }
         }
         let sub = Subdivision {
-            disp0: self.roughness * range,
+            // The amplitude the levels above `step` would have reached: roughness·R at the
+            // whole square, times 2^(−H) per level down to `step`.
+            disp0: self.roughness * range * (step as f64 / (side - 1) as f64).powf(self.smoothness),
             decay: (-self.smoothness).exp2(),
             noisy_levels: u32::MAX,
         };

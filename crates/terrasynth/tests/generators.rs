@@ -1,0 +1,516 @@
+//! Base generators and shaping steps: golden values, hand-checkable properties, the contract
+//! over their registry entries (sizes, determinism, thread counts, bad parameters) and
+//! proptest determinism.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use terrasynth::generate::{self, Generator};
+use terrasynth::recipe::{ParamKind, ParamSpec, ParamValue, Params, StepContext, StepInfo, Terrain};
+use terrasynth::{Error, Heightmap, Progress, shape};
+
+fn all_steps() -> Vec<StepInfo> {
+    generate::steps().into_iter().chain(shape::steps()).collect()
+}
+
+fn info(name: &str) -> StepInfo {
+    all_steps().into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no step {name}"))
+}
+
+fn params(name: &str, overrides: &[(&str, ParamValue)]) -> Result<Params, Vec<String>> {
+    let given: BTreeMap<String, ParamValue> =
+        overrides.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    Params::validate(info(name).params, &given)
+}
+
+fn num(v: f64) -> ParamValue {
+    ParamValue::Number(v)
+}
+
+/// Runs step `name` (with overrides) with `seed` on `terrain`.
+fn run_on(
+    terrain: &mut Terrain,
+    name: &str,
+    overrides: &[(&str, ParamValue)],
+    seed: u64,
+) -> terrasynth::Result<()> {
+    let p = params(name, overrides).map_err(|e| Error::Recipe(e.join("; ")))?;
+    let step = (info(name).build)(&p)?;
+    step.run(terrain, &StepContext { seed, progress: Progress::new() })
+}
+
+/// A non-flat base terrain for shaping steps.
+fn base(w: usize, h: usize) -> Terrain {
+    let mut t = Terrain::new(w, h, 2.0).unwrap();
+    run_on(&mut t, "spectral", &[], 99).unwrap();
+    t
+}
+
+/// Runs `name` with defaults: generators on a flat terrain, shaping steps on `base`.
+fn run_default(name: &str, w: usize, h: usize, seed: u64) -> Heightmap {
+    let is_gen = generate::steps().iter().any(|s| s.name == name);
+    let mut t = if is_gen { Terrain::new(w, h, 2.0).unwrap() } else { base(w, h) };
+    run_on(&mut t, name, &[], seed).unwrap_or_else(|e| panic!("{name} {w}x{h}: {e}"));
+    t.height
+}
+
+fn bits(map: &Heightmap) -> Vec<u32> {
+    map.as_slice().iter().map(|v| v.to_bits()).collect()
+}
+
+/// FNV-1a over the f32 bits: a golden checksum.
+fn checksum(map: &Heightmap) -> u64 {
+    map.as_slice().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
+        v.to_bits().to_le_bytes().iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    })
+}
+
+fn gen_map(g: &dyn Generator, w: usize, h: usize, seed: u64) -> Heightmap {
+    g.generate(w, h, seed, &Progress::new()).unwrap()
+}
+
+// ---------------------------------------------------------------- golden values
+
+/// Checksums of every generator with default parameters on a 17 × 13 map, seed 42. A change
+/// here is a change of output: review the pictures (`examples/generators.rs`) before updating.
+#[test]
+fn golden_checksums_of_every_generator() {
+    let expected: &[(&str, u64)] = &[
+        ("mdp", 0x1153a53616db33eb),
+        ("diamond-square", 0x99f405e8a327fa61),
+        ("triangular", 0xedbd5c3af81cfabe),
+        ("spectral", 0x150e67dd9db2d6a9),
+        ("voronoi", 0xb63bad091d3c4776),
+        ("fault", 0x47ac00b73071da25),
+        ("circles", 0x67ba4efb1c4b393b),
+        ("voronoi-ds", 0xaa39eac74b5fa22d),
+    ];
+    let mut got = Vec::new();
+    for s in generate::steps() {
+        got.push((s.name, checksum(&run_default(s.name, 17, 13, 42))));
+    }
+    let want: Vec<(&str, u64)> = expected.to_vec();
+    assert_eq!(got, want, "new golden values: {got:?}");
+}
+
+#[test]
+fn golden_values_of_diamond_square_3x3() {
+    let map = gen_map(&generate::DiamondSquare::new(1.0, 1.0, 0).unwrap(), 3, 3, 5);
+    let v: Vec<f32> = map.as_slice().to_vec();
+    // Hand check: centre (1, 1) = mean of the 4 corners (−0.0572) + an offset in [−1, 1).
+    let golden = [
+        0.8430891,
+        0.5913599,
+        -0.035136335,
+        -0.9593798,
+        -0.3590562,
+        0.5293051,
+        -0.4228805,
+        -0.9518702,
+        -0.6136814,
+    ];
+    assert_eq!(v, golden.to_vec(), "new golden values: {v:?}");
+}
+
+// ---------------------------------------------------------------- properties
+
+#[test]
+fn diamond_square_centre_is_corner_mean_plus_bounded_offset() {
+    for seed in 0..20 {
+        let r = 2.0;
+        let map = gen_map(&generate::DiamondSquare::new(r, 1.0, 0).unwrap(), 9, 9, seed);
+        let c = [map[(0, 0)], map[(8, 0)], map[(0, 8)], map[(8, 8)]];
+        assert!(c.iter().all(|v| v.abs() <= r as f32), "{c:?}");
+        let mean = c.iter().sum::<f32>() / 4.0;
+        assert!((map[(4, 4)] - mean).abs() <= r as f32 + 1e-5);
+        // Edge midpoint of the top edge: mean of 2 corners and the centre (3 neighbours on the
+        // border), plus at most the same displacement.
+        let m = (map[(0, 0)] + map[(8, 0)] + map[(4, 4)]) / 3.0;
+        assert!((map[(4, 0)] - m).abs() <= r as f32 + 1e-5);
+    }
+}
+
+#[test]
+fn diamond_square_detail_one_is_bilinear_below_the_first_level() {
+    let map = gen_map(&generate::DiamondSquare::new(1.0, 1.0, 1).unwrap(), 9, 9, 3);
+    // After one displaced level (half-step 4), the 4 sub-squares are bilinear.
+    for (x0, y0) in [(0, 0), (4, 0), (0, 4), (4, 4)] {
+        let c = |dx, dy| map[(x0 + dx, y0 + dy)] as f64;
+        for y in 0..=4 {
+            for x in 0..=4 {
+                let (u, v) = (x as f64 / 4.0, y as f64 / 4.0);
+                let b = c(0, 0) * (1.0 - u) * (1.0 - v)
+                    + c(4, 0) * u * (1.0 - v)
+                    + c(0, 4) * (1.0 - u) * v
+                    + c(4, 4) * u * v;
+                assert!((map[(x0 + x, y0 + y)] as f64 - b).abs() < 1e-5, "({x0}+{x}, {y0}+{y})");
+            }
+        }
+    }
+}
+
+#[test]
+fn odd_sizes_are_the_top_left_window_of_the_square() {
+    let gens: Vec<Box<dyn Generator>> = vec![
+        Box::new(generate::DiamondSquare::new(1.0, 1.0, 0).unwrap()),
+        Box::new(generate::Triangular::new(1.0, 0.8, 0).unwrap()),
+        Box::new(generate::MidpointDisplacement::new(1000).unwrap()),
+    ];
+    for g in gens {
+        let full = gen_map(g.as_ref(), 65, 65, 11);
+        let odd = gen_map(g.as_ref(), 37, 21, 11);
+        assert_eq!(bits(&odd), bits(&full.crop(0, 0, 37, 21).unwrap()), "{g:?}");
+    }
+}
+
+#[test]
+fn mdp_is_integral_with_bounded_corners_and_centre() {
+    let a = 64;
+    for seed in 0..20 {
+        let map = gen_map(&generate::MidpointDisplacement::new(a).unwrap(), 17, 17, seed);
+        assert!(map.as_slice().iter().all(|v| v.fract() == 0.0));
+        let c = [map[(0, 0)], map[(16, 0)], map[(0, 16)], map[(16, 16)]];
+        assert!(c.iter().all(|v| v.abs() <= a as f32), "{c:?}");
+        let floor_mean = (c.iter().sum::<f32>() / 4.0).floor();
+        assert!((map[(8, 8)] - floor_mean).abs() <= a as f32);
+    }
+    // Amplitude 0: all zero.
+    let flat = gen_map(&generate::MidpointDisplacement::new(0).unwrap(), 9, 9, 1);
+    assert!(flat.as_slice().iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn triangular_midpoints_follow_the_triangle_means() {
+    let r = 1.0;
+    let map = gen_map(&generate::Triangular::new(r, 1.0, 1).unwrap(), 5, 5, 8);
+    let h = |x, y| map[(x, y)] as f64;
+    // Diagonal midpoint: (2a + 2b + c + d) / 6 ± r.
+    let diag = (2.0 * h(0, 0) + 2.0 * h(4, 4) + h(4, 0) + h(0, 4)) / 6.0;
+    assert!((h(2, 2) - diag).abs() <= r + 1e-6);
+    // Border edge (top): (a + b + c) / 3 ± r, c the opposite vertex of the one triangle.
+    let top = (h(0, 0) + h(4, 0) + h(4, 4)) / 3.0;
+    assert!((h(2, 0) - top).abs() <= r + 1e-6);
+    // Level 2 is past detail = 1: exact linear interpolation on the triangles.
+    assert!((h(1, 1) - (h(0, 0) + h(2, 2)) / 2.0).abs() < 1e-6);
+    assert!((h(1, 0) - (h(0, 0) + h(2, 0)) / 2.0).abs() < 1e-6);
+}
+
+#[test]
+fn spectral_is_bounded_and_one_linear_pass_interpolates_its_lattice() {
+    let s = generate::Spectral::new(5.0, 2.0, 0.5, 4, generate::Interpolation::Linear).unwrap();
+    let map = gen_map(&s, 33, 33, 4);
+    let bound = 1.0 + 0.5 + 0.25 + 0.125;
+    assert!(map.as_slice().iter().all(|v| v.abs() <= bound));
+    // One pass with 5 points over 33 cells: lattice every 8 cells, linear between.
+    let one = gen_map(
+        &generate::Spectral::new(5.0, 2.0, 0.5, 1, generate::Interpolation::Linear).unwrap(),
+        33,
+        33,
+        4,
+    );
+    for y in [0, 8, 16] {
+        for x in 0..=8 {
+            let want = one[(0, y)] + (one[(8, y)] - one[(0, y)]) * x as f32 / 8.0;
+            assert!((one[(x, y)] - want).abs() < 1e-5);
+        }
+    }
+}
+
+#[test]
+fn voronoi_matches_brute_force_distances() {
+    let pts_seed = 17;
+    let v = generate::Voronoi::new(12, vec![-1.0, 1.0], generate::Metric::Euclidean, Some(pts_seed)).unwrap();
+    let map = gen_map(&v, 29, 19, 0);
+    let pts = generate::feature_points(29, 19, 12, pts_seed);
+    let s = (29.0 * 19.0 / 12.0f64).sqrt();
+    for y in 0..19 {
+        for x in 0..29 {
+            let mut d: Vec<f64> = pts
+                .iter()
+                .map(|p| ((p[0] - x as f64 - 0.5).powi(2) + (p[1] - y as f64 - 0.5).powi(2)).sqrt())
+                .collect();
+            d.sort_by(f64::total_cmp);
+            let want = (d[1] - d[0]) / s;
+            assert!((map[(x, y)] as f64 - want).abs() < 1e-5, "({x}, {y})");
+            assert!(map[(x, y)] >= 0.0);
+        }
+    }
+}
+
+#[test]
+fn region_map_labels_nearest_points() {
+    let pts = generate::feature_points(31, 23, 9, 3);
+    let labels = generate::region_map(31, 23, &pts).unwrap();
+    for y in 0..23 {
+        for x in 0..31 {
+            let d = |i: usize| (pts[i][0] - x as f64 - 0.5).powi(2) + (pts[i][1] - y as f64 - 0.5).powi(2);
+            let best = (0..9).min_by(|&a, &b| d(a).total_cmp(&d(b)).then(a.cmp(&b))).unwrap();
+            assert_eq!(labels[(x, y)] as usize, best);
+        }
+    }
+    assert!(matches!(generate::region_map(4, 4, &[]), Err(Error::InvalidParameter { .. })));
+}
+
+#[test]
+fn voronoi_ds_keeps_voronoi_values_on_its_lattice() {
+    let vor = generate::Voronoi::new(10, vec![-1.0, 1.0], generate::Metric::Squared, Some(8)).unwrap();
+    let vds = generate::VoronoiDiamondSquare::new(vor.clone(), 4, 0.5, 1.0).unwrap();
+    let (a, b) = (gen_map(&vor, 33, 27, 1), gen_map(&vds, 33, 27, 1));
+    for y in (0..27).step_by(4) {
+        for x in (0..33).step_by(4) {
+            assert_eq!(a[(x, y)], b[(x, y)], "({x}, {y})");
+        }
+    }
+    assert_ne!(bits(&a), bits(&b));
+    // 2^detail mod step = 0 needs a power-of-two step.
+    let err = generate::VoronoiDiamondSquare::new(vor, 6, 0.5, 1.0).unwrap_err();
+    assert!(err.to_string().contains("`step`"), "{err}");
+}
+
+#[test]
+fn fault_and_circles_stay_within_their_sums() {
+    let f = generate::Fault::new(50, 1.0, 0.0, 0.0).unwrap();
+    let map = gen_map(&f, 31, 17, 2);
+    // Sharp faults: every cell is a sum of ±d_i/2 with Σ d_i = 25.
+    assert!(map.as_slice().iter().all(|v| v.abs() <= 12.5 + 1e-4));
+    assert!(map.min_max().unwrap().1 > map.min_max().unwrap().0);
+    let c = generate::Circles::new(20, 0.1, 0.2, generate::HillProfile::Parabolic).unwrap();
+    let map = gen_map(&c, 31, 17, 2);
+    assert!(map.as_slice().iter().all(|&v| (0.0..=20.0 * 0.2).contains(&v)));
+    assert!(map.min_max().unwrap().1 > 0.0);
+    assert!(generate::Circles::new(20, 0.3, 0.2, generate::HillProfile::Smooth).is_err());
+}
+
+// ---------------------------------------------------------------- shaping
+
+#[test]
+fn neutral_settings_leave_the_terrain_unchanged() {
+    let t0 = base(33, 21);
+    let neutral: &[(&str, &[(&str, ParamValue)])] = &[
+        ("perturb", &[("magnitude", num(0.0))]),
+        ("spectral-overlay", &[("amplitude", num(0.0))]),
+        ("terrace", &[("sharpness", num(0.0))]),
+        ("blend", &[("weight", num(0.0))]),
+        ("scale", &[]),
+        ("voronoi-regions", &[("mode", ParamValue::Text("binary".into())), ("keep", num(1.0))]),
+        ("falloff", &[("curve", ParamValue::List(vec![1.0, 1.0]))]),
+    ];
+    for (name, o) in neutral {
+        let mut t = t0.clone();
+        run_on(&mut t, name, o, 3).unwrap();
+        for (a, b) in t.height.as_slice().iter().zip(t0.height.as_slice()) {
+            assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{name}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn normalize_clamp_scale_and_sea_level() {
+    let mut t = base(21, 21);
+    run_on(&mut t, "normalize", &[("min", num(-2.0)), ("max", num(3.0))], 0).unwrap();
+    assert_eq!(t.height.min_max(), Some((-2.0, 3.0)));
+    run_on(&mut t, "sea-level", &[("value", num(0.2))], 0).unwrap();
+    assert!((t.sea_level - -1.0).abs() < 1e-6);
+    run_on(&mut t, "sea-level", &[("mode", ParamValue::Text("absolute".into())), ("value", num(7.0))], 0)
+        .unwrap();
+    assert_eq!(t.sea_level, 7.0);
+    run_on(&mut t, "clamp", &[("min", num(-1.0)), ("max", num(1.0))], 0).unwrap();
+    assert_eq!(t.height.min_max(), Some((-1.0, 1.0)));
+    run_on(&mut t, "scale", &[("factor", num(2.0)), ("offset", num(1.0))], 0).unwrap();
+    assert_eq!(t.height.min_max(), Some((-1.0, 3.0)));
+    assert!(run_on(&mut t, "clamp", &[("min", num(1.0)), ("max", num(0.0))], 0).is_err());
+    assert!(run_on(&mut t, "sea-level", &[("value", num(1.5))], 0).is_err());
+}
+
+#[test]
+fn terrace_makes_flat_treads() {
+    let mut map = Heightmap::from_fn(101, 1, 1.0, |x, _| x as f32 / 100.0).unwrap();
+    shape::Terrace::new(4, 0.99).unwrap().apply(&mut map);
+    let distinct: std::collections::BTreeSet<u32> =
+        map.as_slice().iter().map(|v| (v * 1000.0).round() as u32).collect();
+    assert!(distinct.len() <= 12, "{distinct:?}");
+    assert_eq!(map.min_max(), Some((0.0, 1.0)));
+}
+
+#[test]
+fn island_peaks_at_the_centre_and_sinks_the_far_corner() {
+    let mut map = Heightmap::filled(21, 11, 1.0, 1.0).unwrap();
+    map[(0, 0)] = 0.0;
+    shape::Island::new(2.0, 0.5, 0.5).unwrap().apply(&mut map);
+    assert!((map[(10, 5)] - 2.0).abs() < 1e-6, "{}", map[(10, 5)]);
+    assert!(map[(20, 10)].abs() < 1e-6);
+    assert!(map[(15, 5)] < map[(10, 5)]);
+}
+
+#[test]
+fn falloff_reaches_the_minimum_at_the_border() {
+    for shape_name in ["circle", "rectangle"] {
+        let mut t = base(41, 31);
+        let lo = t.height.min_max().unwrap().0;
+        run_on(&mut t, "falloff", &[("shape", ParamValue::Text(shape_name.into()))], 0).unwrap();
+        for x in 0..41 {
+            assert!((t.height[(x, 0)] - lo).abs() < 1e-6, "{shape_name} x={x}");
+        }
+    }
+    assert_eq!(shape::eval_curve(&[0.0, 1.0, 0.0], 0.25), 0.5);
+    assert_eq!(shape::eval_curve(&[0.0, 1.0, 0.0], 1.0), 0.0);
+}
+
+#[test]
+fn archipelago_given_centres_are_peaks_and_odd_lists_are_refused() {
+    let mut map = Heightmap::filled(40, 40, 1.0, 1.0).unwrap();
+    map[(0, 0)] = 0.0;
+    let a = shape::Archipelago::new(1.0, 1, 0.2, vec![0.25, 0.25, 0.75, 0.75]).unwrap();
+    a.apply(&mut map, 0);
+    let c = (0.25f64 * 39.0).round() as usize;
+    assert!(map[(c, c)] > 0.9 && map[(39 - c, 39 - c)] > 0.9);
+    assert!(map[(39, 0)].abs() < 1e-6);
+    let err = shape::Archipelago::new(1.0, 1, 0.2, vec![0.5]).unwrap_err();
+    assert!(err.to_string().contains("`centres`"));
+}
+
+#[test]
+fn blend_lerp_with_full_weight_is_the_rescaled_source() {
+    let t0 = base(25, 25);
+    let (lo, hi) = t0.height.min_max().unwrap();
+    let mut t = t0.clone();
+    run_on(&mut t, "blend", &[("weight", num(1.0)), ("source", ParamValue::Text("circles".into()))], 6)
+        .unwrap();
+    assert_eq!(
+        t.height.min_max().map(|(a, b)| ((a - lo).abs() < 1e-5, (b - hi).abs() < 1e-5)),
+        Some((true, true))
+    );
+    let mut m = t0.clone();
+    run_on(&mut m, "blend", &[("weight", num(1.0)), ("mode", ParamValue::Text("max".into()))], 6).unwrap();
+    assert!(m.height.as_slice().iter().zip(t0.height.as_slice()).all(|(a, b)| a >= b));
+}
+
+// ---------------------------------------------------------------- contract over the registry
+
+const SIZES: &[(usize, usize)] = &[(1, 1), (2, 3), (33, 33), (37, 21), (20, 45)];
+
+#[test]
+fn every_step_runs_on_odd_sizes_with_finite_output() {
+    for s in all_steps() {
+        for &(w, h) in SIZES {
+            let map = run_default(s.name, w, h, 1);
+            assert_eq!((map.width(), map.height()), (w, h), "{}", s.name);
+            assert_eq!(map.cell_size(), 2.0, "{} keeps the cell size", s.name);
+            assert!(map.as_slice().iter().all(|v| v.is_finite()), "{} {w}x{h}", s.name);
+        }
+    }
+}
+
+#[test]
+fn every_generator_is_deterministic_and_seed_sensitive() {
+    for s in generate::steps() {
+        let a = run_default(s.name, 37, 21, 5);
+        assert_eq!(bits(&a), bits(&run_default(s.name, 37, 21, 5)), "{}", s.name);
+        assert_ne!(bits(&a), bits(&run_default(s.name, 37, 21, 6)), "{}", s.name);
+        let (lo, hi) = a.min_max().unwrap();
+        assert!(hi > lo, "{} is flat", s.name);
+    }
+    for name in ["perturb", "spectral-overlay", "archipelago", "voronoi-regions", "blend"] {
+        let a = run_default(name, 37, 21, 5);
+        assert_eq!(bits(&a), bits(&run_default(name, 37, 21, 5)), "{name}");
+        assert_ne!(bits(&a), bits(&run_default(name, 37, 21, 6)), "{name}");
+    }
+}
+
+#[test]
+fn thread_count_changes_nothing() {
+    let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+    for s in all_steps() {
+        let one = pool(1).install(|| run_default(s.name, 45, 39, 3));
+        let three = pool(3).install(|| run_default(s.name, 45, 39, 3));
+        assert_eq!(bits(&one), bits(&three), "{}", s.name);
+    }
+}
+
+/// Values that break a spec: NaN, infinities, and just outside each bound.
+fn bad_values(spec: &ParamSpec) -> Vec<ParamValue> {
+    match spec.kind {
+        ParamKind::Float { min, max } => {
+            vec![num(f64::NAN), num(f64::INFINITY), num(min - 1.0 - min.abs()), num(max + 1.0 + max.abs())]
+        }
+        ParamKind::Int { min, max } => {
+            vec![num(f64::NAN), num(min as f64 - 1.0), num(max as f64 + 1.0), num(min as f64 + 0.5)]
+        }
+        ParamKind::List { max, max_len, .. } => vec![
+            ParamValue::List(vec![f64::NAN; max_len.max(1)]),
+            ParamValue::List(vec![max + 1.0; max_len.max(1)]),
+            ParamValue::List(vec![0.0; max_len + 1]),
+        ],
+        ParamKind::Choice(_) => vec![ParamValue::Text("no-such-choice".into())],
+        ParamKind::Bool | ParamKind::Text => vec![num(f64::NAN)],
+    }
+}
+
+#[test]
+fn every_bad_parameter_is_refused_by_name() {
+    for s in all_steps() {
+        for spec in s.params {
+            for bad in bad_values(spec) {
+                let err = params(s.name, &[(spec.name, bad.clone())])
+                    .expect_err(&format!("{} {} {bad}", s.name, spec.name));
+                assert!(err.iter().any(|e| e.contains(&format!("`{}`", spec.name))), "{}: {err:?}", s.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn library_constructors_refuse_nan_and_out_of_range() {
+    let is_param = |r: terrasynth::Result<()>, name: &str| match r {
+        Err(Error::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
+        other => panic!("{name}: {other:?}"),
+    };
+    is_param(generate::DiamondSquare::new(f64::NAN, 1.0, 0).map(drop), "roughness");
+    is_param(generate::DiamondSquare::new(1.0, 9.0, 0).map(drop), "smoothness");
+    is_param(generate::Triangular::new(1.0, 1.0, 99).map(drop), "detail");
+    is_param(generate::MidpointDisplacement::new(-1).map(drop), "amplitude");
+    is_param(
+        generate::Spectral::new(4.0, 2.0, f64::NAN, 3, generate::Interpolation::Linear).map(drop),
+        "persistence",
+    );
+    is_param(generate::Voronoi::new(0, vec![1.0], generate::Metric::Squared, None).map(drop), "count");
+    is_param(generate::Voronoi::new(5, vec![], generate::Metric::Squared, None).map(drop), "coefficients");
+    is_param(generate::Fault::new(10, 1.0, f64::INFINITY, 0.0).map(drop), "final-displacement");
+    is_param(shape::Perturb::new(f64::NAN, 4.0, 2).map(drop), "magnitude");
+    is_param(shape::Island::new(-1.0, 0.5, 0.5).map(drop), "h0");
+    is_param(shape::Normalize::new(1.0, 0.0).map(drop), "max");
+    is_param(shape::Terrace::new(0, 0.5).map(drop), "levels");
+}
+
+#[test]
+fn cancelled_progress_stops_long_generators() {
+    let p = Progress::new();
+    p.cancel();
+    let f = generate::Fault::new(10, 1.0, 0.1, 0.0).unwrap();
+    assert!(matches!(f.generate(20, 20, 1, &p), Err(Error::Cancelled)));
+    let c = generate::Circles::new(10, 0.1, 0.2, generate::HillProfile::Smooth).unwrap();
+    assert!(matches!(c.generate(20, 20, 1, &p), Err(Error::Cancelled)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    #[test]
+    fn generators_are_deterministic_finite_and_sized(w in 1usize..40, h in 1usize..40, seed in any::<u64>()) {
+        for s in generate::steps() {
+            let a = run_default(s.name, w, h, seed);
+            let b = run_default(s.name, w, h, seed);
+            prop_assert_eq!((a.width(), a.height()), (w, h));
+            prop_assert!(a.as_slice().iter().all(|v| v.is_finite()));
+            prop_assert_eq!(bits(&a), bits(&b));
+        }
+    }
+
+    #[test]
+    fn spectral_params_keep_the_bound(p in 0.0f64..1.0, passes in 1u32..8, f in 2.0f64..20.0, seed in any::<u64>()) {
+        let s = generate::Spectral::new(f, 2.0, p, passes, generate::Interpolation::Smooth).unwrap();
+        let map = gen_map(&s, 23, 17, seed);
+        let bound: f64 = (0..passes).map(|i| p.powi(i as i32)).sum();
+        prop_assert!(map.as_slice().iter().all(|v| (v.abs() as f64) <= bound + 1e-6));
+    }
+}
