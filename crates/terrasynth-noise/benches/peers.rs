@@ -14,7 +14,9 @@
 //! Each is timed single-threaded and with all threads. Peers without a parallel API are run with
 //! rayon over rows (one row per task, the same split terrasynth uses); simdnoise is run per band
 //! of rows through its offset builder. The table reports the median of `runs` timings (default 5)
-//! in Msamples/s and the ratio to the fastest peer of the row.
+//! in Msamples/s and the ratio to the fastest peer of the row. Single-threaded timings are the
+//! CPU time of the one worker thread (robust to other processes on a shared machine); parallel
+//! timings are wall time. `TERRASYNTH_BENCH_PEERS=0` times terrasynth alone (quick checks).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -236,14 +238,29 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 /// Median wall time of `runs` fills, in seconds (after one warm-up fill).
+/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/schedstat`, ns
+/// resolution), or `None` where unavailable.
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
+}
+
+/// Median time of `runs` fills in seconds (after one warm-up fill). Single-threaded runs are
+/// timed in CPU time of the (only) worker thread, so that other processes sharing the machine
+/// do not count; parallel runs in wall time.
 fn median_seconds(fill: &FillFn, out: &mut [f32], size: usize, parallel: bool, runs: usize) -> f64 {
     fill(out, size, parallel);
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
+            let cpu = if parallel { None } else { thread_cpu_seconds() };
             let t = Instant::now();
             fill(out, size, parallel);
             black_box(&out[..]);
-            t.elapsed().as_secs_f64()
+            match (cpu, thread_cpu_seconds()) {
+                (Some(a), Some(b)) => b - a,
+                _ => t.elapsed().as_secs_f64(),
+            }
         })
         .collect();
     times.sort_by(f64::total_cmp);
@@ -257,20 +274,32 @@ fn main() {
     let mut out = vec![0.0f32; size * size];
     let samples = (size * size) as f64;
 
-    println!("terrasynth bulk fill vs peers: {size}×{size} f32, median of {runs} runs, {threads} threads");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "terrasynth bulk fill ({}) vs peers: {size}×{size} f32, median of {runs} runs, {threads} \
+         threads; 1-thread rows timed in thread CPU time, all-thread rows in wall time; load \
+         average at start: {}",
+        Noise::bulk_simd_level(),
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
     println!();
     println!(
         "| workload | threads | terrasynth | noise 0.9 | fastnoise-lite 1.1 | libnoise 1.2 | bracket-noise 0.8 | simdnoise 3.1 | terrasynth / fastest peer |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for work in [Work::Perlin1, Work::PerlinFbm8, Work::SimplexFbm8] {
-        let peers: Vec<Option<FillFn>> = vec![
-            Some(noise_rs(work)),
-            Some(fastnoise_lite(work)),
-            Some(libnoise(work)),
-            Some(bracket_noise(work)),
-            simdnoise(work),
-        ];
+        let with_peers = std::env::var("TERRASYNTH_BENCH_PEERS").map_or(true, |v| v != "0");
+        let peers: Vec<Option<FillFn>> = if !with_peers {
+            vec![None, None, None, None, None]
+        } else {
+            vec![
+                Some(noise_rs(work)),
+                Some(fastnoise_lite(work)),
+                Some(libnoise(work)),
+                Some(bracket_noise(work)),
+                simdnoise(work),
+            ]
+        };
         let ours = terrasynth(work);
         let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
         for parallel in [false, true] {

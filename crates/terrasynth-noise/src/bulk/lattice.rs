@@ -72,10 +72,34 @@ pub(crate) struct LatticeOctave<'a> {
     pub to_lattice_x: Box<dyn Fn(f64) -> f64 + Send + Sync + 'a>,
     /// Sample-space y → lattice y (f64).
     pub to_lattice_y: Box<dyn Fn(f64) -> f64 + Send + Sync + 'a>,
-    /// Corner values of lattice point `(c, r)` (unwrapped indices; the function wraps).
-    pub corner: Box<dyn Fn(i64, i64) -> Corner + Send + Sync + 'a>,
+    /// Corner values of lattice points `(c, r)` for every `c` of a list of columns
+    /// (unwrapped indices; the function wraps), see [`corner_rows`].
+    pub corner_row: CornerRowFn<'a>,
     /// Interpolation weight.
     pub fade: Fade,
+}
+
+/// Fills `gx`, `gy`, `h` with the corner values of `(c, r)` for every `c` in `cols`.
+pub(crate) type CornerRowFn<'a> =
+    Box<dyn Fn(&[i64], i64, &mut Vec<f32>, &mut Vec<f32>, &mut Vec<f32>) + Send + Sync + 'a>;
+
+/// A [`CornerRowFn`] from the corner function of one lattice point (monomorphised loop, one
+/// dynamic call per lattice row).
+pub(crate) fn corner_rows<'a, F>(corner: F) -> CornerRowFn<'a>
+where
+    F: Fn(i64, i64) -> Corner + Send + Sync + 'a,
+{
+    Box::new(move |cols, r, gx, gy, h| {
+        gx.clear();
+        gy.clear();
+        h.clear();
+        for &c in cols {
+            let [x, y, v] = corner(c, r);
+            gx.push(x);
+            gy.push(y);
+            h.push(v);
+        }
+    })
 }
 
 /// Per-column data of one octave, computed once per fill.
@@ -154,15 +178,7 @@ pub(crate) struct CornerRow {
 
 impl CornerRow {
     fn compute(&mut self, octave: &LatticeOctave<'_>, cols: &[i64], r: i64) {
-        self.gx.clear();
-        self.gy.clear();
-        self.h.clear();
-        for &c in cols {
-            let [gx, gy, h] = (octave.corner)(c, r);
-            self.gx.push(gx);
-            self.gy.push(gy);
-            self.h.push(h);
-        }
+        (octave.corner_row)(cols, r, &mut self.gx, &mut self.gy, &mut self.h);
         self.row = Some(r);
     }
 }
@@ -179,7 +195,9 @@ pub(crate) struct RowState {
 }
 
 impl RowState {
-    /// Prepares `A` and `B` for the sample row at sample-space `y`.
+    /// Prepares `A` and `B` for the sample row at sample-space `y` (inlined, so its loop is
+    /// compiled for the caller's instruction set).
+    #[inline(always)]
     pub(crate) fn prepare(&mut self, octave: &LatticeOctave<'_>, plan: &ColumnPlan, y: f64) {
         let ly = (octave.to_lattice_y)(y);
         let yf = ly.floor();
@@ -204,13 +222,16 @@ impl RowState {
         self.b.resize(n + ROW_PAD, 0.0);
         let (lo, up) = (&self.lower, &self.upper);
         let fy1 = fy - 1.0;
-        for s in 0..n {
-            let a0 = lo.gx[s];
-            let a1 = up.gx[s];
-            let b0 = lo.gy[s] * fy + lo.h[s];
-            let b1 = up.gy[s] * fy1 + up.h[s];
-            self.a[s] = a0 + v * (a1 - a0);
-            self.b[s] = b0 + v * (b1 - b0);
+        // Zipped equal-length slices: no bounds checks, so the loop vectorises.
+        let gx = lo.gx.iter().zip(&up.gx);
+        let gy = lo.gy.iter().zip(&up.gy);
+        let h = lo.h.iter().zip(&up.h);
+        let ab = self.a[..n].iter_mut().zip(self.b[..n].iter_mut());
+        for ((((a, b), (&gx0, &gx1)), (&gy0, &gy1)), (&h0, &h1)) in ab.zip(gx).zip(gy).zip(h) {
+            let b0 = gy0 * fy + h0;
+            let b1 = gy1 * fy1 + h1;
+            *a = gx0 + v * (gx1 - gx0);
+            *b = b0 + v * (b1 - b0);
         }
     }
 }

@@ -34,7 +34,7 @@ use crate::fractal::{Acc, Combiner};
 use crate::spec::{FractalKind, NoiseKind};
 use crate::{Noise, NoiseError, NoiseFn, Region};
 
-use lattice::{ColumnPlan, Corner, Fade, LANES, LatticeOctave, RowState};
+use lattice::{ColumnPlan, Fade, LANES, LatticeOctave, RowState, corner_rows};
 
 /// Rows per rayon task.
 pub const BAND_ROWS: usize = 16;
@@ -162,24 +162,54 @@ fn check_region(region: &Region, len: usize) -> Result<(), NoiseError> {
     Ok(())
 }
 
-/// Runs `fill_band(first_row, band)` over bands of [`BAND_ROWS`] rows in parallel and reduces
-/// the per-band `(min, max)`.
+/// Runs `fill_band(first_row, band) -> (min, max)` over bands of [`BAND_ROWS`] rows in
+/// parallel and reduces the per-band `(min, max)`.
 fn for_bands<F>(region: &Region, out: &mut [f32], fill_band: F) -> (f32, f32)
 where
-    F: Fn(usize, &mut [f32]) + Sync,
+    F: Fn(usize, &mut [f32]) -> (f32, f32) + Sync,
 {
     out.par_chunks_mut(region.width * BAND_ROWS)
         .enumerate()
-        .map(|(b, band)| {
-            fill_band(b * BAND_ROWS, band);
-            min_max(band)
-        })
+        .map(|(b, band)| fill_band(b * BAND_ROWS, band))
         .reduce(|| (f32::INFINITY, f32::NEG_INFINITY), |a, b| (a.0.min(b.0), a.1.max(b.1)))
 }
 
-/// `(min, max)` of a non-empty slice.
-fn min_max(values: &[f32]) -> (f32, f32) {
-    values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
+/// A running `(min, max)` kept in [`LANES`] independent lanes, so that updating it
+/// vectorises.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Extremes {
+    lo: [f32; LANES],
+    hi: [f32; LANES],
+}
+
+impl Extremes {
+    pub(crate) fn new() -> Self {
+        Self { lo: [f32::INFINITY; LANES], hi: [f32::NEG_INFINITY; LANES] }
+    }
+
+    /// Takes `values` into account.
+    #[inline(always)]
+    pub(crate) fn update(&mut self, values: &[f32]) {
+        let mut chunks = values.chunks_exact(LANES);
+        for c in &mut chunks {
+            for k in 0..LANES {
+                self.lo[k] = if c[k] < self.lo[k] { c[k] } else { self.lo[k] };
+                self.hi[k] = if c[k] > self.hi[k] { c[k] } else { self.hi[k] };
+            }
+        }
+        for (k, &v) in chunks.remainder().iter().enumerate() {
+            self.lo[k] = self.lo[k].min(v);
+            self.hi[k] = self.hi[k].max(v);
+        }
+    }
+
+    /// The `(min, max)` seen so far.
+    pub(crate) fn get(&self) -> (f32, f32) {
+        (
+            self.lo.iter().copied().fold(f32::INFINITY, f32::min),
+            self.hi.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        )
+    }
 }
 
 /// Sample-space x of column `i`.
@@ -203,6 +233,9 @@ fn fill_points(noise: &Noise, region: &Region, out: &mut [f32]) -> (f32, f32) {
                 *v = noise.get2(column_x(region, i), y) as f32;
             }
         }
+        let mut ext = Extremes::new();
+        ext.update(band);
+        ext.get()
     })
 }
 
@@ -291,11 +324,12 @@ impl RowCombiner {
         }
     }
 
-    /// Writes the normalised output of the running sums.
+    /// Writes the normalised output of the running sums and takes it into `ext`.
     #[inline(always)]
-    pub(crate) fn finish(&self, r: &[f32], out: &mut [f32]) {
+    pub(crate) fn finish(&self, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
         let k = self.inv_norm;
         out.iter_mut().zip(r).for_each(|(o, &r)| *o = r * k);
+        ext.update(out);
     }
 }
 
@@ -331,20 +365,20 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
     let period = o.period;
     let seed = noise.hash_seed();
     let perm = noise.permutation();
-    let corner: Box<dyn Fn(i64, i64) -> Corner + Send + Sync + 'a> = match noise.spec().kind {
-        NoiseKind::White | NoiseKind::Value => Box::new(move |c, r| {
+    let corner_row = match noise.spec().kind {
+        NoiseKind::White | NoiseKind::Value => corner_rows(move |c, r| {
             [0.0, 0.0, to_signed_unit(hash2(seed, wrap(c, period), wrap(r, period))) as f32]
         }),
         NoiseKind::PerlinAngle => {
-            let grads = noise.angle_gradients();
-            Box::new(move |c, r| {
+            let grads = noise.angle_gradients().map(|g| [g[0] as f32, g[1] as f32]);
+            corner_rows(move |c, r| {
                 let g = grads[(hash2(seed, wrap(c, period), wrap(r, period)) >> 24) as usize];
-                [g[0] as f32, g[1] as f32, 0.0]
+                [g[0], g[1], 0.0]
             })
         }
         NoiseKind::PerlinTable => {
             let table = tutorial_gradients();
-            Box::new(move |c, r| {
+            corner_rows(move |c, r| {
                 let ii = (wrap(c, period) & 255) as usize;
                 let jj = (wrap(r, period) & 255) as usize;
                 let g = table[usize::from(perm[ii + usize::from(perm[jj])]) % 8];
@@ -352,13 +386,14 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
             })
         }
         _ => {
-            // Improved Perlin, z = 0 slice: hash perm[perm[perm[X] + Y] + 0].
+            // Improved Perlin, z = 0 slice: hash perm[perm[perm[X] + Y] + 0], gradient by hash.
             let z0 = (wrap(0, period) & 255) as usize;
-            Box::new(move |c, r| {
+            let by_hash: [[f32; 2]; 256] = std::array::from_fn(|h| improved_gradient(h as u8));
+            corner_rows(move |c, r| {
                 let x = (wrap(c, period) & 255) as usize;
                 let y = (wrap(r, period) & 255) as usize;
                 let a = usize::from(perm[x]) + y;
-                let g = improved_gradient(perm[usize::from(perm[a]) + z0]);
+                let g = by_hash[usize::from(perm[usize::from(perm[a]) + z0])];
                 [g[0], g[1], 0.0]
             })
         }
@@ -371,7 +406,7 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
     LatticeOctave {
         to_lattice_x: Box::new(move |x| noise.lattice2(x, 0.0)[0] * o.scale + o.offset[0]),
         to_lattice_y: Box::new(move |y| noise.lattice2(0.0, y)[1] * o.scale + o.offset[1]),
-        corner,
+        corner_row,
         fade,
     }
 }
@@ -396,7 +431,7 @@ struct LatticeJob<'a> {
 impl LatticeJob<'_> {
     /// One output row at sample-space `y`: every octave through `kernel`, then the fractal.
     #[inline(always)]
-    fn row<K>(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], kernel: K)
+    fn row<K>(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes, kernel: K)
     where
         K: Fn(&ColumnPlan, &RowState, &mut [f32]),
     {
@@ -407,19 +442,19 @@ impl LatticeJob<'_> {
             kernel(plan, st, &mut sc.n);
             self.combiner.add(i, self.weights[i], &sc.n, &mut sc.r, &mut sc.s);
         }
-        self.combiner.finish(&sc.r[..self.width], out);
+        self.combiner.finish(&sc.r[..self.width], out, ext);
     }
 
-    fn row_scalar(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32]) {
-        self.row(sc, y, out, |plan, st, n| lattice::row_scalar(plan, st, 0..n.len(), n));
+    fn row_scalar(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes) {
+        self.row(sc, y, out, ext, |plan, st, n| lattice::row_scalar(plan, st, 0..n.len(), n));
     }
 
     /// # Safety
     /// The CPU must support AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn row_avx2(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32]) {
-        self.row(sc, y, out, |plan, st, n| {
+    unsafe fn row_avx2(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes) {
+        self.row(sc, y, out, ext, |plan, st, n| {
             // SAFETY: the caller checked AVX2 and FMA; `n` covers the whole padded row.
             unsafe { lattice::row_avx2(plan, st, 0..n.len(), n) }
         });
@@ -447,14 +482,16 @@ fn fill_lattice(noise: &Noise, region: &Region, out: &mut [f32], level: SimdLeve
             r: vec![0.0; padded],
             s: vec![0.0; padded],
         };
+        let mut ext = Extremes::new();
         for (k, row) in band.chunks_mut(region.width).enumerate() {
             let y = row_y(region, first_row + k);
             match level {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `level` was checked against the CPU (`SimdLevel::supported`).
-                SimdLevel::Avx2Fma => unsafe { job.row_avx2(&mut sc, y, row) },
-                _ => job.row_scalar(&mut sc, y, row),
+                SimdLevel::Avx2Fma => unsafe { job.row_avx2(&mut sc, y, row, &mut ext) },
+                _ => job.row_scalar(&mut sc, y, row, &mut ext),
             }
         }
+        ext.get()
     })
 }

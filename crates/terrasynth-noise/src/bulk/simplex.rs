@@ -10,8 +10,9 @@
 //!    that can be within the kernel radius, `(0, 0)`, `(1, 1)` and `(1, 0)` if `fx > fy` else
 //!    `(0, 1)` (the fourth lies across the cell diagonal, at distance² ≥ ½, and contributes
 //!    0);
-//! 3. per corner: `hash2` in i32 lanes (`mullo`), gradient index `((h >> 8)·24) >> 24`, the
-//!    gradient fetched from the 24-entry table with three `vpermps` and two blends,
+//! 3. per corner: `hash2` in i32 lanes (`mullo`, wrapping adds), gradient index `((h >> 8)·24) >> 24`, the
+//!    gradient `k = 6q + m` as gradient `m` (one `vpermps` per component) turned by `q·90°`
+//!    (a swap and a sign flip of `d`; `q` = the top 2 bits of the hash),
 //!    contribution `max(½ − |d|², 0)⁴·(g·d)`;
 //! 4. the sum times `NORM_2D`.
 //!
@@ -19,7 +20,7 @@
 //! as in the point path). The scalar fallback calls the point kernel itself on the same
 //! lattice coordinates.
 
-use super::{LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
+use super::{Extremes, LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
 use crate::simplex::{F2, G2, NORM_2D, RADIUS2_2D, gradients_2d};
 use crate::{Noise, Region};
 
@@ -63,6 +64,7 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
         let mut n = vec![0.0f32; padded];
         let mut r = vec![0.0f32; padded];
         let mut s = vec![0.0f32; padded];
+        let mut ext = Extremes::new();
         for (k, row) in band.chunks_mut(region.width).enumerate() {
             let py = row_y(region, first_row + k);
             for (i, (o, cols)) in octaves.iter().zip(&columns).enumerate() {
@@ -89,8 +91,14 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
                     _ => combiner.add(i, weights[i], &n, &mut r, &mut s),
                 }
             }
-            combiner.finish(&r[..region.width], row);
+            match level {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `level` was checked against the CPU.
+                SimdLevel::Avx2Fma => unsafe { finish_avx2(&combiner, &r, row, &mut ext) },
+                _ => combiner.finish(&r[..region.width], row, &mut ext),
+            }
         }
+        ext.get()
     })
 }
 
@@ -104,18 +112,29 @@ unsafe fn add_avx2(c: &RowCombiner, i: usize, w: f32, n: &[f32], r: &mut [f32], 
     c.add(i, w, n, r, s);
 }
 
-/// The 24 gradients as three vectors of 8 per component, for `vpermps` lookups.
+/// [`RowCombiner::finish`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn finish_avx2(c: &RowCombiner, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
+    c.finish(&r[..out.len()], out, ext);
+}
+
+/// The first 6 of the 24 gradients (one quadrant), for `vpermps` lookups: gradient
+/// `k = 6q + m` is gradient `m` turned by `q·90°`, because the angles are `(k + ½)·15°`.
 struct GradTables {
-    gx: [[f32; 8]; 3],
-    gy: [[f32; 8]; 3],
+    cos: [f32; 8],
+    sin: [f32; 8],
 }
 
 impl GradTables {
     fn new(grads: &[[f64; 2]; 24]) -> Self {
-        let mut t = GradTables { gx: [[0.0; 8]; 3], gy: [[0.0; 8]; 3] };
-        for (k, g) in grads.iter().enumerate() {
-            t.gx[k / 8][k % 8] = g[0] as f32;
-            t.gy[k / 8][k % 8] = g[1] as f32;
+        let mut t = GradTables { cos: [0.0; 8], sin: [0.0; 8] };
+        for m in 0..6 {
+            t.cos[m] = grads[m][0] as f32;
+            t.sin[m] = grads[m][1] as f32;
         }
         t
     }
@@ -134,8 +153,9 @@ unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32
     // SAFETY: every pointer access stays within `xs`/`out` (whole vectors of LANES) or the
     // fixed-size gradient tables.
     unsafe {
-        let gx = [0, 1, 2].map(|k| _mm256_loadu_ps(t.gx[k].as_ptr()));
-        let gy = [0, 1, 2].map(|k| _mm256_loadu_ps(t.gy[k].as_ptr()));
+        let cos = _mm256_loadu_ps(t.cos.as_ptr());
+        let sin = _mm256_loadu_ps(t.sin.as_ptr());
+        let sign_bit = _mm256_set1_epi32(i32::MIN);
         let yv = _mm256_set1_pd(y);
         let f2 = _mm256_set1_pd(F2);
         let g2 = _mm256_set1_ps(G2 as f32);
@@ -148,32 +168,36 @@ unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32
         let seedv = _mm256_set1_epi32(seed as i32);
         let m1 = _mm256_set1_epi32(0x85EB_CA6Bu32 as i32);
         let m2 = _mm256_set1_epi32(0xC2B2_AE35u32 as i32);
-        let n24 = _mm256_set1_epi32(24);
-        let seven = _mm256_set1_epi32(7);
-        let fifteen = _mm256_set1_epi32(15);
         let norm = _mm256_set1_ps(NORM_2D as f32);
 
         // Hash → gradient index → (gx·dx + gy·dy), for one corner.
         let corner = |hx: __m256i, hy: __m256i, dx: __m256, dy: __m256| -> __m256 {
-            let mut h = _mm256_xor_si256(seedv, _mm256_xor_si256(hx, hy));
+            let mut h = _mm256_xor_si256(seedv, _mm256_add_epi32(hx, hy));
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
             h = _mm256_mullo_epi32(h, m1);
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
             h = _mm256_mullo_epi32(h, m2);
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
-            let idx = _mm256_srli_epi32::<24>(_mm256_mullo_epi32(_mm256_srli_epi32::<8>(h), n24));
-            let hi1 = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));
-            let hi2 = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, fifteen));
-            let pick = |tab: &[__m256; 3]| {
-                let a = _mm256_permutevar8x32_ps(tab[0], idx);
-                let b = _mm256_permutevar8x32_ps(tab[1], idx);
-                let c = _mm256_permutevar8x32_ps(tab[2], idx);
-                _mm256_blendv_ps(_mm256_blendv_ps(a, b, hi1), c, hi2)
-            };
+            // ((h >> 8)·24) >> 24 with 24·v = 16·v + 8·v (no multiply).
+            let v = _mm256_srli_epi32::<8>(h);
+            let v24 = _mm256_add_epi32(_mm256_slli_epi32::<4>(v), _mm256_slli_epi32::<3>(v));
+            let idx = _mm256_srli_epi32::<24>(v24);
+            // idx = 6q + m with q = idx / 6 = h >> 30 (the top 2 bits: ⌊⌊24v/2^24⌋/6⌋ =
+            // ⌊4v/2^24⌋); g_idx = R(q·90°)·g_m, so g·d = g_m·R(−q·90°)·d: swap to (dy, −dx)
+            // when q is odd, negate when q ≥ 2 (bit 31 of h).
+            let q = _mm256_srli_epi32::<30>(h);
+            let m =
+                _mm256_sub_epi32(idx, _mm256_add_epi32(_mm256_slli_epi32::<2>(q), _mm256_slli_epi32::<1>(q)));
+            let swap = _mm256_castsi256_ps(_mm256_slli_epi32::<31>(q));
+            let u = _mm256_blendv_ps(dx, dy, swap);
+            let w = _mm256_blendv_ps(dy, _mm256_xor_ps(dx, _mm256_castsi256_ps(sign_bit)), swap);
+            let c = _mm256_permutevar8x32_ps(cos, m);
+            let s = _mm256_permutevar8x32_ps(sin, m);
+            let dot = _mm256_fmadd_ps(c, u, _mm256_mul_ps(s, w));
+            let dot = _mm256_xor_ps(dot, _mm256_castsi256_ps(_mm256_and_si256(h, sign_bit)));
             let a = _mm256_fnmadd_ps(dy, dy, _mm256_fnmadd_ps(dx, dx, radius2));
             let a = _mm256_max_ps(a, zero);
             let a2 = _mm256_mul_ps(a, a);
-            let dot = _mm256_fmadd_ps(pick(&gx), dx, _mm256_mul_ps(pick(&gy), dy));
             _mm256_mul_ps(_mm256_mul_ps(a2, a2), dot)
         };
 
