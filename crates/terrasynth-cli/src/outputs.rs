@@ -4,19 +4,27 @@
 //! Height files: `height.png` and `height.r16` map the map's own min..max to 0..65535;
 //! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
 //! `--engine unity` adds `height.raw` (south row first). report.json has the metres range.
+//! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
+//! map's cell size), coloured by the recipe palette with the terrain's sea level.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use terrasynth::analyze::Metrics;
+use terrasynth::io::tiff::GeoTiffOptions;
 use terrasynth::recipe::RunOutput;
 use terrasynth::recipe::engine::{Engine, EngineImport};
 use terrasynth::recipe::{Recipe, registry};
+use terrasynth::render::{HillshadeOptions, Mesh, MeshOptions, hillshade, shade};
 use terrasynth::{Heightmap, io};
 
 use crate::generate::Plan;
 
-/// Checks the output settings of a recipe that the library's validation does not know about.
-pub fn check_recipe_outputs(_recipe: &Recipe) -> anyhow::Result<()> {
+/// Checks the output settings of a recipe that the library's validation does not cover.
+pub fn check_recipe_outputs(recipe: &Recipe) -> anyhow::Result<()> {
+    // The palette is validated by `Pipeline::new`; the mesh needs at least 2 cells a side,
+    // which the recipe's size rule already guarantees.
+    let _ = recipe;
     Ok(())
 }
 
@@ -26,15 +34,22 @@ pub struct Rendered {
     pub lo: f32,
     /// See `lo`.
     pub hi: f32,
-    /// Heights in metres (for EXR/TIFF).
+    /// Heights in metres (for EXR/TIFF and the hillshade).
     pub metres: Heightmap,
     /// Engine import settings.
     pub engine: Option<EngineImport>,
+    /// `color.png`, `hillshade.png`, `shaded.png` pixels (RGB, grey, RGB), if images are on.
+    pub images: Option<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    /// The mesh, if glb or obj is on.
+    pub mesh: Option<Mesh>,
+    /// Metrics of the final heights.
+    pub metrics: Metrics,
 }
 
 /// Computes the in-memory outputs (no file touched).
 pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
     let recipe = plan.pipeline.recipe();
+    let ex = &recipe.exports;
     let h = &run.terrain.height;
     let (lo, mut hi) = h.min_max().ok_or_else(|| anyhow::anyhow!("empty terrain"))?;
     if !(lo.is_finite() && hi.is_finite()) {
@@ -44,12 +59,30 @@ pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
         // A flat map still exports: give the 16-bit range a nonzero width.
         hi = lo + 1.0;
     }
-    let scale = recipe.exports.height_scale;
+    let scale = ex.height_scale;
     let metres = h.map(|&v| (v as f64 * scale) as f32);
+    let sea_m = Some((run.terrain.sea_level as f64 * scale) as f32);
     let engine = plan
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
-    Ok(Rendered { lo, hi, metres, engine })
+    let palette = recipe.palette.resolve()?;
+    let images = if ex.images {
+        let shade_opts = HillshadeOptions::default();
+        let color = palette.colorize(&metres, sea_m);
+        let hs = hillshade(&metres, &shade_opts, sea_m)?;
+        let grey: Vec<u8> = hs.iter().map(|&v| (v.clamp(0.0, 1.0) * 255.0).round() as u8).collect();
+        let shaded = shade(&color, &hs, &shade_opts)?;
+        Some((color, grey, shaded))
+    } else {
+        None
+    };
+    let mesh = if ex.glb || ex.obj {
+        let opts = MeshOptions { height_scale: 1.0, lod: ex.lod, colors: Some(palette), sea_level: sea_m };
+        Some(Mesh::from_heightmap(&metres, opts)?)
+    } else {
+        None
+    };
+    Ok(Rendered { lo, hi, metres, engine, images, mesh, metrics: Metrics::compute(h) })
 }
 
 /// The map with its rows in reverse order (south row first).
@@ -81,6 +114,33 @@ pub fn write(plan: &Plan, run: &RunOutput, r: &Rendered) -> anyhow::Result<Vec<S
     if ex.exr {
         io::exr::write(out("height.exr"), &r.metres)?;
         done("height.exr");
+    }
+    if ex.tiff {
+        io::tiff::write_geotiff(out("height.tif"), &r.metres, &GeoTiffOptions::default())?;
+        done("height.tif");
+    }
+    if let Some((color, grey, shaded)) = &r.images {
+        let (w, hgt) = (h.width(), h.height());
+        io::png::write_rgb8(out("color.png"), w, hgt, color)?;
+        done("color.png");
+        io::png::write_gray8(out("hillshade.png"), w, hgt, grey)?;
+        done("hillshade.png");
+        io::png::write_rgb8(out("shaded.png"), w, hgt, shaded)?;
+        done("shaded.png");
+    }
+    if let Some(mesh) = &r.mesh {
+        if ex.glb {
+            io::gltf::write_glb(out("mesh.glb"), mesh)?;
+            done("mesh.glb");
+        }
+        if ex.obj {
+            let texture = ex.images.then_some("color.png");
+            io::obj::write_obj(out("mesh.obj"), mesh, texture)?;
+            done("mesh.obj");
+            if texture.is_some() {
+                done("mesh.mtl");
+            }
+        }
     }
     let report = report_json(plan, run, r, &files);
     write_json(&out("report.json"), &report)?;
@@ -122,6 +182,7 @@ pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String])
         },
         "engine": r.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
         "files": files,
+        "metrics": serde_json::to_value(r.metrics).unwrap_or(Value::Null),
         "timings": timings,
         "run": {
             "threads": plan.threads,

@@ -135,10 +135,14 @@ height = 33
 cell-size = 2.5
 seed = 123
 sea-level = 0.25
-palette = [
+
+[palette]
+stops = [
     { at = 0.0, color = [0, 0, 128] },
     { at = 1.0, color = [255, 255, 255] },
 ]
+smooth = false
+sea-at = 0.3
 
 [exports]
 height-scale = 300.0

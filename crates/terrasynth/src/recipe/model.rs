@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::recipe::params::ParamValue;
+use crate::render::palette::{Palette, Stop};
 use crate::{Error, Result};
 
 /// Largest width or height a recipe may ask for, in cells. Engines stop at 8129 (Unreal) or
@@ -149,14 +150,16 @@ impl From<Vec<f64>> for ParamValue {
     }
 }
 
-/// A colour palette: the name of a built-in palette, or stops from low to high.
+/// A colour palette: the name of a built-in palette (see
+/// [`crate::render::Palette::NAMES`]: `classic`, `classic-bands`, `mdp`, `simple`,
+/// `grayscale`), or a custom table `{ stops = [...], smooth = true, sea-at = 0.15 }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PaletteSpec {
-    /// A built-in palette by name (see `terrasynth steps`/docs/RECIPES.md).
+    /// A built-in palette by name.
     Named(String),
-    /// Custom stops, sorted by `at`.
-    Stops(Vec<PaletteStop>),
+    /// A custom palette.
+    Custom(CustomPalette),
 }
 
 impl std::default::Default for PaletteSpec {
@@ -165,14 +168,51 @@ impl std::default::Default for PaletteSpec {
     }
 }
 
-/// Name of the default palette.
-pub const DEFAULT_PALETTE: &str = "terrain";
+impl PaletteSpec {
+    /// The render palette this names or describes; errors name the palette and the choices.
+    pub fn resolve(&self) -> Result<Palette> {
+        match self {
+            PaletteSpec::Named(name) => Palette::named(name),
+            PaletteSpec::Custom(c) => {
+                let p = Palette {
+                    stops: c.stops.iter().map(|s| Stop { at: s.at as f32, color: s.color }).collect(),
+                    smooth: c.smooth,
+                    sea_at: c.sea_at as f32,
+                };
+                p.validate()?;
+                Ok(p)
+            }
+        }
+    }
+}
 
-/// One palette stop: a colour at a normalised height.
+/// Name of the default palette (seed 004 §7 classes with smooth gradients).
+pub const DEFAULT_PALETTE: &str = "classic";
+
+/// A custom palette in a recipe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CustomPalette {
+    /// Stops sorted by `at`.
+    pub stops: Vec<PaletteStop>,
+    /// Linear gradients between stops (true, default) or hard classes (false).
+    #[serde(default = "yes")]
+    pub smooth: bool,
+    /// Height fraction in [0, 1] where the sea level lands (default 0.15).
+    #[serde(default = "default_sea_at")]
+    pub sea_at: f64,
+}
+
+fn default_sea_at() -> f64 {
+    0.15
+}
+
+/// One palette stop: a colour at a height fraction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaletteStop {
-    /// Normalised height in [0, 1] (0 = lowest cell, 1 = highest).
+    /// Height fraction in [0, 1] (see [`crate::render::palette`] for how heights and the sea
+    /// level map to fractions).
     pub at: f64,
     /// sRGB colour, 0–255 per channel.
     pub color: [u8; 3],
@@ -186,7 +226,7 @@ pub struct Exports {
     /// (range (0, 100000]; default [`DEFAULT_HEIGHT_SCALE_M`]).
     #[serde(default = "default_height_scale")]
     pub height_scale: f64,
-    /// Mesh level of detail: the mesh keeps every 2^lod-th vertex (0..=6; default 0).
+    /// Mesh level of detail: the mesh keeps every 2^lod-th vertex (0..=[`MAX_LOD`]; default 0).
     #[serde(default)]
     pub lod: u32,
     /// `height.png`, 16-bit grey (default true).
@@ -228,8 +268,8 @@ impl std::default::Default for Exports {
     }
 }
 
-/// Largest mesh LOD (every 64th vertex).
-pub const MAX_LOD: u32 = 6;
+/// Largest mesh LOD (every 2^16th vertex), as in [`crate::render::mesh::MAX_LOD`].
+pub const MAX_LOD: u32 = crate::render::mesh::MAX_LOD;
 
 /// Line and column (1-based) of byte offset `pos` in `text`.
 fn line_col(text: &str, pos: usize) -> (usize, usize) {
@@ -341,18 +381,8 @@ impl Recipe {
         if e.lod > MAX_LOD {
             bad("exports.lod", e.lod.to_string(), &format!("an integer in 0..={MAX_LOD}"));
         }
-        if let PaletteSpec::Stops(stops) = &self.palette {
-            if stops.len() < 2 {
-                bad("palette", format!("{} stops", stops.len()), "at least 2 stops");
-            }
-            for (i, s) in stops.iter().enumerate() {
-                if !(s.at.is_finite() && (0.0..=1.0).contains(&s.at)) {
-                    bad(&format!("palette[{i}].at"), s.at.to_string(), "a number in [0, 1]");
-                }
-            }
-            if stops.windows(2).any(|w| w[1].at < w[0].at) {
-                bad("palette", "unsorted stops".into(), "stops sorted by increasing `at`");
-            }
+        if let Err(e) = self.palette.resolve() {
+            problems.push(format!("invalid `palette`: {e}"));
         }
         problems
     }

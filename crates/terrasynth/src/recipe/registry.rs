@@ -6,9 +6,10 @@ use crate::recipe::step::StepInfo;
 
 /// Every registered step, in stage order (generators first).
 pub fn registry() -> Vec<StepInfo> {
-    // Each stage contributes its entries; a stage whose `steps()` has not landed yet is simply
-    // absent here until it does.
-    Vec::new()
+    let mut all = Vec::new();
+    all.extend(crate::generate::steps());
+    all.extend(crate::io::steps());
+    all
 }
 
 #[cfg(test)]
