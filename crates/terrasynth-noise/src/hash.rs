@@ -1,8 +1,11 @@
 //! Lattice hashing shared by the hash-based kinds (white, value, perlin-angle, opensimplex2,
 //! worley): 32-bit, so the bulk path can evaluate it in SIMD lanes with `mullo_epi32`.
 //!
-//! `hash2(seed, i, j) = fmix32(seed ⊕ (i mod 2^32)·PRIME_X ⊕ (j mod 2^32)·PRIME_Y)`, with
-//! `fmix32` the MurmurHash3 finaliser (Appleby 2011). Lattice indices are `i64` (from
+//! `hash2(seed, i, j) = fmix32(seed ⊕ ((i mod 2^32)·PRIME_X + (j mod 2^32)·PRIME_Y))` (products
+//! and sum wrapping mod 2^32), with `fmix32` the MurmurHash3 finaliser (Appleby 2011). The two
+//! products are added, not xor-ed: with xor, odd multipliers make `(−i, −j)` collide with
+//! `(i, j)` for odd i, j (a point symmetry about the origin); with the sum, no two points of a
+//! 256×256 block collide. Lattice indices are `i64` (from
 //! `floor` in f64) truncated to 32 bits, so the hash repeats every 2^32 cells.
 
 /// Multiplier for the x lattice index (odd; the 32-bit golden ratio).
@@ -25,16 +28,17 @@ pub(crate) const fn fmix32(mut h: u32) -> u32 {
 /// Hash of lattice point `(i, j)` for `seed`.
 #[inline]
 pub(crate) const fn hash2(seed: u32, i: i64, j: i64) -> u32 {
-    fmix32(seed ^ (i as u32).wrapping_mul(PRIME_X) ^ (j as u32).wrapping_mul(PRIME_Y))
+    fmix32(seed ^ (i as u32).wrapping_mul(PRIME_X).wrapping_add((j as u32).wrapping_mul(PRIME_Y)))
 }
 
 /// Hash of lattice point `(i, j, k)` for `seed`.
 #[inline]
 pub(crate) const fn hash3(seed: u32, i: i64, j: i64, k: i64) -> u32 {
     fmix32(
-        seed ^ (i as u32).wrapping_mul(PRIME_X)
-            ^ (j as u32).wrapping_mul(PRIME_Y)
-            ^ (k as u32).wrapping_mul(PRIME_Z),
+        seed ^ (i as u32)
+            .wrapping_mul(PRIME_X)
+            .wrapping_add((j as u32).wrapping_mul(PRIME_Y))
+            .wrapping_add((k as u32).wrapping_mul(PRIME_Z)),
     )
 }
 
@@ -72,7 +76,8 @@ mod tests {
     #[test]
     fn lattice_hashes_are_uniform_and_distinct() {
         // 256×256 lattice points: 16 buckets of the top bits each get 1/16 ± 5 %, neighbours
-        // differ, and almost no two points collide.
+        // differ, and no two points collide (regression: xor-combined products made (−1, −1)
+        // and (1, 1) collide).
         let mut buckets = [0u32; 16];
         let mut all = Vec::new();
         for i in -128..128 {
@@ -89,7 +94,9 @@ mod tests {
         }
         all.sort_unstable();
         all.dedup();
-        assert!(all.len() > 65_536 - 5, "{} distinct", all.len());
+        assert_eq!(all.len(), 65_536);
+        assert_ne!(hash2(0, -1, -1), hash2(0, 1, 1));
+        assert_ne!(hash3(0, -1, -1, -1), hash3(0, 1, 1, 1));
         assert_eq!(fmix32(0), 0, "the MurmurHash3 finaliser fixes 0");
     }
 
