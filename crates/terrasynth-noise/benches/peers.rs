@@ -40,6 +40,14 @@ impl Work {
             Work::SimplexFbm8 => "Simplex fBm 8 oct, cell 256 px",
         }
     }
+    /// Name for `TERRASYNTH_BENCH_WORK`.
+    fn key(self) -> &'static str {
+        match self {
+            Work::Perlin1 => "perlin1",
+            Work::PerlinFbm8 => "perlin-fbm8",
+            Work::SimplexFbm8 => "simplex-fbm8",
+        }
+    }
     /// Noise frequency in cycles per pixel.
     fn frequency(self) -> f64 {
         match self {
@@ -287,7 +295,12 @@ fn main() {
         "| workload | threads | terrasynth | noise 0.9 | fastnoise-lite 1.1 | libnoise 1.2 | bracket-noise 0.8 | simdnoise 3.1 | terrasynth / fastest peer |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
+    // TERRASYNTH_BENCH_WORK=perlin1|perlin-fbm8|simplex-fbm8 runs one workload (profiling).
+    let only = std::env::var("TERRASYNTH_BENCH_WORK").ok();
     for work in [Work::Perlin1, Work::PerlinFbm8, Work::SimplexFbm8] {
+        if only.as_deref().is_some_and(|w| w != work.key()) {
+            continue;
+        }
         let with_peers = std::env::var("TERRASYNTH_BENCH_PEERS").map_or(true, |v| v != "0");
         let peers: Vec<Option<FillFn>> = if !with_peers {
             vec![None, None, None, None, None]

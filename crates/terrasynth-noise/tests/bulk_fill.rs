@@ -230,7 +230,7 @@ fn wrong_buffer_length_is_an_error() {
 fn empty_or_non_finite_region_is_an_error() {
     let noise = NoiseSpec::default().build().unwrap();
     let good = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: 7, height: 5 };
-    let mut out = vec![0.0; 35];
+    let mut out = [0.0; 35];
     for bad in
         [Region { x0: f64::NAN, ..good }, Region { dy: f64::INFINITY, ..good }, Region { width: 0, ..good }]
     {

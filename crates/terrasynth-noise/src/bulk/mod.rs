@@ -192,9 +192,9 @@ impl Extremes {
     pub(crate) fn update(&mut self, values: &[f32]) {
         let mut chunks = values.chunks_exact(LANES);
         for c in &mut chunks {
-            for k in 0..LANES {
-                self.lo[k] = if c[k] < self.lo[k] { c[k] } else { self.lo[k] };
-                self.hi[k] = if c[k] > self.hi[k] { c[k] } else { self.hi[k] };
+            for ((lo, hi), &v) in self.lo.iter_mut().zip(self.hi.iter_mut()).zip(c) {
+                *lo = if v < *lo { v } else { *lo };
+                *hi = if v > *hi { v } else { *hi };
             }
         }
         for (k, &v) in chunks.remainder().iter().enumerate() {

@@ -132,9 +132,9 @@ struct GradTables {
 impl GradTables {
     fn new(grads: &[[f64; 2]; 24]) -> Self {
         let mut t = GradTables { cos: [0.0; 8], sin: [0.0; 8] };
-        for m in 0..6 {
-            t.cos[m] = grads[m][0] as f32;
-            t.sin[m] = grads[m][1] as f32;
+        for ((c, s), g) in t.cos.iter_mut().zip(t.sin.iter_mut()).zip(&grads[..6]) {
+            *c = g[0] as f32;
+            *s = g[1] as f32;
         }
         t
     }
