@@ -16,17 +16,17 @@
 //!    above the cell that flooded it, so flats get a tiny gradient and every cell drains along
 //!    a strictly descending path to an outlet.
 //!
-//! Cost: O(n log n) for the cells that go through the binary heap, O(1) each for depression
-//! cells that go through the FIFO pit queue (the paper's "improved" variant). Ties in the heap
-//! are broken by cell index, so the output is fully deterministic.
+//! Cost: the paper's O(n log n) binary heap is replaced by a radix heap on the order-preserving
+//! bits of the f32 heights (amortised O(32) per cell, near O(1) in practice); depression cells
+//! go through the FIFO pit queue in O(1) each (the paper's "improved" variant). The pop order
+//! depends only on the input, so the output is fully deterministic.
 //!
 //! Epsilon caveat (RichDEM docs, `depression_filling.rst`): the imposed gradient is one ulp per
 //! cell of flood distance. For heights near 1.0 one ulp is 1.2e-7, so a flat 10 000 cells across
 //! rises by ~1e-3; for heights near 1000 one ulp is 6e-5. Lakes are therefore measured on the
 //! exact (epsilon-free) fill, never on the ε surface.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::{Error, Heightmap, Result};
 
@@ -42,10 +42,49 @@ pub(crate) fn ordered_bits(v: f32) -> u32 {
     if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
 }
 
-/// Heap entry: ordered height in the high 32 bits, cell index in the low 32 bits.
-#[inline]
-fn heap_key(z: f32, i: usize) -> Reverse<u64> {
-    Reverse(((ordered_bits(z) as u64) << 32) | i as u64)
+/// A monotone priority queue on 32-bit keys (a radix heap, Ahuja, Mehlhorn, Orlin & Tarjan
+/// 1990): valid because Priority-Flood never pushes a key below the last one popped. Entries
+/// are `key << 32 | cell`; bucket `b` holds keys whose highest bit differing from the last
+/// popped key is bit `b − 1` (bucket 0: equal keys, popped last-in first-out). Each entry moves
+/// down at most 32 buckets, and in practice one or two, so it beats a binary heap several times
+/// over on large DEMs. The pop order depends only on the pushes, so the fill is deterministic.
+struct RadixHeap {
+    last: u32,
+    buckets: [Vec<u64>; 33],
+    spare: Vec<u64>,
+}
+
+impl RadixHeap {
+    fn new() -> Self {
+        Self { last: 0, buckets: std::array::from_fn(|_| Vec::new()), spare: Vec::new() }
+    }
+
+    #[inline]
+    fn bucket(key: u32, last: u32) -> usize {
+        (32 - (key ^ last).leading_zeros()) as usize
+    }
+
+    #[inline]
+    fn push(&mut self, z: f32, cell: usize) {
+        let key = ordered_bits(z);
+        debug_assert!(key >= self.last, "radix heap keys must not go below the last pop");
+        self.buckets[Self::bucket(key, self.last)].push(((key as u64) << 32) | cell as u64);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        if self.buckets[0].is_empty() {
+            let b = (1..33).find(|&b| !self.buckets[b].is_empty())?;
+            let mut moving = std::mem::replace(&mut self.buckets[b], std::mem::take(&mut self.spare));
+            self.last = moving.iter().map(|&e| (e >> 32) as u32).min().expect("non-empty bucket");
+            for &e in &moving {
+                self.buckets[Self::bucket((e >> 32) as u32, self.last)].push(e);
+            }
+            moving.clear();
+            self.spare = moving;
+        }
+        self.buckets[0].pop().map(|e| (e & 0xFFFF_FFFF) as usize)
+    }
 }
 
 /// Rejects non-finite heights and grids too large for 32-bit cell indices.
@@ -121,7 +160,7 @@ impl DepressionFiller {
         let (w, h) = (dem.width(), dem.height());
         let n = w * h;
         let mut closed = vec![false; n];
-        let mut heap = BinaryHeap::with_capacity(2 * (w + h));
+        let mut heap = RadixHeap::new();
         let mut pit: VecDeque<u32> = VecDeque::new();
         {
             let z = dem.as_slice();
@@ -129,7 +168,7 @@ impl DepressionFiller {
                 let (x, y) = (i % w, i / w);
                 if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
                     *c = true;
-                    heap.push(heap_key(z[i], i));
+                    heap.push(z[i], i);
                 }
             }
         }
@@ -140,7 +179,7 @@ impl DepressionFiller {
             let c = match pit.pop_front() {
                 Some(c) => c as usize,
                 None => match heap.pop() {
-                    Some(Reverse(k)) => (k & 0xFFFF_FFFF) as usize,
+                    Some(c) => c,
                     None => break,
                 },
             };
@@ -166,7 +205,7 @@ impl DepressionFiller {
                     z[nb] = lim;
                     pit.push_back(nb as u32);
                 } else {
-                    heap.push(heap_key(z[nb], nb));
+                    heap.push(z[nb], nb);
                 }
             }
         }

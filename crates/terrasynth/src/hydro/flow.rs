@@ -44,6 +44,27 @@ pub(crate) fn steepest_lower(z: &[f32], w: usize, h: usize, x: usize, y: usize) 
     best
 }
 
+/// [`steepest_lower`] for an interior cell `i` (all 8 neighbours exist), with precomputed
+/// linear offsets: same choice, same tie-breaking.
+#[inline]
+fn steepest_interior(z: &[f32], i: usize, offsets: &[isize; 8]) -> Option<usize> {
+    let zc = z[i];
+    let mut best = None;
+    let mut best_s = 0.0f32;
+    for (k, &o) in offsets.iter().enumerate() {
+        let n = (i as isize + o) as usize;
+        let drop = zc - z[n];
+        if drop > 0.0 {
+            let s = if k % 2 == 1 { drop / SQRT2 } else { drop };
+            if s > best_s {
+                best_s = s;
+                best = Some(n);
+            }
+        }
+    }
+    best
+}
+
 /// D8 routing of a surface: one receiver per cell and a topological order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowField {
@@ -72,11 +93,12 @@ impl FlowRouter {
         let (w, h) = (surface.width(), surface.height());
         let z = surface.as_slice();
         let mut receivers = vec![0u32; w * h];
+        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
         receivers.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, r) in row.iter_mut().enumerate() {
                 let i = y * w + x;
                 let outlet = x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level;
-                *r = if outlet { i as u32 } else { steepest_lower(z, w, h, x, y).unwrap_or(i) as u32 };
+                *r = if outlet { i as u32 } else { steepest_interior(z, i, &offsets).unwrap_or(i) as u32 };
             }
         });
         let order = topological_order(&receivers);
@@ -299,5 +321,29 @@ impl DInfinity {
             acc[b as usize] += q * (1.0 - f as f64);
         }
         Grid::from_vec(self.width, self.height, self.cell_size, acc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interior_fast_path_matches_the_bounds_checked_reference() {
+        let (w, h) = (37usize, 29usize);
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
+        // Quantised heights so ties between neighbours are common.
+        let z: Vec<f32> = (0..w * h).map(|_| rng.below(6) as f32).collect();
+        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
+        for y in 1..h - 1 {
+            for x in 1..w - 1 {
+                let i = y * w + x;
+                assert_eq!(
+                    steepest_interior(&z, i, &offsets),
+                    steepest_lower(&z, w, h, x, y),
+                    "cell ({x}, {y})"
+                );
+            }
+        }
     }
 }
