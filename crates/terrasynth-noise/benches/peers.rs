@@ -342,4 +342,66 @@ fn main() {
     }
     println!();
     println!("Msamples/s (higher is better); `n/a`: the crate has no such noise.");
+    scaling(size, runs, only.as_deref());
+}
+
+/// CPU time of every thread of this process, in seconds (sum of
+/// `/proc/self/task/*/schedstat`).
+fn process_cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()))
+        .map(|ns| ns as f64 * 1e-9)
+        .sum()
+}
+
+/// terrasynth alone, 1 thread vs all threads, in wall time and in CPU time of all threads:
+/// on a machine shared with other jobs the wall-time speed-up is capped by the CPU share we
+/// get, while `CPU(1) / CPU(N)` shows whether the parallel split adds work.
+fn scaling(size: usize, runs: usize, only: Option<&str>) {
+    let threads = rayon::current_num_threads();
+    let samples = (size * size) as f64;
+    let mut out = vec![0.0f32; size * size];
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    println!();
+    println!(
+        "| terrasynth workload | 1 thread, wall | {threads} threads, wall | wall speed-up | CPU s, 1 thread | CPU s, {threads} threads | CPU(1)/CPU({threads}) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for work in [Work::Perlin1, Work::PerlinFbm8, Work::SimplexFbm8] {
+        if only.is_some_and(|w| w != work.key()) {
+            continue;
+        }
+        let fill = terrasynth(work);
+        // (median wall seconds, median CPU seconds of all threads)
+        let time = |out: &mut [f32]| {
+            fill(out, size, true);
+            let mut walls = Vec::new();
+            let mut cpus = Vec::new();
+            for _ in 0..runs {
+                let c = process_cpu_seconds();
+                let t = Instant::now();
+                fill(out, size, true);
+                walls.push(t.elapsed().as_secs_f64());
+                cpus.push(process_cpu_seconds() - c);
+            }
+            walls.sort_by(f64::total_cmp);
+            cpus.sort_by(f64::total_cmp);
+            (walls[runs / 2], cpus[runs / 2])
+        };
+        let (w1, c1) = one_thread.install(|| time(&mut out));
+        let (wn, cn) = time(&mut out);
+        println!(
+            "| {} | {:.1} Ms/s | {:.1} Ms/s | {:.2}× | {:.3} | {:.3} | {:.2} |",
+            work.label(),
+            samples / w1 / 1e6,
+            samples / wn / 1e6,
+            w1 / wn,
+            c1,
+            cn,
+            c1 / cn
+        );
+    }
 }
