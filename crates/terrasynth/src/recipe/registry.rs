@@ -8,6 +8,7 @@ use crate::recipe::step::StepInfo;
 pub fn registry() -> Vec<StepInfo> {
     let mut all = Vec::new();
     all.extend(crate::generate::steps());
+    all.extend(crate::shape::steps());
     all.extend(crate::io::steps());
     all
 }
