@@ -8,12 +8,15 @@ use std::collections::BTreeMap;
 use terrasynth::recipe::{ParamValue, Params, StepContext, StepInfo, Terrain};
 use terrasynth::{Heightmap, Progress, generate, shape};
 
+/// A chain of `(step name, parameter overrides)`.
+type Chain<'a> = &'a [(&'a str, &'a [(&'a str, ParamValue)])];
+
 fn find(name: &str) -> StepInfo {
     generate::steps().into_iter().chain(shape::steps()).find(|s| s.name == name).expect("known step")
 }
 
 /// Runs `(step name, overrides)` in order on a fresh terrain.
-fn run(size: (usize, usize), chain: &[(&str, &[(&str, ParamValue)])]) -> terrasynth::Result<Heightmap> {
+fn run(size: (usize, usize), chain: Chain<'_>) -> terrasynth::Result<Heightmap> {
     let mut t = Terrain::new(size.0, size.1, 1.0)?;
     for (i, (name, overrides)) in chain.iter().enumerate() {
         let info = find(name);
@@ -59,7 +62,7 @@ fn main() -> terrasynth::Result<()> {
         write(&out.join(format!("{}.png", info.name)), &map);
     }
     let list = |v: &[f64]| ParamValue::List(v.to_vec());
-    let shaped: &[(&str, &[(&str, &[(&str, ParamValue)])])] = &[
+    let shaped: &[(&str, Chain<'_>)] = &[
         ("island", &[("spectral", &[]), ("island", &[("h0", ParamValue::Number(2.0))])]),
         ("falloff", &[("diamond-square", &[]), ("falloff", &[])]),
         ("archipelago", &[("spectral", &[]), ("archipelago", &[])]),

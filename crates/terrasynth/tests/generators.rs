@@ -84,6 +84,7 @@ fn golden_checksums_of_every_generator() {
         ("fault", 0x47ac00b73071da25),
         ("circles", 0x67ba4efb1c4b393b),
         ("voronoi-ds", 0xaa39eac74b5fa22d),
+        ("noise", 0xcc7292c7bba21fc7),
     ];
     let mut got = Vec::new();
     for s in generate::steps() {
@@ -279,6 +280,48 @@ fn fault_and_circles_stay_within_their_sums() {
     assert!(map.as_slice().iter().all(|&v| (0.0..=20.0 * 0.2).contains(&v)));
     assert!(map.min_max().unwrap().1 > 0.0);
     assert!(generate::Circles::new(20, 0.3, 0.2, generate::HillProfile::Smooth).is_err());
+}
+
+#[test]
+fn noise_step_samples_the_spec_scaled_to_the_map() {
+    use terrasynth::noise::NoiseFn;
+    let p = params(
+        "noise",
+        &[("kind", ParamValue::Text("value".into())), ("fractal", ParamValue::Text("none".into()))],
+    )
+    .unwrap();
+    let g = generate::NoiseTerrain::from_params(&p).unwrap();
+    let map = gen_map(&g, 40, 24, 77);
+    let noise = g.noise(77).unwrap();
+    let s = 0.25 * 40.0;
+    for (x, y) in [(0, 0), (5, 3), (39, 23), (17, 11)] {
+        let want = noise.get2((x as f64 + 0.5) / s, (y as f64 + 0.5) / s);
+        assert!((map[(x, y)] as f64 - want).abs() < 1e-5, "({x}, {y})");
+    }
+}
+
+#[test]
+fn noise_step_seed_rule_and_inline_spec() {
+    let inline = |text: &str| vec![("noise", ParamValue::Text(text.into()))];
+    let run = |o: &[(&str, ParamValue)], seed| {
+        let mut t = Terrain::new(30, 20, 1.0).unwrap();
+        run_on(&mut t, "noise", o, seed).unwrap();
+        bits(&t.height)
+    };
+    // A seed in the spec wins over the step seed; without one, the step seed is used.
+    let fixed = inline("kind = \"opensimplex2\", fractal = \"ridged\", seed = 3");
+    assert_eq!(run(&fixed, 1), run(&fixed, 2));
+    let free = inline("kind = \"opensimplex2\", fractal = \"ridged\"");
+    assert_ne!(run(&free, 1), run(&free, 2));
+    assert_eq!(run(&[("seed", num(9.0))], 1), run(&[("seed", num(9.0))], 2));
+    // A bad inline spec is an InvalidParameter naming `noise`.
+    for bad in ["kind = \"nope\"", "octaves = 0", "frequency = nan", "not toml at all ="] {
+        let p = params("noise", &inline(bad)).unwrap();
+        match (info("noise").build)(&p) {
+            Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, "noise"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
 }
 
 // ---------------------------------------------------------------- shaping

@@ -102,7 +102,7 @@ pub(crate) struct Subdivision {
 /// row-major order from one SplitMix64 stream; then `disp *= decay`. Each cell is written once,
 /// so shared edges have one value (no context sensitivity).
 pub(crate) fn diamond_square_fill(buf: &mut [f64], side: usize, start: usize, sub: Subdivision, seed: u64) {
-    debug_assert!(start.is_power_of_two() && (side - 1) % start == 0 && buf.len() == side * side);
+    debug_assert!(start.is_power_of_two() && (side - 1).is_multiple_of(start) && buf.len() == side * side);
     let mut rng = SplitMix64::new(seed);
     let mut disp = sub.disp0;
     let mut step = start;
@@ -123,7 +123,7 @@ pub(crate) fn diamond_square_fill(buf: &mut [f64], side: usize, start: usize, su
         }
         // Square pass: edge midpoints (rows alternate between offsets h and 0).
         for y in (0..side).step_by(h) {
-            let x0 = if (y / h) % 2 == 0 { h } else { 0 };
+            let x0 = if (y / h).is_multiple_of(2) { h } else { 0 };
             for x in (x0..side).step_by(step) {
                 let v = if noisy {
                     let mut sum = 0.0;

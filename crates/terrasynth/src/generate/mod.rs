@@ -10,6 +10,7 @@
 //! | `fault` | [`Fault`] | seed 001 §1 (named); Shankel 2000 |
 //! | `circles` | [`Circles`] | seed 001 §1 (named); hill algorithm |
 //! | `voronoi-ds` | [`VoronoiDiamondSquare`] | seed 001 §2.2 |
+//! | `noise` | [`NoiseTerrain`] | terrasynth-noise (seeds 002–004) |
 //!
 //! Every generator is a plain value type with documented fields, a `PARAMS` list of
 //! [`ParamSpec`](crate::recipe::ParamSpec)s (the same ranges check both `new` and recipes), and
@@ -29,6 +30,7 @@ pub(crate) mod common;
 mod diamond_square;
 mod fault;
 mod mdp;
+mod noise;
 mod spectral;
 mod triangular;
 mod voronoi;
@@ -38,6 +40,7 @@ pub use circles::{Circles, HillProfile};
 pub use diamond_square::DiamondSquare;
 pub use fault::Fault;
 pub use mdp::MidpointDisplacement;
+pub use noise::NoiseTerrain;
 pub use spectral::{Interpolation, Spectral};
 pub use triangular::Triangular;
 pub use voronoi::{MAX_COEFFICIENTS, Metric, Voronoi, feature_points, region_map};
@@ -80,5 +83,6 @@ pub fn steps() -> Vec<StepInfo> {
         Fault::info(),
         Circles::info(),
         VoronoiDiamondSquare::info(),
+        NoiseTerrain::info(),
     ]
 }

@@ -280,7 +280,7 @@ impl Archipelago {
         check_number(Self::PARAMS, "count", count as f64)?;
         check_number(Self::PARAMS, "radius", radius)?;
         check_list(Self::PARAMS, "centres", &centres)?;
-        if centres.len() % 2 != 0 {
+        if !centres.len().is_multiple_of(2) {
             return Err(Error::param(
                 "centres",
                 format!("{centres:?}"),
