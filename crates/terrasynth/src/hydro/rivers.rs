@@ -98,8 +98,8 @@ pub fn extract_rivers(
             width: max_width * (a / a_max).sqrt() as f32,
         }
     };
-    for head in 0..w * h {
-        if !is_river(head) || has_river_donor[head] {
+    for (head, &fed) in has_river_donor.iter().enumerate() {
+        if !is_river(head) || fed {
             continue;
         }
         let mut river = River::default();

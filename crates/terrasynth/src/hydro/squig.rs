@@ -368,8 +368,8 @@ fn topological(graph: &[(P, P)]) -> Vec<P> {
     let mut nodes: Vec<P> = Vec::new();
     for &(a, b) in graph {
         for p in [a, b] {
-            if !indeg.contains_key(&p) {
-                indeg.insert(p, 0);
+            if let std::collections::hash_map::Entry::Vacant(e) = indeg.entry(p) {
+                e.insert(0);
                 nodes.push(p);
             }
         }
@@ -401,8 +401,8 @@ fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
     for &(a, b) in graph {
         next.insert(a, b);
         for p in [a, b] {
-            if !has_pred.contains_key(&p) {
-                has_pred.insert(p, false);
+            if let std::collections::hash_map::Entry::Vacant(e) = has_pred.entry(p) {
+                e.insert(false);
                 nodes.push(p);
             }
         }
