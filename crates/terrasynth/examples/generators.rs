@@ -58,7 +58,9 @@ fn main() -> terrasynth::Result<()> {
     std::fs::create_dir_all(&out).expect("create output dir");
     let size = (side, side);
     for info in generate::steps() {
+        let start = std::time::Instant::now();
         let map = run(size, &[(info.name, &[])])?;
+        println!("{:>16}: {:>8.1} ms at {side}x{side}", info.name, start.elapsed().as_secs_f64() * 1e3);
         write(&out.join(format!("{}.png", info.name)), &map);
     }
     let list = |v: &[f64]| ParamValue::List(v.to_vec());
@@ -78,6 +80,20 @@ fn main() -> terrasynth::Result<()> {
         ("terrace", &[("spectral", &[]), ("terrace", &[])]),
         ("blend", &[("diamond-square", &[]), ("blend", &[("weight", ParamValue::Number(1.0 / 3.0))])]),
         ("voronoi-c1", &[("voronoi", &[("coefficients", list(&[1.0]))])]),
+        ("noise-ridged", &[("noise", &[("fractal", ParamValue::Text("ridged".into()))])]),
+        (
+            "blend-worley",
+            &[
+                ("diamond-square", &[]),
+                (
+                    "blend",
+                    &[
+                        ("source", ParamValue::Text("noise".into())),
+                        ("noise", ParamValue::Text("kind = \"worley\"".into())),
+                    ],
+                ),
+            ],
+        ),
         ("rect-1000x600-ds", &[]),
     ];
     for (name, chain) in shaped {

@@ -324,6 +324,26 @@ fn noise_step_seed_rule_and_inline_spec() {
     }
 }
 
+#[test]
+fn blend_takes_an_inline_noise_source() {
+    let src = [("source", ParamValue::Text("noise".into())), ("weight", num(1.0))];
+    let with = |spec: &str| {
+        let mut o = src.to_vec();
+        o.push(("noise", ParamValue::Text(spec.into())));
+        o
+    };
+    let mut a = base(30, 20);
+    let mut b = a.clone();
+    run_on(&mut a, "blend", &with("kind = \"worley\""), 4).unwrap();
+    run_on(&mut b, "blend", &src, 4).unwrap();
+    assert_ne!(bits(&a.height), bits(&b.height), "the inline spec is used");
+    let p = params("blend", &with("octaves = 99")).unwrap();
+    match (info("blend").build)(&p) {
+        Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, "noise"),
+        other => panic!("{other:?}"),
+    }
+}
+
 // ---------------------------------------------------------------- shaping
 
 #[test]

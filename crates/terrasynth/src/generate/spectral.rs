@@ -162,20 +162,26 @@ impl Spectral {
         let smooth = self.interpolation == Interpolation::Smooth;
         let mut out = vec![0.0f64; width * height];
         out.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
+            // Lattice values of the two lattice rows around y, one per lattice column.
+            let (mut top, mut bottom) = (Vec::new(), Vec::new());
             for (i, &s) in spacings.iter().enumerate() {
                 let v = y as f64 / s;
                 let iy = v.floor();
                 let ty = if smooth { smoothstep(v - iy) } else { v - iy };
                 let iy = iy as i64;
+                let columns = ((width - 1) as f64 / s).floor() as i64 + 2;
+                top.clear();
+                bottom.clear();
+                top.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy)));
+                bottom.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy + 1)));
                 for (x, cell) in row.iter_mut().enumerate() {
                     let u = x as f64 / s;
                     let ix = u.floor();
                     let tx = if smooth { smoothstep(u - ix) } else { u - ix };
-                    let ix = ix as i64;
-                    let l = |dx, dy| lattice_value(seeds[i], ix + dx, iy + dy);
-                    let top = l(0, 0) + (l(1, 0) - l(0, 0)) * tx;
-                    let bottom = l(0, 1) + (l(1, 1) - l(0, 1)) * tx;
-                    *cell += amps[i] * (top + (bottom - top) * ty);
+                    let ix = ix as usize;
+                    let t = top[ix] + (top[ix + 1] - top[ix]) * tx;
+                    let b = bottom[ix] + (bottom[ix + 1] - bottom[ix]) * tx;
+                    *cell += amps[i] * (t + (b - t) * ty);
                 }
             }
         });
