@@ -81,7 +81,7 @@ fn golden_checksums_of_every_generator() {
         ("triangular", 0xedbd5c3af81cfabe),
         ("spectral", 0x150e67dd9db2d6a9),
         ("voronoi", 0xb63bad091d3c4776),
-        ("fault", 0x47ac00b73071da25),
+        ("fault", 0xe73faf7e41cadd47),
         ("circles", 0x67ba4efb1c4b393b),
         ("voronoi-ds", 0xaa39eac74b5fa22d),
         ("noise", 0xcc7292c7bba21fc7),

@@ -14,7 +14,7 @@ use crate::{Error, Heightmap, Progress, Result};
 /// *Game Programming Gems*, 2000) and common tutorials, with a soft transition of our own.
 ///
 /// For iteration `i = 0 … N−1`:
-/// 1. pick a random point `p` in the map and a random direction `θ`: the fault line;
+/// 1. pick a random point `p` in the map and a uniform random direction: the fault line;
 /// 2. the displacement shrinks linearly, `d_i = d_0 + (d_end − d_0) · i / max(N−1, 1)`;
 /// 3. each cell at signed distance `s` (cells) from the line gets `+ d_i/2 · t(s)`, where
 ///    `t = sign(s)` for a sharp fault or, with a transition width `w > 0`,
@@ -114,10 +114,19 @@ impl Generator for Fault {
             .map(|i| {
                 let px = rng.next_f64() * width as f64;
                 let py = rng.next_f64() * height as f64;
-                let theta = rng.next_f64() * std::f64::consts::TAU;
+                // A uniform direction without trigonometry (sin/cos may differ by an ulp between
+                // platforms' libm; sqrt is exact): rejection-sample the unit disc.
+                let (dx, dy) = loop {
+                    let (dx, dy) = (rng.next_f64() * 2.0 - 1.0, rng.next_f64() * 2.0 - 1.0);
+                    let r2 = dx * dx + dy * dy;
+                    if r2 > 1e-12 && r2 <= 1.0 {
+                        let r = r2.sqrt();
+                        break (dx / r, dy / r);
+                    }
+                };
                 let t = i as f64 / (n.max(2) - 1) as f64;
                 let d = self.displacement + (self.final_displacement - self.displacement) * t;
-                [px, py, -theta.sin(), theta.cos(), 0.5 * d]
+                [px, py, -dy, dx, 0.5 * d]
             })
             .collect();
         let w = self.transition * width.max(height) as f64;

@@ -142,12 +142,17 @@ impl Spectral {
         }
     }
 
+    /// Amplitude `p^i` of every pass, by repeated multiplication (exact same bits everywhere).
+    pub(crate) fn amplitudes(&self) -> Vec<f64> {
+        std::iter::successors(Some(1.0), |a| Some(a * self.persistence)).take(self.passes as usize).collect()
+    }
+
     /// Lattice spacing (in cells) of every pass for a map whose longer side is `long_side`.
     fn spacings(&self, long_side: usize) -> Vec<f64> {
         let span = (long_side.max(2) - 1) as f64;
         (0..self.passes)
             .map(|i| {
-                let f = (self.start_frequency * self.step.powi(i as i32)).round().clamp(2.0, span + 1.0);
+                let f = (self.start_frequency * mul_pow(self.step, i)).round().clamp(2.0, span + 1.0);
                 span / (f - 1.0)
             })
             .collect()
@@ -157,7 +162,7 @@ impl Spectral {
     /// `[−Σp^i, Σp^i]`).
     pub(crate) fn field(&self, width: usize, height: usize, seed: u64) -> Vec<f64> {
         let spacings = self.spacings(width.max(height));
-        let amps: Vec<f64> = (0..self.passes).map(|i| self.persistence.powi(i as i32)).collect();
+        let amps: Vec<f64> = self.amplitudes();
         let seeds: Vec<u64> = (0..self.passes as u64).map(|i| derive_seed(seed, i)).collect();
         let smooth = self.interpolation == Interpolation::Smooth;
         let mut out = vec![0.0f64; width * height];
@@ -187,6 +192,11 @@ impl Spectral {
         });
         out
     }
+}
+
+/// `x^n` by repeated multiplication.
+fn mul_pow(x: f64, n: u32) -> f64 {
+    (0..n).fold(1.0, |acc, _| acc * x)
 }
 
 impl Generator for Spectral {

@@ -12,7 +12,7 @@ use crate::{Heightmap, Result};
 
 /// A spectral field scaled to [−1, 1] (divided by `Σ p^i`).
 fn unit_field(spectral: &Spectral, width: usize, height: usize, seed: u64) -> Vec<f64> {
-    let norm: f64 = (0..spectral.passes).map(|i| spectral.persistence.powi(i as i32)).sum();
+    let norm: f64 = spectral.amplitudes().iter().sum();
     let mut f = spectral.field(width, height, seed);
     if norm > 0.0 {
         f.iter_mut().for_each(|v| *v /= norm);
