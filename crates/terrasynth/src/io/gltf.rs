@@ -33,7 +33,7 @@ pub fn srgb_to_linear(c: u8) -> f32 {
 fn check_mesh(mesh: &Mesh) -> Result<()> {
     let n = mesh.positions.len();
     let bad = |what: &str| Error::param("mesh", what.to_string(), "a consistent mesh");
-    if n == 0 || mesh.indices.is_empty() || mesh.indices.len() % 3 != 0 {
+    if n == 0 || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
         return Err(bad("no vertices, or an index count that is not a multiple of 3"));
     }
     if mesh.normals.len() != n || mesh.uvs.len() != n || !(mesh.colors.is_empty() || mesh.colors.len() == n) {
@@ -52,7 +52,7 @@ fn check_mesh(mesh: &Mesh) -> Result<()> {
 fn push_view(bin: &mut Vec<u8>, data: &[u8], target: u32) -> Value {
     let offset = bin.len();
     bin.extend_from_slice(data);
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len(), "target": target})
@@ -104,7 +104,7 @@ pub fn glb_bytes(mesh: &Mesh) -> Result<Vec<u8>> {
         "accessors": accessors,
     });
     let mut json_bytes = serde_json::to_vec(&doc).expect("JSON values always serialise");
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let total = 12 + 8 + json_bytes.len() + 8 + bin.len();

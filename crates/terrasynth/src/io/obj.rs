@@ -19,7 +19,9 @@ pub fn write_obj(path: impl AsRef<Path>, mesh: &Mesh, texture: Option<&str>) -> 
     if mesh.normals.len() != mesh.positions.len() || mesh.uvs.len() != mesh.positions.len() {
         return Err(Error::param("mesh", "attribute arrays of different lengths", "a consistent mesh"));
     }
-    if mesh.indices.len() % 3 != 0 || mesh.indices.iter().any(|&i| i as usize >= mesh.positions.len()) {
+    if !mesh.indices.len().is_multiple_of(3)
+        || mesh.indices.iter().any(|&i| i as usize >= mesh.positions.len())
+    {
         return Err(Error::param("mesh", "bad index list", "whole triangles indexing existing vertices"));
     }
     let mtl_name = path.with_extension("mtl");

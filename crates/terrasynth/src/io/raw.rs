@@ -33,7 +33,7 @@ pub fn read_r16(path: impl AsRef<Path>, width: usize, height: usize) -> Result<H
 /// does not match gives [`crate::Error::Format`] naming the expected and actual byte counts.
 pub fn decode_r16(bytes: &[u8], path: &Path, width: usize, height: usize) -> Result<Heightmap> {
     let actual = bytes.len();
-    if actual % 2 != 0 {
+    if !actual.is_multiple_of(2) {
         return Err(format_err(
             path,
             format!("R16 file has an odd byte count ({actual}); 2 bytes per cell expected"),
@@ -53,8 +53,8 @@ pub fn decode_r16(bytes: &[u8], path: &Path, width: usize, height: usize) -> Res
             }
             (n, n)
         }
-        (w, 0) if cells % w == 0 && cells > 0 => (w, cells / w),
-        (0, h) if cells % h == 0 && cells > 0 => (cells / h, h),
+        (w, 0) if cells.is_multiple_of(w) && cells > 0 => (w, cells / w),
+        (0, h) if cells.is_multiple_of(h) && cells > 0 => (cells / h, h),
         (w, 0) => {
             return Err(format_err(path, format!("{actual} bytes is not a whole number of {w}-cell rows")));
         }
