@@ -1,4 +1,4 @@
-//! Rendering: colour palettes ([`palette`]), hillshade and shaded relief ([`hillshade`]),
+//! Rendering: colour palettes ([`palette`]), hillshade and shaded relief ([`mod@hillshade`]),
 //! triangle meshes with level of detail ([`mesh`]). Output goes to files through [`crate::io`].
 
 pub mod hillshade;
