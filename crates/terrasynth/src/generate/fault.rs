@@ -141,12 +141,13 @@ impl Generator for Fault {
                 let mut h = 0.0f64;
                 for f in &faults {
                     let s = (xc - f[0]) * f[2] + (yc - f[1]) * f[3];
-                    let t = if w > 0.0 {
-                        2.0 * smoothstep(((s / w).clamp(-1.0, 1.0) + 1.0) * 0.5) - 1.0
-                    } else if s >= 0.0 {
+                    // Outside the ramp the smooth formula gives exactly ±1: skip it.
+                    let t = if s >= w {
                         1.0
-                    } else {
+                    } else if s <= -w {
                         -1.0
+                    } else {
+                        2.0 * smoothstep((s / w + 1.0) * 0.5) - 1.0
                     };
                     h += f[4] * t;
                 }

@@ -29,6 +29,11 @@ use crate::{Heightmap, Progress, Result};
 /// remaining levels are pure integer averaging, which shows as small flat steps: keep
 /// `amplitude ≥ 2^n` for a fully fractal map. Heights are the integers as `f32`; other sizes are
 /// the top-left window of the square.
+///
+/// Known look: an edge midpoint only sees the 2 ends of its edge, so the borders of the big
+/// early squares show as faint straight creases (visible in a hillshade). That is this form's
+/// classic artefact, kept for fidelity to seed 000; [`DiamondSquare`](super::DiamondSquare)
+/// averages 4 diamond neighbours and has none.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MidpointDisplacement {
     /// `alea_in`: corner range and first offset range, in integer height units (default 4096).

@@ -25,6 +25,9 @@ use crate::{Heightmap, Progress, Result};
 /// mean of the edge's two ends, which is exact linear interpolation over each coarser
 /// triangle. Other map sizes are the top-left window of the square. (The seed stores the
 /// single triangle as rows of length `i + 1`; the two-triangle square covers rectangles.)
+/// Because every triangle has the same orientation, fine detail has a slight grain along the
+/// "\\" diagonal (visible in a hillshade), the usual price of fixed-orientation triangle
+/// subdivision.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Triangular {
     /// Initial displacement factor, in height units (default 1).

@@ -25,6 +25,9 @@ use crate::{Error, Heightmap, Progress, Result};
 ///    fractal roughness at scales below `step`;
 /// 4. keep the top-left `width × height` window (any map size works).
 ///
+/// `step` is in cells, so the fractal part covers scales below `step` cells: on large maps raise
+/// it (e.g. 32 at 1025²) to keep the same look as at 257² with 8.
+///
 /// The Voronoi points are laid over the map itself, so with the same `point-seed` the cells
 /// match a `voronoi` or `voronoi-regions` step.
 #[derive(Clone, Debug, PartialEq)]
