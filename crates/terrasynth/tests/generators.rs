@@ -446,6 +446,13 @@ fn blend_lerp_with_full_weight_is_the_rescaled_source() {
     let mut m = t0.clone();
     run_on(&mut m, "blend", &[("weight", num(1.0)), ("mode", ParamValue::Text("max".into()))], 6).unwrap();
     assert!(m.height.as_slice().iter().zip(t0.height.as_slice()).all(|(a, b)| a >= b));
+    // add: h' − h = (hi − lo) · ĝ, from 0 to the full range.
+    let mut add = t0.clone();
+    run_on(&mut add, "blend", &[("weight", num(1.0)), ("mode", ParamValue::Text("add".into()))], 6).unwrap();
+    let diffs: Vec<f32> =
+        add.height.as_slice().iter().zip(t0.height.as_slice()).map(|(a, b)| a - b).collect();
+    let (dmin, dmax) = diffs.iter().fold((f32::MAX, f32::MIN), |(l, h), &d| (l.min(d), h.max(d)));
+    assert!(dmin.abs() < 1e-5 && (dmax - (hi - lo)).abs() < 1e-4, "{dmin} {dmax}");
 }
 
 // ---------------------------------------------------------------- contract over the registry

@@ -11,7 +11,7 @@ use crate::{Error, Heightmap, Result};
 /// How the two terrains are combined before weighting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlendMode {
-    /// `c = h + g`.
+    /// `c = h + (hi − lo) · ĝ`: the second terrain, scaled to the current range, added on top.
     Add,
     /// `c = lo + (h − lo) · ĝ`: the second terrain as a [0, 1] weight.
     Multiply,
@@ -214,7 +214,7 @@ impl Blend {
             let gn = if gr > 0.0 { (g - glo) as f64 / gr as f64 } else { 0.0 };
             let gv = lo + r * gn;
             let c = match self.mode {
-                BlendMode::Add => hv + gv,
+                BlendMode::Add => hv + r * gn,
                 BlendMode::Multiply => lo + (hv - lo) * gn,
                 BlendMode::Min => hv.min(gv),
                 BlendMode::Max => hv.max(gv),
