@@ -102,6 +102,19 @@ proptest! {
                 }
             }
         }
+        // One flood for both surfaces: the same exact fill, and an ε surface that drains.
+        let (exact2, eps2) = DepressionFiller::fill_both(&dem, sea).unwrap();
+        prop_assert_eq!(exact2.as_slice(), exact.as_slice());
+        for y in 0..dem.height() {
+            for x in 0..dem.width() {
+                prop_assert!(eps2[(x, y)] >= exact[(x, y)]);
+                if !(is_edge(&dem, x, y) || dem[(x, y)] < sea) {
+                    prop_assert!(neighbours(&dem, x, y).any(|n| eps2[n] < eps2[(x, y)]));
+                } else {
+                    prop_assert_eq!(eps2[(x, y)], dem[(x, y)]);
+                }
+            }
+        }
         let again = DepressionFiller::exact().fill(&exact, sea).unwrap();
         prop_assert_eq!(again.as_slice(), exact.as_slice());
         let again = DepressionFiller::with_epsilon().fill(&eps, sea).unwrap();

@@ -154,62 +154,110 @@ impl DepressionFiller {
     /// Fills `dem` in place (see [`DepressionFiller::fill`]).
     pub fn fill_in_place(&self, dem: &mut Heightmap, sea_level: f32) -> Result<()> {
         check_dem(dem)?;
-        if sea_level.is_nan() {
-            return Err(Error::param("sea-level", sea_level, "a number (or -inf for no sea)"));
-        }
+        check_sea(sea_level)?;
         let (w, h) = (dem.width(), dem.height());
-        let n = w * h;
-        let mut closed = vec![false; n];
-        let mut heap = RadixHeap::new();
-        let mut pit: VecDeque<u32> = VecDeque::new();
-        {
-            let z = dem.as_slice();
-            for (i, c) in closed.iter_mut().enumerate() {
-                let (x, y) = (i % w, i / w);
-                if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
-                    *c = true;
-                    heap.push(z[i], i);
-                }
+        flood(dem.as_mut_slice(), w, h, sea_level, self.epsilon, |_, _| {});
+        Ok(())
+    }
+
+    /// Both surfaces from one flood: `(exact, epsilon)`. The exact fill is computed as by
+    /// [`DepressionFiller::exact`]; the flood also records which cell closed each cell (its
+    /// parent) and the pop order (parents before children). The ε surface is then, in pop
+    /// order, `max(z(c), nextafter(ε(parent(c))))` (outlets keep `z`): every cell is strictly
+    /// above its parent, so it drains like [`DepressionFiller::with_epsilon`]'s output, at
+    /// the cost of one linear pass instead of a second flood. The two ε surfaces may differ
+    /// by a few ulps where the flood orders differ.
+    pub fn fill_both(dem: &Heightmap, sea_level: f32) -> Result<(Heightmap, Heightmap)> {
+        check_dem(dem)?;
+        check_sea(sea_level)?;
+        let (w, h) = (dem.width(), dem.height());
+        let mut exact = dem.clone();
+        let mut parent = vec![u32::MAX; w * h];
+        let mut order = Vec::with_capacity(w * h);
+        flood(exact.as_mut_slice(), w, h, sea_level, false, |c, nb| {
+            if nb == usize::MAX {
+                order.push(c as u32);
+            } else {
+                parent[nb] = c as u32;
+            }
+        });
+        let mut eps = dem.clone();
+        let (z, e) = (dem.as_slice(), eps.as_mut_slice());
+        for &c in &order {
+            let p = parent[c as usize];
+            if p != u32::MAX {
+                e[c as usize] = z[c as usize].max(e[p as usize].next_up());
             }
         }
-        let z = dem.as_mut_slice();
-        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
-        let epsilon = self.epsilon;
-        loop {
-            let c = match pit.pop_front() {
-                Some(c) => c as usize,
-                None => match heap.pop() {
-                    Some(c) => c,
-                    None => break,
-                },
-            };
-            let zc = z[c];
-            let lim = if epsilon { zc.next_up() } else { zc };
-            let (x, y) = (c % w, c / w);
-            let interior = x > 0 && y > 0 && x + 1 < w && y + 1 < h;
-            for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
-                let nb = if interior {
-                    (c as isize + offsets[k]) as usize
-                } else {
-                    let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
-                    if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
-                        continue;
-                    }
-                    ny as usize * w + nx as usize
-                };
-                if closed[nb] {
+        Ok((exact, eps))
+    }
+}
+
+fn check_sea(sea_level: f32) -> Result<()> {
+    if sea_level.is_nan() {
+        return Err(Error::param("sea-level", sea_level, "a number (or -inf for no sea)"));
+    }
+    Ok(())
+}
+
+/// The Priority-Flood loop on a row-major `w × h` buffer. `visit(c, usize::MAX)` is called when
+/// cell `c` is popped, `visit(c, nb)` when popped cell `c` closes neighbour `nb`.
+#[inline]
+fn flood(
+    z: &mut [f32],
+    w: usize,
+    h: usize,
+    sea_level: f32,
+    epsilon: bool,
+    mut visit: impl FnMut(usize, usize),
+) {
+    let n = w * h;
+    let mut closed = vec![false; n];
+    let mut heap = RadixHeap::new();
+    let mut pit: VecDeque<u32> = VecDeque::new();
+    for (i, c) in closed.iter_mut().enumerate() {
+        let (x, y) = (i % w, i / w);
+        if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
+            *c = true;
+            heap.push(z[i], i);
+        }
+    }
+    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
+    loop {
+        let c = match pit.pop_front() {
+            Some(c) => c as usize,
+            None => match heap.pop() {
+                Some(c) => c,
+                None => break,
+            },
+        };
+        visit(c, usize::MAX);
+        let zc = z[c];
+        let lim = if epsilon { zc.next_up() } else { zc };
+        let (x, y) = (c % w, c / w);
+        let interior = x > 0 && y > 0 && x + 1 < w && y + 1 < h;
+        for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+            let nb = if interior {
+                (c as isize + offsets[k]) as usize
+            } else {
+                let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
+                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
                     continue;
                 }
-                closed[nb] = true;
-                if z[nb] <= lim {
-                    z[nb] = lim;
-                    pit.push_back(nb as u32);
-                } else {
-                    heap.push(z[nb], nb);
-                }
+                ny as usize * w + nx as usize
+            };
+            if closed[nb] {
+                continue;
+            }
+            closed[nb] = true;
+            visit(c, nb);
+            if z[nb] <= lim {
+                z[nb] = lim;
+                pit.push_back(nb as u32);
+            } else {
+                heap.push(z[nb], nb);
             }
         }
-        Ok(())
     }
 }
 

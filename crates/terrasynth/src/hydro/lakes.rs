@@ -41,10 +41,29 @@ pub struct LakeMap {
 /// least `min_depth` (height units, ≥ 0) and it covers at least `min_area` cells; cells of
 /// dropped lakes get label 0 and depth 0. `sea_level` as in [`DepressionFiller::fill`].
 pub fn find_lakes(dem: &Heightmap, sea_level: f32, min_depth: f32, min_area: usize) -> Result<LakeMap> {
+    let filled = DepressionFiller::exact().fill(dem, sea_level)?;
+    lakes_from_fill(dem, &filled, min_depth, min_area)
+}
+
+/// [`find_lakes`] from an exact fill already computed (e.g. by [`DepressionFiller::fill_both`]).
+pub fn lakes_from_fill(
+    dem: &Heightmap,
+    filled: &Heightmap,
+    min_depth: f32,
+    min_area: usize,
+) -> Result<LakeMap> {
     if !(min_depth.is_finite() && min_depth >= 0.0) {
         return Err(crate::Error::param("min-depth", min_depth, "a finite number >= 0"));
     }
-    let filled = DepressionFiller::exact().fill(dem, sea_level)?;
+    if !dem.same_size(filled) {
+        return Err(crate::Error::SizeMismatch {
+            what: "filled surface".into(),
+            expected_w: dem.width(),
+            expected_h: dem.height(),
+            got_w: filled.width(),
+            got_h: filled.height(),
+        });
+    }
     let (w, h) = (dem.width(), dem.height());
     let z = dem.as_slice();
     let f = filled.as_slice();

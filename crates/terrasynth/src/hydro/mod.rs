@@ -29,7 +29,7 @@ mod steps;
 
 pub use fill::{DepressionFiller, NEIGHBOURS};
 pub use flow::{DInfinity, FlowField, FlowRouter};
-pub use lakes::{Lake, LakeMap, find_lakes};
+pub use lakes::{Lake, LakeMap, find_lakes, lakes_from_fill};
 pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, extract_rivers,
     river_from_source,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fill::{DepressionFiller, NEIGHBOURS, check_dem};
 use super::flow::{FlowField, steepest_lower};
-use super::lakes::{LakeMap, find_lakes};
+use super::lakes::{LakeMap, lakes_from_fill};
 use crate::{Error, Grid, Heightmap, Result};
 
 /// One vertex of a river polyline.
@@ -205,10 +205,11 @@ pub struct RiverTracer {
 }
 
 impl RiverTracer {
-    /// Fills `dem` (with ε, outlets = edge and cells below `sea_level`) and finds its lakes.
+    /// Fills `dem` (outlets = edge and cells below `sea_level`) with one flood that gives both
+    /// the ε surface and the exact fill ([`DepressionFiller::fill_both`]), and finds its lakes.
     pub fn new(dem: &Heightmap, sea_level: f32) -> Result<Self> {
-        let filled = DepressionFiller::with_epsilon().fill(dem, sea_level)?;
-        let lakes = find_lakes(dem, sea_level, 0.0, 1)?;
+        let (exact, filled) = DepressionFiller::fill_both(dem, sea_level)?;
+        let lakes = lakes_from_fill(dem, &exact, 0.0, 1)?;
         Ok(Self { raw: dem.clone(), filled, lakes, sea_level })
     }
 
