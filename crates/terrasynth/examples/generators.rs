@@ -79,6 +79,14 @@ fn main() -> terrasynth::Result<()> {
         ),
         ("terrace", &[("spectral", &[]), ("terrace", &[])]),
         ("blend", &[("diamond-square", &[]), ("blend", &[("weight", ParamValue::Number(1.0 / 3.0))])]),
+        (
+            "olsen",
+            &[
+                ("diamond-square", &[]),
+                ("blend", &[("weight", ParamValue::Number(1.0 / 3.0))]),
+                ("perturb", &[("magnitude", ParamValue::Number(0.25))]),
+            ],
+        ),
         ("voronoi-c1", &[("voronoi", &[("coefficients", list(&[1.0]))])]),
         ("noise-ridged", &[("noise", &[("fractal", ParamValue::Text("ridged".into()))])]),
         (

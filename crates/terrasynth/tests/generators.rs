@@ -368,6 +368,36 @@ fn neutral_settings_leave_the_terrain_unchanged() {
 }
 
 #[test]
+fn perturb_samples_within_its_radius_and_overlay_within_its_amplitude() {
+    let t0 = base(41, 29);
+    let mut t = t0.clone();
+    let magnitude = 0.1;
+    run_on(&mut t, "perturb", &[("magnitude", num(magnitude))], 7).unwrap();
+    assert_ne!(bits(&t.height), bits(&t0.height));
+    let reach = (magnitude * 41.0).ceil() as i64 + 1;
+    for y in 0..29i64 {
+        for x in 0..41i64 {
+            let (mut lo, mut hi) = (f32::MAX, f32::MIN);
+            for v in (y - reach).max(0)..=(y + reach).min(28) {
+                for u in (x - reach).max(0)..=(x + reach).min(40) {
+                    let h = t0.height[(u as usize, v as usize)];
+                    lo = lo.min(h);
+                    hi = hi.max(h);
+                }
+            }
+            let h = t.height[(x as usize, y as usize)];
+            assert!(h >= lo - 1e-6 && h <= hi + 1e-6, "({x}, {y})");
+        }
+    }
+    let (lo, hi) = t0.height.min_max().unwrap();
+    let mut o = t0.clone();
+    run_on(&mut o, "spectral-overlay", &[("amplitude", num(0.2))], 7).unwrap();
+    let limit = 0.2 * (hi - lo) + 1e-5;
+    assert!(o.height.as_slice().iter().zip(t0.height.as_slice()).all(|(a, b)| (a - b).abs() <= limit));
+    assert_ne!(bits(&o.height), bits(&t0.height));
+}
+
+#[test]
 fn normalize_clamp_scale_and_sea_level() {
     let mut t = base(21, 21);
     run_on(&mut t, "normalize", &[("min", num(-2.0)), ("max", num(3.0))], 0).unwrap();
