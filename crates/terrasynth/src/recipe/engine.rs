@@ -73,7 +73,7 @@ impl Engine {
             Self::Unreal => [7usize, 15, 31, 63, 127, 255].iter().any(|q| {
                 [1usize, 2].iter().any(|s| {
                     let per = q * s;
-                    n > 1 && (n - 1) % per == 0 && (1..=32).contains(&((n - 1) / per))
+                    n > 1 && (n - 1).is_multiple_of(per) && (1..=32).contains(&((n - 1) / per))
                 })
             }),
             Self::Unity | Self::Godot => self.sizes().contains(&n),
