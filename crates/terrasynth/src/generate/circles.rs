@@ -142,10 +142,9 @@ impl Generator for Circles {
             .collect();
         let profile = self.profile;
         let mut data = vec![0.0f32; width * height];
-        data.par_chunks_mut(width).enumerate().try_for_each(|(y, row)| {
-            if progress.is_cancelled() {
-                return Err(Error::Cancelled);
-            }
+        let rows = super::common::RowProgress::new(progress, height);
+        data.par_chunks_mut(width).enumerate().try_for_each(|(y, row)| -> Result<()> {
+            rows.row_done()?;
             let yc = y as f64 + 0.5;
             let mut acc = vec![0.0f64; width];
             for &[cx, cy, r] in &hills {

@@ -81,6 +81,31 @@ pub(crate) fn install(terrain: &mut crate::recipe::Terrain, mut map: Heightmap) 
     Ok(())
 }
 
+/// Progress over the rows of a parallel loop: each row reports itself done (the fraction
+/// is rows started / rows, in whatever order threads take them) and stops the loop with
+/// [`Error::Cancelled`] once the job is cancelled.
+pub(crate) struct RowProgress<'a> {
+    progress: &'a crate::Progress,
+    rows: usize,
+    started: std::sync::atomic::AtomicUsize,
+}
+
+impl<'a> RowProgress<'a> {
+    pub(crate) fn new(progress: &'a crate::Progress, rows: usize) -> Self {
+        Self { progress, rows: rows.max(1), started: std::sync::atomic::AtomicUsize::new(0) }
+    }
+
+    /// Call at the start of each row.
+    pub(crate) fn row_done(&self) -> Result<()> {
+        self.progress.check_cancelled()?;
+        let n = self.started.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if n.is_multiple_of(16) {
+            self.progress.set(n as f64 / self.rows as f64);
+        }
+        Ok(())
+    }
+}
+
 /// How each level of a square subdivision is displaced.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Subdivision {

@@ -7,7 +7,7 @@ use super::common::{check_number, smoothstep};
 use super::{Generator, GeneratorStep};
 use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
 use crate::recipe::{Category, StepInfo};
-use crate::{Error, Heightmap, Progress, Result};
+use crate::{Heightmap, Progress, Result};
 
 /// Fault formation. Seed 001 §1 only names "Fault"; this follows the classic fault-formation
 /// algorithm as described by Jason Shankel ("Fractal terrain generation — fault formation",
@@ -131,10 +131,9 @@ impl Generator for Fault {
             .collect();
         let w = self.transition * width.max(height) as f64;
         let mut data = vec![0.0f32; width * height];
-        data.par_chunks_mut(width).enumerate().try_for_each(|(y, row)| {
-            if progress.is_cancelled() {
-                return Err(Error::Cancelled);
-            }
+        let rows = super::common::RowProgress::new(progress, height);
+        data.par_chunks_mut(width).enumerate().try_for_each(|(y, row)| -> Result<()> {
+            rows.row_done()?;
             let yc = y as f64 + 0.5;
             for (x, cell) in row.iter_mut().enumerate() {
                 let xc = x as f64 + 0.5;
