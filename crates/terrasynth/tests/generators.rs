@@ -84,7 +84,15 @@ fn golden_checksums_of_every_generator() {
         ("fault", 0xe73faf7e41cadd47),
         ("circles", 0x67ba4efb1c4b393b),
         ("voronoi-ds", 0xaa39eac74b5fa22d),
-        ("noise", 0xcc7292c7bba21fc7),
+        // The bulk noise fill differs in the last bits between its SIMD and scalar paths.
+        (
+            "noise",
+            if terrasynth::noise::Noise::bulk_simd_level() == "scalar" {
+                0x9b337911dbd85d33
+            } else {
+                0xcc7292c7bba21fc7
+            },
+        ),
     ];
     let mut got = Vec::new();
     for s in generate::steps() {
