@@ -87,6 +87,8 @@ fn main() -> terrasynth::Result<()> {
                 ("perturb", &[("magnitude", ParamValue::Number(0.25))]),
             ],
         ),
+        ("voronoi-ds-squared", &[("voronoi-ds", &[("metric", ParamValue::Text("squared".into()))])]),
+        ("voronoi-squared", &[("voronoi", &[("metric", ParamValue::Text("squared".into()))])]),
         ("voronoi-c1", &[("voronoi", &[("coefficients", list(&[1.0]))])]),
         ("noise-ridged", &[("noise", &[("fractal", ParamValue::Text("ridged".into()))])]),
         (

@@ -163,17 +163,24 @@ pub fn region_map(width: usize, height: usize, points: &[[f64; 2]]) -> Result<Gr
 ///
 /// Distances are measured in units of the mean point spacing `s = √(width·height / count)`, so
 /// the relief keeps its look when the map size or the point count changes (with the squared
-/// metric, `d = (dx² + dy²) / s²`). With `c = [−1, 1]` (the seed's and Olsen's choice) the
-/// height is 0 on cell borders and lowest at the points: sharp ridges along borders with
-/// connected valleys; `c = [1]` gives bowls, `c = [−1]` cones. Cell centres are at
-/// `(x + 0.5, y + 0.5)`; the nearest-point search uses a bucket grid, each row in parallel.
+/// metric, `d = (dx² + dy²) / s²`). With `c = [−1, 1]` (the seed's and Olsen's choice)
+/// `h = d₂ − d₁ ≥ 0`: 0 on every cell border (a connected network of valleys, Olsen's
+/// "riverbeds") and highest at the points, with straight crests running from each point towards
+/// its cell's corners; `c = [1]` gives bowls (pits at the points), `c = [−1]` cones (peaks at
+/// the points). Cell centres are at `(x + 0.5, y + 0.5)`; the nearest-point search uses a
+/// bucket grid, each row in parallel.
+///
+/// Metric: the seed uses the squared distance for speed; here the search dominates the cost, and
+/// squared distances make heights grow with the square of a cell's size, so one large cell
+/// dwarfs the rest of the map. The default is therefore `euclidean`; `squared` reproduces the
+/// seed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Voronoi {
     /// Number of feature points (default 40, range 1..=100 000).
     pub count: usize,
     /// Coefficients `c_1..c_n` (default `[-1, 1]`; 1..=8 values in [−100, 100]).
     pub coefficients: Vec<f64>,
-    /// Distance metric (default squared, as in the seed).
+    /// Distance metric (default euclidean; squared is the seed's).
     pub metric: Metric,
     /// Seed of the point layout; `None` uses the step's seed. Give the same value to
     /// `voronoi` and `voronoi-regions` to make their cells coincide.
@@ -202,10 +209,10 @@ impl Voronoi {
         ParamSpec {
             name: "metric",
             kind: ParamKind::Choice(Metric::NAMES),
-            default: Default::Text("squared"),
+            default: Default::Text("euclidean"),
             unit: "",
-            doc: "`squared` (dx²+dy², the seed's faster choice, rounded slopes) or `euclidean` \
-                  (straight slopes).",
+            doc: "`euclidean` (straight slopes, even heights) or `squared` (dx²+dy², the seed's \
+                  choice: rounded slopes, large cells much higher than small ones).",
         },
         ParamSpec {
             name: "point-seed",
@@ -236,7 +243,7 @@ impl Voronoi {
         Self::new(
             p.usize("count")?,
             p.list("coefficients")?.to_vec(),
-            Metric::from_name(metric).unwrap_or(Metric::Squared),
+            Metric::from_name(metric).unwrap_or(Metric::Euclidean),
             point_seed(p.i64("point-seed")?),
         )
     }

@@ -140,14 +140,14 @@ impl Generator for VoronoiDiamondSquare {
     }
 }
 
-/// Default Voronoi part of `voronoi-ds` (c = [−1, 1], squared metric, 40 points).
+/// The registry defaults: c = [−1, 1], Euclidean metric, 40 points, step 8, roughness 0.5.
 impl std::default::Default for VoronoiDiamondSquare {
     fn default() -> Self {
         Self {
             voronoi: Voronoi {
                 count: 40,
                 coefficients: vec![-1.0, 1.0],
-                metric: Metric::Squared,
+                metric: Metric::Euclidean,
                 point_seed: None,
             },
             step: 8,
