@@ -39,12 +39,34 @@ pub(crate) fn doubled_permutation(seed: Option<u64>) -> Box<[u8; 512]> {
     out
 }
 
+/// `(cos θ, sin θ)` for `θ = 2π·k/n` (n a multiple of 4), computed with basic IEEE operations
+/// only (Taylor series to degree 27 on the first quadrant, then quadrant symmetry), so the
+/// gradient tables are bit-identical on every platform, whatever its libm.
+pub(crate) fn portable_cos_sin(k: usize, n: usize) -> [f64; 2] {
+    let quarter = n / 4;
+    let (quadrant, r) = ((k % n) / quarter, (k % n) % quarter);
+    let t = std::f64::consts::TAU * r as f64 / n as f64; // in [0, π/2)
+    let t2 = t * t;
+    // Horner from the highest term: cos = Σ (−1)^i t^(2i)/(2i)!, sin = t·Σ (−1)^i t^(2i)/(2i+1)!.
+    let (mut c, mut s) = (0.0, 0.0);
+    for i in (0..14).rev() {
+        c = 1.0 - c * t2 / (((2 * i + 1) * (2 * i + 2)) as f64);
+        s = 1.0 - s * t2 / (((2 * i + 2) * (2 * i + 3)) as f64);
+    }
+    let (c, s) = (c, s * t);
+    match quadrant {
+        0 => [c, s],
+        1 => [-s, c],
+        2 => [-c, -s],
+        _ => [s, -c],
+    }
+}
+
 /// The unit gradients of `perlin-angle`: `(cos α, sin α)` with `α = 2π·k/256`.
 pub(crate) fn angle_gradients() -> Box<[[f64; 2]; ANGLE_COUNT]> {
     let mut g = Box::new([[0.0; 2]; ANGLE_COUNT]);
     for (k, v) in g.iter_mut().enumerate() {
-        let a = std::f64::consts::TAU * k as f64 / ANGLE_COUNT as f64;
-        *v = [a.cos(), a.sin()];
+        *v = portable_cos_sin(k, ANGLE_COUNT);
     }
     g
 }
@@ -240,6 +262,19 @@ mod tests {
             }
         }
         tot
+    }
+
+    #[test]
+    fn portable_cos_sin_matches_libm_closely() {
+        for n in [24 * 2, 256] {
+            for k in 0..n {
+                let a = std::f64::consts::TAU * k as f64 / n as f64;
+                let [c, s] = portable_cos_sin(k, n);
+                assert!((c - a.cos()).abs() < 2e-15 && (s - a.sin()).abs() < 2e-15, "{k}/{n}");
+            }
+        }
+        assert_eq!(portable_cos_sin(0, 256), [1.0, 0.0]);
+        assert_eq!(portable_cos_sin(64, 256), [-0.0, 1.0]);
     }
 
     #[test]

@@ -37,8 +37,7 @@ pub(crate) const SECOND_GRID_SEED: u32 = 0x5BD1_E995;
 pub(crate) fn gradients_2d() -> [[f64; 2]; 24] {
     let mut g = [[0.0; 2]; 24];
     for (k, v) in g.iter_mut().enumerate() {
-        let a = (k as f64 + 0.5) * std::f64::consts::TAU / 24.0;
-        *v = [a.cos(), a.sin()];
+        *v = crate::perlin::portable_cos_sin(2 * k + 1, 48);
     }
     g
 }
