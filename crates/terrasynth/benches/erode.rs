@@ -5,9 +5,9 @@
 use std::time::Instant;
 
 use terrasynth::erode::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
-    HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder,
-    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
+    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
+    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
 };
 use terrasynth::generate::{DiamondSquare, Generator};
 use terrasynth::{Heightmap, Progress};
@@ -72,7 +72,9 @@ fn main() {
     let cases: [(&str, Box<dyn Fn() -> Box<dyn Eroder>>, usize, &str); 5] = [
         (
             "thermal (reference, Moore, deferred)",
-            Box::new(|| Box::new(ThermalEroder::new(&map, ThermalParams { talus, ..Default::default() }).unwrap())),
+            Box::new(|| {
+                Box::new(ThermalEroder::new(&map, ThermalParams { talus, ..Default::default() }).unwrap())
+            }),
             20,
             "60 s",
         ),
@@ -113,7 +115,11 @@ fn main() {
     ];
     for (name, mk, iters, published) in &cases {
         let t = per_iter(&**mk, *iters);
-        println!("| {name}, 500 iterations (from {iters}) | 512² | {:.2} s ({:.2} ms/iter) | {published} |", t * 500.0, t * 1e3);
+        println!(
+            "| {name}, 500 iterations (from {iters}) | 512² | {:.2} s ({:.2} ms/iter) | {published} |",
+            t * 500.0,
+            t * 1e3
+        );
     }
 
     // Droplets per second at 1024².
@@ -137,7 +143,8 @@ fn main() {
     }
     let map = base(4096);
     let t = median(3, || {
-        let mut e = ThermalEroder::new(&map, ThermalParams { talus: 4.0 / 4096.0, ..Default::default() }).unwrap();
+        let mut e =
+            ThermalEroder::new(&map, ThermalParams { talus: 4.0 / 4096.0, ..Default::default() }).unwrap();
         steps(&mut e, 50);
     });
     println!("| thermal (reference), 50 iterations | 4096² | {t:.2} s | — |");

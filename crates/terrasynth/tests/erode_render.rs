@@ -1,12 +1,13 @@
 //! Before/after pictures of every erosion, for looking at (not run by default):
 //! `cargo test -p terrasynth --release --test erode_render -- --ignored`
 //! writes `/tmp/erode_montage.png` (tiles: base, thermal, thermal-olsen, olsen-erosion,
-//! hydraulic, hydraulic-olsen, droplets, stream-power) and one grayscale PNG per tile.
+//! hydraulic, hydraulic-olsen, droplets, droplets-sequential,
+//! stream-power) and one grayscale PNG per tile.
 
 use terrasynth::erode::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
-    HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder,
-    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
+    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
+    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
 };
 use terrasynth::generate::{DiamondSquare, Generator};
 use terrasynth::{Grid, Progress};
@@ -49,7 +50,11 @@ fn render_before_after() {
         e.finish();
         tiles.push((name, e.surface().clone()));
     };
-    go("thermal", Box::new(ThermalEroder::new(&map, ThermalParams { talus, ..Default::default() }).unwrap()), 50);
+    go(
+        "thermal",
+        Box::new(ThermalEroder::new(&map, ThermalParams { talus, ..Default::default() }).unwrap()),
+        50,
+    );
     let p = ThermalOlsenParams { talus, ..Default::default() };
     go("thermal-olsen", Box::new(ThermalOlsenEroder::new(&map, p).unwrap()), 50);
     let p = ThermalOlsenParams {
@@ -59,20 +64,30 @@ fn render_before_after() {
     };
     go("olsen-erosion", Box::new(OlsenEroder::new(&map, p).unwrap()), 50);
     go("hydraulic", Box::new(HydraulicEroder::new(&map, HydraulicParams::default()).unwrap()), 100);
-    go("hydraulic-olsen", Box::new(HydraulicOlsenEroder::new(&map, HydraulicOlsenParams::default()).unwrap()), 100);
-    let p = DropletParams { droplets: 200_000, seed: 1, ..Default::default() };
+    go(
+        "hydraulic-olsen",
+        Box::new(HydraulicOlsenEroder::new(&map, HydraulicOlsenParams::default()).unwrap()),
+        100,
+    );
+    let p = DropletParams { droplets: 20_000, seed: 1, ..Default::default() };
     go("droplets", Box::new(DropletEroder::new(&map, p).unwrap()), 1);
+    let p = DropletParams { droplets: 20_000, seed: 1, batch_size: 1, ..Default::default() };
+    go("droplets-sequential", Box::new(DropletEroder::new(&map, p).unwrap()), 1);
     go("stream-power", Box::new(StreamPowerEroder::new(&map, StreamPowerParams::default()).unwrap()), 100);
 
     let cols = 4;
     let rows = tiles.len().div_ceil(cols);
     let mut montage = image::GrayImage::new((cols * N) as u32, (rows * N) as u32);
     for (k, (name, surface)) in tiles.iter().enumerate() {
-        let (lo, hi) = surface.as_slice().iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-        let shade = hillshade(surface, N as f64 * 0.6 / (hi - lo).max(1e-12));
+        let (lo, hi) =
+            surface.as_slice().iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let shade = hillshade(surface, N as f64 * 0.12 / (hi - lo).max(1e-12));
         let gray: Vec<u8> =
             surface.as_slice().iter().map(|&v| ((v - lo) / (hi - lo).max(1e-12) * 255.0) as u8).collect();
-        image::GrayImage::from_raw(N as u32, N as u32, gray).unwrap().save(format!("/tmp/erode_{name}.png")).unwrap();
+        image::GrayImage::from_raw(N as u32, N as u32, gray)
+            .unwrap()
+            .save(format!("/tmp/erode_{name}.png"))
+            .unwrap();
         for y in 0..N {
             for x in 0..N {
                 let px = image::Luma([shade[y * N + x]]);

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::topology::{Boundary, Neighbourhood, Topology};
+use super::topology::{Boundary, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, check_range, to_f64};
 use crate::{Grid, Heightmap, Result};
 
@@ -68,7 +68,7 @@ pub struct HydraulicEroder {
     next_m: Vec<f64>,
     water_factor: Vec<f64>,
     sediment_factor: Vec<f64>,
-    topo: Topology,
+    stencil: Stencil,
     params: HydraulicParams,
 }
 
@@ -91,7 +91,7 @@ impl HydraulicEroder {
             next_m: vec![0.0; n],
             water_factor: vec![0.0; n],
             sediment_factor: vec![0.0; n],
-            topo,
+            stencil: Stencil::new(topo, params.neighbourhood),
             params,
         })
     }
@@ -115,9 +115,8 @@ impl HydraulicEroder {
     }
 
     fn transport(&mut self) {
-        let offsets = self.params.neighbourhood.offsets();
-        let topo = self.topo;
-        let w = topo.width;
+        let stencil = &self.stencil;
+        let w = stencil.topo.width;
         let h = self.surface.as_slice();
         let (water, sed) = (&self.water, &self.sediment);
         let alt = |i: usize| h[i] + water[i];
@@ -127,16 +126,14 @@ impl HydraulicEroder {
                     let i = y * w + x;
                     let a = alt(i);
                     let (mut d_total, mut sum_a, mut count) = (0.0, 0.0, 0usize);
-                    for &(dx, dy) in offsets {
-                        if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                            let aj = alt(j);
-                            if aj < a {
-                                d_total += a - aj;
-                                sum_a += aj;
-                                count += 1;
-                            }
+                    stencil.for_each(x, y, |j| {
+                        let aj = alt(j);
+                        if aj < a {
+                            d_total += a - aj;
+                            sum_a += aj;
+                            count += 1;
                         }
-                    }
+                    });
                     let (mut wf, mut sf) = (0.0, 0.0);
                     if count > 0 && water[i] > 0.0 {
                         let mean = (a + sum_a) / (count + 1) as f64;
@@ -156,20 +153,18 @@ impl HydraulicEroder {
                     let i = y * w + x;
                     let a = alt(i);
                     let (mut dw, mut dm) = (0.0, 0.0);
-                    for &(dx, dy) in offsets {
-                        if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                            let aj = alt(j);
-                            if aj < a {
-                                let d = a - aj;
-                                dw -= wf[i] * d;
-                                dm -= sf[i] * d;
-                            } else if aj > a {
-                                let d = aj - a;
-                                dw += wf[j] * d;
-                                dm += sf[j] * d;
-                            }
+                    stencil.for_each(x, y, |j| {
+                        let aj = alt(j);
+                        if aj < a {
+                            let d = a - aj;
+                            dw -= wf[i] * d;
+                            dm -= sf[i] * d;
+                        } else if aj > a {
+                            let d = aj - a;
+                            dw += wf[j] * d;
+                            dm += sf[j] * d;
                         }
-                    }
+                    });
                     nw_row[x] = water[i] + dw;
                     nm_row[x] = sed[i] + dm;
                 }
@@ -269,7 +264,7 @@ pub struct HydraulicOlsenEroder {
     /// Whether the water holds its load `Kc·w` (false after [`Eroder::finish`], until the next
     /// step takes it up again).
     loaded: bool,
-    topo: Topology,
+    stencil: Stencil,
     params: HydraulicOlsenParams,
 }
 
@@ -282,7 +277,8 @@ impl HydraulicOlsenEroder {
         check_unit("ke", params.ke)?;
         check_finite(map)?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
-        Ok(Self { surface: to_f64(map), water: vec![0.0; map.len()], loaded: true, topo, params })
+        let stencil = Stencil::new(topo, params.neighbourhood);
+        Ok(Self { surface: to_f64(map), water: vec![0.0; map.len()], loaded: true, stencil, params })
     }
 
     /// Water depth per cell (row-major).
@@ -293,9 +289,9 @@ impl HydraulicOlsenEroder {
 
 impl Eroder for HydraulicOlsenEroder {
     fn run_one_step(&mut self) -> Result<()> {
-        let HydraulicOlsenParams { kr, kc, ke, neighbourhood, .. } = self.params;
-        let topo = self.topo;
-        let offsets = neighbourhood.offsets();
+        let HydraulicOlsenParams { kr, kc, ke, .. } = self.params;
+        let stencil = &self.stencil;
+        let topo = stencil.topo;
         let h = self.surface.as_mut_slice();
         let water = &mut self.water;
         if !self.loaded {
@@ -313,15 +309,13 @@ impl Eroder for HydraulicOlsenEroder {
                 let i = y * topo.width + x;
                 let a = h[i] + water[i];
                 let (mut d_max, mut lowest) = (0.0, i);
-                for &(dx, dy) in offsets {
-                    if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                        let d = a - (h[j] + water[j]);
-                        if d > d_max {
-                            d_max = d;
-                            lowest = j;
-                        }
+                stencil.for_each(x, y, |j| {
+                    let d = a - (h[j] + water[j]);
+                    if d > d_max {
+                        d_max = d;
+                        lowest = j;
                     }
-                }
+                });
                 if d_max > 0.0 {
                     let moved = water[i].min(d_max / 2.0);
                     water[i] -= moved;

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::topology::{Boundary, Neighbourhood, Topology};
+use super::topology::{Boundary, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, check_range, to_f64};
 use crate::{Grid, Heightmap, Result};
 
@@ -66,7 +66,7 @@ pub struct ThermalEroder {
     surface: Grid<f64>,
     next: Grid<f64>,
     factor: Vec<f64>,
-    topo: Topology,
+    stencil: Stencil,
     params: ThermalParams,
 }
 
@@ -76,32 +76,30 @@ impl ThermalEroder {
         params.check()?;
         check_finite(map)?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
+        let stencil = Stencil::new(topo, params.neighbourhood);
         let surface = to_f64(map);
-        Ok(Self { next: surface.clone(), surface, factor: vec![0.0; map.len()], topo, params })
+        Ok(Self { next: surface.clone(), surface, factor: vec![0.0; map.len()], stencil, params })
     }
 }
 
 impl Eroder for ThermalEroder {
     fn run_one_step(&mut self) -> Result<()> {
-        let ThermalParams { talus, c, neighbourhood, .. } = self.params;
-        let offsets = neighbourhood.offsets();
-        let topo = self.topo;
-        let w = topo.width;
+        let ThermalParams { talus, c, .. } = self.params;
+        let stencil = &self.stencil;
+        let w = stencil.topo.width;
         let h = self.surface.as_slice();
         // Pass 1: each cell's transfer factor c·(d_max − T)/d_total (0 if nothing moves).
         self.factor.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, f) in row.iter_mut().enumerate() {
                 let hi = h[y * w + x];
                 let (mut d_max, mut d_total) = (0.0f64, 0.0f64);
-                for &(dx, dy) in offsets {
-                    if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                        let d = hi - h[j];
-                        if d > talus {
-                            d_total += d;
-                            d_max = d_max.max(d);
-                        }
+                stencil.for_each(x, y, |j| {
+                    let d = hi - h[j];
+                    if d > talus {
+                        d_total += d;
+                        d_max = d_max.max(d);
                     }
-                }
+                });
                 *f = if d_max > talus { c * (d_max - talus) / d_total } else { 0.0 };
             }
         });
@@ -112,16 +110,14 @@ impl Eroder for ThermalEroder {
                 let i = y * w + x;
                 let hi = h[i];
                 let mut delta = 0.0;
-                for &(dx, dy) in offsets {
-                    if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                        let (d_out, d_in) = (hi - h[j], h[j] - hi);
-                        if d_out > talus {
-                            delta -= factor[i] * d_out;
-                        } else if d_in > talus {
-                            delta += factor[j] * d_in;
-                        }
+                stencil.for_each(x, y, |j| {
+                    let (d_out, d_in) = (hi - h[j], h[j] - hi);
+                    if d_out > talus {
+                        delta -= factor[i] * d_out;
+                    } else if d_in > talus {
+                        delta += factor[j] * d_in;
                     }
-                }
+                });
                 *out = hi + delta;
             }
         });
@@ -171,7 +167,7 @@ enum Mode {
 #[derive(Clone, Debug)]
 struct Leveller {
     surface: Grid<f64>,
-    topo: Topology,
+    stencil: Stencil,
     params: ThermalOlsenParams,
     mode: Mode,
 }
@@ -181,14 +177,14 @@ impl Leveller {
         check_range("talus", params.talus, 0.0, f64::MAX)?;
         check_finite(map)?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
-        Ok(Self { surface: to_f64(map), topo, params, mode })
+        Ok(Self { surface: to_f64(map), stencil: Stencil::new(topo, params.neighbourhood), params, mode })
     }
 
     /// One row-major sweep; each cell levels itself with its lowest neighbour, in place.
     fn sweep(&mut self) {
-        let offsets = self.params.neighbourhood.offsets();
         let talus = self.params.talus;
-        let topo = self.topo;
+        let stencil = &self.stencil;
+        let topo = stencil.topo;
         let h = self.surface.as_mut_slice();
         for y in 0..topo.height {
             for x in 0..topo.width {
@@ -196,15 +192,13 @@ impl Leveller {
                 let hi = h[i];
                 let mut d_max = 0.0;
                 let mut lowest = i;
-                for &(dx, dy) in offsets {
-                    if let Some(j) = topo.neighbour(x, y, dx, dy) {
-                        let d = hi - h[j];
-                        if d > d_max {
-                            d_max = d;
-                            lowest = j;
-                        }
+                stencil.for_each(x, y, |j| {
+                    let d = hi - h[j];
+                    if d > d_max {
+                        d_max = d;
+                        lowest = j;
                     }
-                }
+                });
                 let act = match self.mode {
                     Mode::Steep => d_max > talus,
                     Mode::Gentle => d_max > 0.0 && d_max <= talus,
@@ -219,55 +213,53 @@ impl Leveller {
     }
 }
 
-/// Olsen's speed-optimised thermal erosion (Olsen 2004, "Thermal erosion — optimised";
-/// seed 001 §3): Von Neumann-type neighbourhood (rotated by default), material moves only to
-/// the lowest neighbour, by `Δh = d_max/2` (levelling the pair) whenever `d_max > T`, with
-/// updates written in place during a row-major sweep (no difference map, no oscillation).
-///
-/// Sequential by nature (each update feeds the next cell), hence trivially identical for any
-/// thread count. Volume is conserved up to `f64` rounding.
-#[derive(Clone, Debug)]
-pub struct ThermalOlsenEroder(Leveller);
+/// Declares a public newtype over [`Leveller`] with a given [`Mode`], plus its [`Eroder`] impl.
+macro_rules! leveller_eroder {
+    ($(#[$doc:meta])* $name:ident, $mode:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name(Leveller);
 
-impl ThermalOlsenEroder {
-    /// Starts from `map`. Errors on a negative or non-finite talus, or non-finite heights.
-    pub fn new(map: &Heightmap, params: ThermalOlsenParams) -> Result<Self> {
-        Leveller::new(map, params, Mode::Steep).map(Self)
-    }
+        impl $name {
+            /// Starts from `map`. Errors on a negative or non-finite talus, or non-finite heights.
+            pub fn new(map: &Heightmap, params: ThermalOlsenParams) -> Result<Self> {
+                Leveller::new(map, params, $mode).map(Self)
+            }
+        }
+
+        impl Eroder for $name {
+            fn run_one_step(&mut self) -> Result<()> {
+                self.0.sweep();
+                Ok(())
+            }
+            fn surface(&self) -> &Grid<f64> {
+                &self.0.surface
+            }
+        }
+    };
 }
 
-impl Eroder for ThermalOlsenEroder {
-    fn run_one_step(&mut self) -> Result<()> {
-        self.0.sweep();
-        Ok(())
-    }
-    fn surface(&self) -> &Grid<f64> {
-        &self.0.surface
-    }
-}
+leveller_eroder!(
+    /// Olsen's speed-optimised thermal erosion (Olsen 2004, "Thermal erosion — optimised";
+    /// seed 001 §3): Von Neumann-type neighbourhood (rotated by default), material moves only to
+    /// the lowest neighbour, by `Δh = d_max/2` (levelling the pair) whenever `d_max > T`, with
+    /// updates written in place during a row-major sweep (no difference map, no oscillation).
+    ///
+    /// Sequential by nature (each update feeds the next cell), hence trivially identical for any
+    /// thread count. Volume is conserved up to `f64` rounding.
+    ThermalOlsenEroder,
+    Mode::Steep
+);
 
-/// Olsen's erosion algorithm (Olsen 2004, "erosion", inverted thermal erosion; seed 001 §3):
-/// the optimised thermal scheme applied where `0 < d_max ≤ T` instead of `d_max > T`. Per cell,
-/// in place: find the lowest neighbour l with `d_max = h − h_l`; if `0 < d_max ≤ T`, move
-/// `d_max/2` from h to h_l. Gentle slopes are levelled into plateaus while steep slopes are kept,
-/// raising the erosion score ε. Olsen: T between 8/N and 16/N (16/N chosen), 50 iterations,
-/// Von Neumann neighbourhood (set `neighbourhood` accordingly; see [`ThermalOlsenParams`]).
-#[derive(Clone, Debug)]
-pub struct OlsenEroder(Leveller);
-
-impl OlsenEroder {
-    /// Starts from `map`. Errors on a negative or non-finite talus, or non-finite heights.
-    pub fn new(map: &Heightmap, params: ThermalOlsenParams) -> Result<Self> {
-        Leveller::new(map, params, Mode::Gentle).map(Self)
-    }
-}
-
-impl Eroder for OlsenEroder {
-    fn run_one_step(&mut self) -> Result<()> {
-        self.0.sweep();
-        Ok(())
-    }
-    fn surface(&self) -> &Grid<f64> {
-        &self.0.surface
-    }
-}
+leveller_eroder!(
+    /// Olsen's erosion algorithm (Olsen 2004, "erosion", inverted thermal erosion; seed 001 §3):
+    /// the optimised thermal scheme applied where `0 < d_max ≤ T` instead of `d_max > T`. Per
+    /// cell, in place: find the lowest neighbour l with `d_max = h − h_l`; if `0 < d_max ≤ T`,
+    /// move `d_max/2` from h to h_l. Gentle slopes are levelled into plateaus while steep slopes
+    /// are kept, raising the erosion score ε. Olsen: T between 8/N and 16/N (16/N chosen), 50
+    /// iterations, Von Neumann neighbourhood (set `neighbourhood` accordingly; see
+    /// [`ThermalOlsenParams`]). The in-place row-major sweep moves material along the sweep
+    /// direction within one iteration, which shows as axis-aligned streaks on rough maps.
+    OlsenEroder,
+    Mode::Gentle
+);

@@ -91,3 +91,40 @@ impl Topology {
         }
     }
 }
+
+/// Neighbour offsets resolved once for a grid: interior cells use precomputed linear offsets,
+/// border cells go through [`Topology::neighbour`]. Both visit neighbours in the same order, so
+/// results are identical whichever path a cell takes.
+#[derive(Clone, Debug)]
+pub(crate) struct Stencil {
+    pub topo: Topology,
+    offsets: &'static [(i32, i32)],
+    linear: Vec<isize>,
+}
+
+impl Stencil {
+    pub fn new(topo: Topology, neighbourhood: Neighbourhood) -> Self {
+        let offsets = neighbourhood.offsets();
+        let linear =
+            offsets.iter().map(|&(dx, dy)| dy as isize * topo.width as isize + dx as isize).collect();
+        Self { topo, offsets, linear }
+    }
+
+    /// Calls `f(j)` for each neighbour index `j` of cell `(x, y)`, in offset order.
+    #[inline(always)]
+    pub fn for_each(&self, x: usize, y: usize, mut f: impl FnMut(usize)) {
+        let t = &self.topo;
+        if x > 0 && y > 0 && x + 1 < t.width && y + 1 < t.height {
+            let i = (y * t.width + x) as isize;
+            for &o in &self.linear {
+                f((i + o) as usize);
+            }
+        } else {
+            for &(dx, dy) in self.offsets {
+                if let Some(j) = t.neighbour(x, y, dx, dy) {
+                    f(j);
+                }
+            }
+        }
+    }
+}
