@@ -141,7 +141,7 @@ fn mean_and_std(v: &[f32]) -> (f64, f64) {
 }
 
 #[test]
-fn statistics_at_origin_1e7_match_origin_0() {
+fn bulk_statistics_at_origin_1e7_match_origin_0() {
     for kind in [NoiseKind::Value, NoiseKind::Perlin, NoiseKind::PerlinTable, NoiseKind::OpenSimplex2] {
         let noise =
             NoiseSpec { frequency: 1.0, offset: [0.0, 0.0], ..spec(kind, FractalKind::Fbm) }.build().unwrap();
@@ -159,7 +159,7 @@ fn statistics_at_origin_1e7_match_origin_0() {
 }
 
 #[test]
-fn bit_identical_for_any_thread_count() {
+fn bulk_bit_identical_for_any_thread_count() {
     let region = Region { x0: -17.3, y0: 4.1, dx: 0.11, dy: 0.13, width: 131, height: 97 };
     for kind in NoiseKind::ALL {
         for fractal in [FractalKind::Fbm, FractalKind::Ridged] {
@@ -182,7 +182,7 @@ fn bit_identical_for_any_thread_count() {
 }
 
 #[test]
-fn four_tiles_equal_the_whole_region() {
+fn bulk_four_tiles_equal_the_whole_region() {
     // Dyadic origin and spacing, so tile origins are exact in f64.
     let (w, h, dx, dy) = (70usize, 50usize, 0.125, 0.0625);
     let whole = Region { x0: -6.5, y0: 2.25, dx, dy, width: w, height: h };
@@ -219,7 +219,7 @@ fn four_tiles_equal_the_whole_region() {
 }
 
 #[test]
-fn wrong_buffer_length_is_an_error() {
+fn bulk_wrong_buffer_length_is_an_error() {
     let noise = NoiseSpec::default().build().unwrap();
     let region = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: 7, height: 5 };
     let mut out = vec![0.0; 34];
@@ -227,7 +227,7 @@ fn wrong_buffer_length_is_an_error() {
 }
 
 #[test]
-fn empty_or_non_finite_region_is_an_error() {
+fn bulk_empty_or_non_finite_region_is_an_error() {
     let noise = NoiseSpec::default().build().unwrap();
     let good = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: 7, height: 5 };
     let mut out = [0.0; 35];
@@ -238,6 +238,46 @@ fn empty_or_non_finite_region_is_an_error() {
         match noise.fill(&bad, &mut out[..n]) {
             Err(NoiseError::InvalidParameter { name, .. }) => assert!(name.starts_with("region.")),
             other => panic!("{bad:?}: expected InvalidParameter, got {other:?}"),
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Any split of any region (dyadic origin and spacing, so tile origins are exact) gives
+    /// the same bits as the whole, for every kind.
+    #[test]
+    fn bulk_any_tile_split_equals_the_whole(
+        kind in 0usize..7,
+        fractal in 0usize..5,
+        ox in -4096i32..4096,
+        oy in -4096i32..4096,
+        w in 1usize..70,
+        h in 1usize..40,
+        cut_x in 0usize..70,
+        cut_y in 0usize..40,
+        step in 0u32..6,
+    ) {
+        let d = 1.0 / f64::from(1u32 << step);
+        let whole = Region { x0: f64::from(ox) / 8.0, y0: f64::from(oy) / 8.0, dx: d, dy: d, width: w, height: h };
+        let noise = spec(NoiseKind::ALL[kind], FRACTALS[fractal]).build().unwrap();
+        let (full, _) = fill(&noise, &whole, SimdLevel::Best);
+        let (cx, cy) = (cut_x.min(w - 1), cut_y.min(h - 1));
+        let tile = Region {
+            x0: whole.x0 + cx as f64 * d,
+            y0: whole.y0 + cy as f64 * d,
+            width: w - cx,
+            height: h - cy,
+            ..whole
+        };
+        let (part, _) = fill(&noise, &tile, SimdLevel::Best);
+        for j in 0..tile.height {
+            for i in 0..tile.width {
+                let a = part[j * tile.width + i].to_bits();
+                let b = full[(cy + j) * w + cx + i].to_bits();
+                proptest::prop_assert_eq!(a, b, "at ({}, {})", i, j);
+            }
         }
     }
 }
