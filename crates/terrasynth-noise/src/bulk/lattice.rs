@@ -25,8 +25,8 @@
 //! which leaves 3 fused multiply-adds and 1 subtraction per sample and octave (plus the fBm
 //! accumulation), in f32 lanes. What is hoisted:
 //! - per fill and octave, per column of the region ([`ColumnPlan`]): the lattice x in f64, its
-//!   cell index `c` (i64, exact up to |x| ≈ 2^52), `fx` and `u = fade(fx)` (fade in f64, then
-//!   rounded to f32); the distinct lattice columns the row needs (`c` and `c + 1` of every
+//!   cell index `c` (i64, exact up to |x| = 2^52, clamped beyond as in the point path), `fx`
+//!   and `u = fade(fx)` (fade in f64, then rounded to f32); the distinct lattice columns the row needs (`c` and `c + 1` of every
 //!   sample) and each sample's two slots in that list;
 //! - per lattice row `r` (shared by consecutive sample rows): the corner values of every needed
 //!   column ([`CornerRow`]);
@@ -39,6 +39,14 @@
 //! bit).
 
 use std::ops::Range;
+
+/// The lattice index of a floored coordinate, clamped to ±2^52 like the point kernels (beyond
+/// 2^52 an f64 has no fractional bits, so the clamp only keeps the conversion defined).
+#[inline]
+fn cell_index(floored: f64) -> i64 {
+    const MAX_CELL: f64 = 4_503_599_627_370_496.0; // 2^52
+    floored.clamp(-MAX_CELL, MAX_CELL) as i64
+}
 
 /// Values at one lattice point: gradient `(gx, gy)` and value `h`.
 pub(crate) type Corner = [f32; 3];
@@ -138,7 +146,7 @@ impl ColumnPlan {
             let x = (octave.to_lattice_x)(x_of(i.min(width.saturating_sub(1))));
             let xf = x.floor();
             let t = x - xf;
-            cell.push(xf as i64);
+            cell.push(cell_index(xf));
             fx.push(t as f32);
             u.push(octave.fade.weight(t) as f32);
         }
@@ -201,7 +209,7 @@ impl RowState {
     pub(crate) fn prepare(&mut self, octave: &LatticeOctave<'_>, plan: &ColumnPlan, y: f64) {
         let ly = (octave.to_lattice_y)(y);
         let yf = ly.floor();
-        let r = yf as i64;
+        let r = cell_index(yf);
         let t = ly - yf;
         let fy = t as f32;
         let v = octave.fade.weight(t) as f32;
