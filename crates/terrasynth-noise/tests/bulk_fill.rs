@@ -281,3 +281,15 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn bulk_dispatch_uses_avx2_when_the_cpu_has_it() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+        let expected = if has { "avx2+fma" } else { "scalar" };
+        assert_eq!(Noise::bulk_simd_level(), expected);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    assert_eq!(Noise::bulk_simd_level(), "scalar");
+}
