@@ -16,7 +16,9 @@
 //! with the same recurrences as [`crate::fractal`].
 //!
 //! Dispatch: `SimdLevel::detect` picks AVX2+FMA when the CPU has both (checked at run time;
-//! the crate is built for baseline x86-64), else portable scalar code with the same method.
+//! the crate is built for baseline x86-64), else portable scalar code: the same row method for
+//! the square-lattice kinds, the point kernel on the same lattice coordinates for opensimplex2
+//! ([`Noise::fill_scalar`] forces it).
 //! AVX-512 has no dedicated kernel (the development machine, an AMD EPYC Zen 3, lacks it; an
 //! AVX-512 CPU runs the AVX2 kernel).
 //!
@@ -37,7 +39,7 @@ use crate::{Noise, NoiseError, NoiseFn, Region};
 use lattice::{ColumnPlan, Fade, LANES, LatticeOctave, RowState, corner_rows};
 
 /// Rows per rayon task.
-pub const BAND_ROWS: usize = 16;
+pub(crate) const BAND_ROWS: usize = 16;
 
 /// Which instruction set the bulk kernels use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
