@@ -45,8 +45,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         let meta = exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false).map_err(fail)?;
         for header in meta.headers.iter() {
             let size = header.layer_size;
-            crate::grid::check_size::<f32>(size.0, size.1)
-                .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+            super::check_decode_size(path, size.0, size.1)?;
         }
         let image = exr::prelude::read()
             .no_deep_data()

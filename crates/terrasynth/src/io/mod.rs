@@ -170,6 +170,24 @@ pub(crate) fn guard_decoder<T>(path: &Path, what: &str, f: impl FnOnce() -> Resu
     }
 }
 
+/// Refuses, from its header, an image of `width × height` that would not fit: sides and
+/// buffer checked by [`crate::grid::check_size`], and the f32 result at most
+/// [`MAX_DECODE_BYTES`].
+pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Result<()> {
+    crate::grid::check_size::<f32>(width, height)
+        .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+    let bytes = (width as u64) * (height as u64) * 4;
+    if bytes > MAX_DECODE_BYTES {
+        return Err(format_err(
+            path,
+            format!(
+                "image too large: {width}x{height} needs {bytes} bytes as f32, at most {MAX_DECODE_BYTES} allowed"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks an output height range `[lo, hi]` for the 16-bit writers.
 pub(crate) fn check_range(lo: f32, hi: f32) -> Result<()> {
     if !(lo.is_finite() && hi.is_finite() && lo < hi) {

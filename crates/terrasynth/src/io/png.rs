@@ -97,8 +97,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         reader.limits(limits);
         let decoder = reader.into_decoder().map_err(fail)?;
         let (w, h) = decoder.dimensions();
-        crate::grid::check_size::<f32>(w as usize, h as usize)
-            .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+        super::check_decode_size(path, w as usize, h as usize)?;
         let image = DynamicImage::from_decoder(decoder).map_err(fail)?;
         let (w, h) = (w as usize, h as usize);
         let data: Vec<f32> = match image {

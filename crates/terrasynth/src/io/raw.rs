@@ -11,12 +11,45 @@ use super::{atomic, format_err, quantize_map_u16};
 use crate::{Heightmap, Result};
 
 /// Writes `map` as R16: each height mapped from `[lo, hi]` to 0..=65535 (see
-/// [`super::quantize_u16`] for the rounding), two bytes per cell, little-endian.
+/// [`super::quantize_u16`] for the rounding), two bytes per cell, little-endian, row 0 first.
 pub fn write_r16(path: impl AsRef<Path>, map: &Heightmap, lo: f32, hi: f32) -> Result<()> {
+    write_r16_with(path, map, lo, hi, R16Options::default())
+}
+
+/// Layout choices for [`write_r16_with`] (engine import dialogs differ).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct R16Options {
+    /// Write the last row first (Unity imports GDAL-style RAW "vertically inverted"; set this,
+    /// or tick "Flip Vertically" in Unity's import dialog). Default false.
+    pub flip_y: bool,
+    /// Big-endian ("Mac" byte order in Unity, "Big" in HTerrain). Default false (little-endian,
+    /// what Unreal, Terrain3D and Unity's "Windows" order expect).
+    pub big_endian: bool,
+}
+
+/// Writes R16 with the given row order and byte order (see [`R16Options`]).
+pub fn write_r16_with(
+    path: impl AsRef<Path>,
+    map: &Heightmap,
+    lo: f32,
+    hi: f32,
+    opts: R16Options,
+) -> Result<()> {
     let path = path.as_ref();
     let q = quantize_map_u16(map, lo, hi)?;
-    let bytes: Vec<u8> = q.iter().flat_map(|v| v.to_le_bytes()).collect();
-    atomic::write_atomic(path, |w| w.write_all(&bytes).map_err(atomic::io_err(path)))
+    let w = map.width();
+    let mut bytes = Vec::with_capacity(q.len() * 2);
+    let mut push_row = |row: &[u16]| {
+        for v in row {
+            bytes.extend_from_slice(&if opts.big_endian { v.to_be_bytes() } else { v.to_le_bytes() });
+        }
+    };
+    if opts.flip_y {
+        q.chunks_exact(w).rev().for_each(&mut push_row);
+    } else {
+        q.chunks_exact(w).for_each(&mut push_row);
+    }
+    atomic::write_bytes_atomic(path, &bytes)
 }
 
 /// Reads an R16 file; see [`decode_r16`].
@@ -89,6 +122,20 @@ mod tests {
         let m = decode_r16(&bytes, Path::new("t.r16"), 0, 0).unwrap();
         assert_eq!((m.width(), m.height()), (2, 2));
         assert_eq!(m.as_slice(), &[0.0, 1.0, 32768.0 / 65535.0, 1.0 / 65535.0]);
+    }
+
+    #[test]
+    fn flip_and_big_endian_layouts() {
+        let dir = std::env::temp_dir().join(format!("ts-r16-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = Heightmap::from_vec(1, 2, 1.0, vec![0.0, 1.0]).unwrap();
+        let p = dir.join("a.r16");
+        write_r16_with(&p, &map, 0.0, 1.0, R16Options { flip_y: true, big_endian: false }).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), vec![0xff, 0xff, 0, 0]);
+        let map = Heightmap::from_vec(1, 1, 1.0, vec![1.0 / 65535.0]).unwrap();
+        write_r16_with(&p, &map, 0.0, 1.0, R16Options { flip_y: false, big_endian: true }).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), vec![0, 1]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

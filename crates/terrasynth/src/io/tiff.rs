@@ -166,8 +166,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         let fail = |e: tiff::TiffError| format_err(path, format!("not a readable TIFF: {e}"));
         let (w, h) = dec.dimensions().map_err(fail)?;
         let (w, h) = (w as usize, h as usize);
-        crate::grid::check_size::<f32>(w, h)
-            .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+        super::check_decode_size(path, w, h)?;
         let color = dec.colortype().map_err(fail)?;
         if !matches!(color, tiff::ColorType::Gray(8 | 16 | 32 | 64)) {
             return Err(format_err(

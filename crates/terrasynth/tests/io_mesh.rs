@@ -1,0 +1,89 @@
+//! OBJ/MTL export parsed back; and an ignored timing report of the render/analyze/io paths
+//! (`cargo test -p terrasynth --test io_mesh -- --ignored --nocapture`; no assertions on time).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use terrasynth::Heightmap;
+use terrasynth::analyze::Metrics;
+use terrasynth::io;
+use terrasynth::render::hillshade::{HillshadeOptions, shaded_relief};
+use terrasynth::render::{Mesh, MeshOptions, Palette};
+
+fn out_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("io-mesh");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bumps(n: usize) -> Heightmap {
+    Heightmap::from_fn(n, n, 2.0, |x, y| ((x as f32 * 0.21).sin() + (y as f32 * 0.13).cos()) * 10.0).unwrap()
+}
+
+#[test]
+fn obj_parses_back_with_matching_counts_and_values() {
+    let map = bumps(33);
+    let mesh =
+        Mesh::from_heightmap(&map, MeshOptions { lod: 1, height_scale: 3.0, ..Default::default() }).unwrap();
+    let dir = out_dir();
+    let path = dir.join("terrain.obj");
+    io::obj::write_obj(&path, &mesh, Some("terrain_colour.png")).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(count("v "), 17 * 17);
+    assert_eq!(count("vt "), 17 * 17);
+    assert_eq!(count("vn "), 17 * 17);
+    assert_eq!(count("f "), 2 * 16 * 16);
+    assert!(text.contains("mtllib terrain.mtl") && text.contains("usemtl terrain"));
+    // First vertex and first face, 1-based, same triangle as the mesh.
+    let v: Vec<f32> = text.lines().find(|l| l.starts_with("v ")).unwrap()[2..]
+        .split(' ')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(v, mesh.positions[0].to_vec());
+    let f = text.lines().find(|l| l.starts_with("f ")).unwrap();
+    let [a, b, c] = [mesh.indices[0] + 1, mesh.indices[1] + 1, mesh.indices[2] + 1];
+    assert_eq!(f, format!("f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}"));
+    // vt flips v (OBJ's origin is bottom-left): the first vertex (top-left of the map) has v = 1.
+    assert_eq!(text.lines().find(|l| l.starts_with("vt ")).unwrap(), "vt 0 1");
+    let mtl = std::fs::read_to_string(dir.join("terrain.mtl")).unwrap();
+    assert!(mtl.contains("newmtl terrain") && mtl.contains("map_Kd terrain_colour.png"));
+    // A broken mesh is refused.
+    let mut bad = mesh.clone();
+    bad.indices.push(0);
+    assert!(io::obj::write_obj(dir.join("bad.obj"), &bad, None).is_err());
+    assert!(!dir.join("bad.obj").exists());
+}
+
+#[test]
+#[ignore = "timing report, run by hand"]
+fn timing_report() {
+    let n = 2049;
+    let map = bumps(n);
+    let dir = out_dir();
+    let palette = Palette::named("classic").unwrap();
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        eprintln!("{what:<28} {n}x{n}: {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    };
+    time("colorize", &mut || drop(palette.colorize(&map, Some(0.0))));
+    time("shaded relief", &mut || {
+        drop(shaded_relief(&map, &palette, &HillshadeOptions::default(), None).unwrap())
+    });
+    time("mesh lod 0", &mut || drop(Mesh::from_heightmap(&map, MeshOptions::default()).unwrap()));
+    time("metrics", &mut || {
+        let _ = Metrics::compute(&map);
+    });
+    time("write png16", &mut || io::png::write_png16(dir.join("t.png"), &map, -20.0, 20.0).unwrap());
+    time("write r16", &mut || io::raw::write_r16(dir.join("t.r16"), &map, -20.0, 20.0).unwrap());
+    time("write exr", &mut || io::exr::write(dir.join("t.exr"), &map).unwrap());
+    time("write geotiff", &mut || {
+        io::tiff::write_geotiff(dir.join("t.tif"), &map, &Default::default()).unwrap()
+    });
+    let mesh = Mesh::from_heightmap(&map, MeshOptions { lod: 1, ..Default::default() }).unwrap();
+    time("write glb (lod 1)", &mut || io::gltf::write_glb(dir.join("t.glb"), &mesh).unwrap());
+    time("read png16", &mut || drop(io::read_heightmap(dir.join("t.png"), &Default::default()).unwrap()));
+    time("read exr", &mut || drop(io::read_heightmap(dir.join("t.exr"), &Default::default()).unwrap()));
+    time("read tiff", &mut || drop(io::read_heightmap(dir.join("t.tif"), &Default::default()).unwrap()));
+}
