@@ -9,6 +9,8 @@ pub fn registry() -> Vec<StepInfo> {
     let mut all = Vec::new();
     all.extend(crate::generate::steps());
     all.extend(crate::shape::steps());
+    all.extend(crate::erode::steps());
+    all.extend(crate::hydro::steps());
     all.extend(crate::io::steps());
     all
 }
