@@ -1,0 +1,670 @@
+//! Renders the picture gallery of docs/GALLERY.md: one shaded-relief picture per built-in
+//! preset, and strips of small panels that each change one recipe parameter, with the value
+//! written under each panel. Everything goes through the public API (recipes run by
+//! [`Pipeline`], `render::palette` + `render::hillshade`, `io::png::write_rgb8`), so the
+//! pictures show exactly what `terrasynth generate` produces for the same recipe.
+//!
+//! ```text
+//! cargo run --release -p terrasynth --example gallery -- docs/images [docs/GALLERY.md]
+//! ```
+//!
+//! The Markdown page is written next to the images folder (`<out>/../GALLERY.md`) unless a
+//! second path is given. Output is deterministic: the same library gives the same bytes.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use terrasynth::recipe::{ParamValue, Pipeline, PipelineProgress, Recipe, StepEntry, presets, registry};
+use terrasynth::render::{HillshadeOptions, hillshade, shade};
+use terrasynth::{Heightmap, io};
+
+/// Side of a preset picture, in cells and pixels (2^n + 1 suits every generator).
+const PRESET_SIDE: usize = 385;
+/// Default side of a strip panel, in cells and pixels.
+const PANEL_SIDE: usize = 193;
+/// World width of a strip panel, metres (the cell size is this over `side − 1`).
+const PANEL_WORLD_M: f64 = 5000.0;
+/// Vertical scale of a strip panel: metres per height unit (heights are normalised to [0, 1]).
+const PANEL_RELIEF_M: f64 = 1000.0;
+/// Seed of every strip recipe, so panels of a strip differ only by the parameter shown.
+const STRIP_SEED: u64 = 7;
+/// Gap between panels and height of the label band, pixels.
+const GAP: usize = 4;
+const LABEL_H: usize = 22;
+const BACKGROUND: [u8; 3] = [32, 32, 36];
+const INK: [u8; 3] = [235, 235, 235];
+const RIVER: [u8; 3] = [30, 90, 200];
+const LAKE: [u8; 3] = [70, 130, 200];
+
+/// One panel: the label drawn under it and the steps of its recipe.
+struct Panel {
+    label: String,
+    steps: Vec<StepEntry>,
+    palette: &'static str,
+}
+
+/// A strip: file stem, caption, panel side, and its panels.
+struct Strip {
+    name: &'static str,
+    caption: &'static str,
+    side: usize,
+    panels: Vec<Panel>,
+}
+
+fn step(kind: &str, params: &[(&str, ParamValue)]) -> StepEntry {
+    params.iter().fold(StepEntry::new(kind), |s, (k, v)| s.with(k, v.clone()))
+}
+
+fn num(v: f64) -> ParamValue {
+    ParamValue::Number(v)
+}
+fn text(v: &str) -> ParamValue {
+    ParamValue::Text(v.to_string())
+}
+fn list(v: &[f64]) -> ParamValue {
+    ParamValue::List(v.to_vec())
+}
+
+/// The usual tail of a strip recipe: heights to [0, 1], then a sea at `sea` of the range.
+fn finish(mut steps: Vec<StepEntry>, sea: f64) -> Vec<StepEntry> {
+    steps.push(StepEntry::new("normalize"));
+    if sea > 0.0 {
+        steps.push(step("sea-level", &[("value", num(sea))]));
+    }
+    steps
+}
+
+fn panel(label: impl Into<String>, steps: Vec<StepEntry>) -> Panel {
+    Panel { label: label.into(), steps, palette: "classic" }
+}
+
+/// fBm Perlin noise with the given extra keys (the base of most shaping strips).
+fn noise(extra: &[(&str, ParamValue)]) -> StepEntry {
+    let mut s = step(
+        "noise",
+        &[
+            ("kind", text("perlin")),
+            ("fractal", text("fbm")),
+            ("octaves", num(8.0)),
+            ("feature-size", num(0.5)),
+        ],
+    );
+    for (k, v) in extra {
+        s = s.with(k, v.clone());
+    }
+    s
+}
+
+/// A strip that varies one noise key over `values` (labels `key=value`).
+fn noise_strip(
+    name: &'static str,
+    caption: &'static str,
+    key: &str,
+    values: &[ParamValue],
+    base: &[(&str, ParamValue)],
+) -> Strip {
+    let panels = values
+        .iter()
+        .map(|v| {
+            let mut extra: Vec<(&str, ParamValue)> = base.to_vec();
+            extra.push((key, v.clone()));
+            panel(format!("{key}={}", value_text(v)), finish(vec![noise(&extra)], 0.2))
+        })
+        .collect();
+    Strip { name, caption, side: PANEL_SIDE, panels }
+}
+
+fn strips() -> Vec<Strip> {
+    let n = num;
+    let mut out = vec![
+        Strip {
+            name: "generators-1",
+            caption: "Base generators with default parameters (then `normalize`, `sea-level` 0.2).",
+            side: PANEL_SIDE,
+            panels: ["mdp", "diamond-square", "triangular", "spectral"]
+                .iter()
+                .map(|g| panel(*g, finish(vec![StepEntry::new(*g)], 0.2)))
+                .collect(),
+        },
+        Strip {
+            name: "generators-2",
+            caption: "More base generators with default parameters (then `normalize`, `sea-level` 0.2).",
+            side: PANEL_SIDE,
+            panels: ["voronoi", "fault", "circles", "voronoi-ds"]
+                .iter()
+                .map(|g| panel(*g, finish(vec![StepEntry::new(*g)], 0.2)))
+                .collect(),
+        },
+        noise_strip(
+            "noise-octaves",
+            "Noise `octaves`: each octave adds detail at twice the frequency and half the amplitude.",
+            "octaves",
+            &[n(1.0), n(3.0), n(8.0)],
+            &[],
+        ),
+        noise_strip(
+            "noise-persistence",
+            "Noise `persistence` (amplitude ratio between octaves, 8 octaves): higher is rougher.",
+            "persistence",
+            &[n(0.3), n(0.5), n(0.7)],
+            &[],
+        ),
+        noise_strip(
+            "noise-lacunarity",
+            "Noise `lacunarity` (frequency ratio between octaves, 8 octaves).",
+            "lacunarity",
+            &[n(1.5), n(2.0), n(3.0)],
+            &[],
+        ),
+        noise_strip(
+            "noise-fractal",
+            "Noise `fractal`: fBm, ridged multifractal, hybrid multifractal, billow (8 octaves).",
+            "fractal",
+            &[text("fbm"), text("ridged"), text("hybrid"), text("billow")],
+            &[],
+        ),
+        noise_strip(
+            "noise-warp",
+            "Noise `warp`: domain-warp amplitude (0 = off); ridges and valleys bend and fold.",
+            "warp",
+            &[n(0.0), n(0.5), n(1.0)],
+            &[],
+        ),
+        noise_strip(
+            "noise-kinds",
+            "Noise `kind` under the same 4-octave fBm: value, Perlin variants, OpenSimplex2, Worley.",
+            "kind",
+            &["value", "perlin-angle", "perlin-table", "perlin", "opensimplex2", "worley"].map(text),
+            &[("octaves", n(4.0))],
+        ),
+    ];
+    let ds = |label: String, params: &[(&str, ParamValue)], normalize: bool| {
+        let mut steps = vec![step("diamond-square", params)];
+        if normalize {
+            steps = finish(steps, 0.2);
+        } else {
+            steps.push(step("sea-level", &[("value", n(0.2))]));
+        }
+        panel(label, steps)
+    };
+    out.push(Strip {
+        name: "ds-roughness",
+        caption: "Diamond-square `roughness` scales the whole relief (no `normalize` here, heights × 1000 m): \
+                  steeper shading, same shapes.",
+        side: PANEL_SIDE,
+        panels: [0.25, 0.5, 1.0]
+            .iter()
+            .map(|&r| ds(format!("roughness={r}"), &[("roughness", n(r))], false))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "ds-smoothness",
+        caption: "Diamond-square `smoothness` H (displacement × 2^-H per level): 0.5 rugged, 2 rolling.",
+        side: PANEL_SIDE,
+        panels: [0.5, 1.0, 1.5, 2.0]
+            .iter()
+            .map(|&h| ds(format!("smoothness={h}"), &[("smoothness", n(h))], true))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "ds-detail",
+        caption: "Diamond-square `detail`: levels with random offsets; finer levels are interpolated.",
+        side: PANEL_SIDE,
+        panels: [3.0, 5.0, 0.0]
+            .iter()
+            .map(|&d| ds(format!("detail={d}"), &[("detail", n(d))], true))
+            .collect(),
+    });
+    let coefficients: [(&str, &[f64]); 4] =
+        [("c=-1", &[-1.0]), ("c=1", &[1.0]), ("c=-1,1", &[-1.0, 1.0]), ("c=0,1", &[0.0, 1.0])];
+    out.push(Strip {
+        name: "voronoi-coefficients",
+        caption: "Voronoi `coefficients` c1..cn in h = Σ c_i d_i (d_i = distance to the i-th nearest point).",
+        side: PANEL_SIDE,
+        panels: coefficients
+            .iter()
+            .map(|(label, c)| panel(*label, finish(vec![step("voronoi", &[("coefficients", list(c))])], 0.2)))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "spectral-passes",
+        caption: "Spectral synthesis `passes`: lattices at doubling frequency, amplitude 0.5^i.",
+        side: PANEL_SIDE,
+        panels: [1.0, 3.0, 8.0]
+            .iter()
+            .map(|&p| panel(format!("passes={p}"), finish(vec![step("spectral", &[("passes", n(p))])], 0.2)))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "fault-iterations",
+        caption: "Fault `iterations`: number of random fault lines.",
+        side: PANEL_SIDE,
+        panels: [10.0, 100.0, 1000.0]
+            .iter()
+            .map(|&i| {
+                panel(format!("iterations={i}"), finish(vec![step("fault", &[("iterations", n(i))])], 0.2))
+            })
+            .collect(),
+    });
+    out.push(Strip {
+        name: "circles-count",
+        caption: "Circles `count`: number of random circular hills.",
+        side: PANEL_SIDE,
+        panels: [10.0, 100.0, 1000.0]
+            .iter()
+            .map(|&c| panel(format!("count={c}"), finish(vec![step("circles", &[("count", n(c))])], 0.2)))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "falloff-shape",
+        caption: "Fall-off `shape` on fBm noise (default curve [0, 0.6, 0.9, 1, 1]); none for reference.",
+        side: PANEL_SIDE,
+        panels: vec![
+            panel("none", finish(vec![noise(&[])], 0.25)),
+            panel(
+                "shape=circle",
+                finish(vec![noise(&[]), step("falloff", &[("shape", text("circle"))])], 0.25),
+            ),
+            panel(
+                "shape=rectangle",
+                finish(vec![noise(&[]), step("falloff", &[("shape", text("rectangle"))])], 0.25),
+            ),
+        ],
+    });
+    let curves: [(&str, &[f64]); 3] = [
+        ("linear", &[0.0, 1.0]),
+        ("default", &[0.0, 0.6, 0.9, 1.0, 1.0]),
+        ("steep", &[0.0, 0.0, 0.2, 1.0, 1.0]),
+    ];
+    out.push(Strip {
+        name: "falloff-curve",
+        caption: "Fall-off `curve` (circle): coefficients from border to centre, linearly interpolated.",
+        side: PANEL_SIDE,
+        panels: curves
+            .iter()
+            .map(|(label, c)| {
+                panel(*label, finish(vec![noise(&[]), step("falloff", &[("curve", list(c))])], 0.25))
+            })
+            .collect(),
+    });
+    out.push(Strip {
+        name: "island-h0",
+        caption: "Island `h0`: centre height factor of the island weighting (seed 004 §8).",
+        side: PANEL_SIDE,
+        panels: [0.5, 1.5, 3.0]
+            .iter()
+            .map(|&h| {
+                panel(format!("h0={h}"), finish(vec![noise(&[]), step("island", &[("h0", n(h))])], 0.3))
+            })
+            .collect(),
+    });
+    out.push(Strip {
+        name: "perturb-magnitude",
+        caption: "Perturbation `magnitude` on a Voronoi terrain (c = -1, 1): straight cell edges wobble.",
+        side: PANEL_SIDE,
+        panels: [0.0, 0.05, 0.25]
+            .iter()
+            .map(|&m| {
+                panel(
+                    format!("magnitude={m}"),
+                    finish(vec![StepEntry::new("voronoi"), step("perturb", &[("magnitude", n(m))])], 0.2),
+                )
+            })
+            .collect(),
+    });
+    out.push(Strip {
+        name: "terrace",
+        caption: "Terrace `levels` (sharpness 0.8) on fBm noise; none for reference.",
+        side: PANEL_SIDE,
+        panels: std::iter::once(panel("none", finish(vec![noise(&[])], 0.2)))
+            .chain([4.0, 8.0, 16.0].iter().map(|&l| {
+                panel(
+                    format!("levels={l}"),
+                    finish(vec![noise(&[]), step("terrace", &[("levels", n(l))])], 0.2),
+                )
+            }))
+            .collect(),
+    });
+    out.push(Strip {
+        name: "palettes",
+        caption: "Palettes (recipe key `palette`) on the same island recipe, sea at 0.3.",
+        side: PANEL_SIDE,
+        panels: ["classic", "mdp", "simple", "grayscale"]
+            .iter()
+            .map(|p| Panel {
+                label: (*p).to_string(),
+                steps: finish(vec![noise(&[]), StepEntry::new("island")], 0.3),
+                palette: p,
+            })
+            .collect(),
+    });
+    out.extend(process_strips());
+    out
+}
+
+/// Erosion and hydrology strips, when those steps are registered.
+fn process_strips() -> Vec<Strip> {
+    let n = num;
+    let known: Vec<&str> = registry().iter().map(|s| s.name).collect();
+    let has = |name: &str| known.contains(&name);
+    let base =
+        || vec![noise(&[("fractal", text("ridged")), ("octaves", n(6.0))]), StepEntry::new("normalize")];
+    let side = 257;
+    let mut out = Vec::new();
+    let erosions: Vec<(&str, StepEntry)> = [
+        ("thermal", step("thermal", &[("iterations", n(100.0))])),
+        ("olsen-erosion", step("olsen-erosion", &[("iterations", n(100.0))])),
+        ("droplets", step("droplets", &[("droplets", n(100000.0))])),
+        ("stream-power", step("stream-power", &[("iterations", n(200.0))])),
+    ]
+    .into_iter()
+    .filter(|(name, _)| has(name))
+    .collect();
+    for pair in erosions.chunks(2) {
+        let mut panels = vec![panel("before", finish(base(), 0.0))];
+        for (name, s) in pair {
+            let mut steps = base();
+            steps.push(s.clone());
+            panels.push(panel(*name, finish(steps, 0.0)));
+        }
+        let (name, caption) = if pair[0].0 == "thermal" {
+            (
+                "erosion-1",
+                "Erosion before/after on ridged noise: `thermal` (100 iterations), `olsen-erosion` (100).",
+            )
+        } else {
+            (
+                "erosion-2",
+                "Erosion before/after on ridged noise: `droplets` (100 000 droplets), `stream-power` (200 steps).",
+            )
+        };
+        out.push(Strip { name, caption, side, panels });
+    }
+    if has("rivers") && has("lakes") {
+        let base = || vec![noise(&[("octaves", n(6.0))]), StepEntry::new("normalize")];
+        let with = |extra: Vec<StepEntry>| {
+            let mut s = base();
+            s.extend(extra);
+            finish(s, 0.2)
+        };
+        out.push(Strip {
+            name: "hydrology",
+            caption: "Hydrology drawn on the map: `rivers` (blue polylines, width from drainage area), `lakes` \
+                      (filled depressions), both.",
+            side,
+            panels: vec![
+                panel("before", with(vec![])),
+                panel("rivers", with(vec![StepEntry::new("rivers")])),
+                panel("lakes", with(vec![StepEntry::new("lakes")])),
+                panel("lakes+rivers", with(vec![StepEntry::new("lakes"), StepEntry::new("rivers")])),
+            ],
+        });
+    }
+    out
+}
+
+/// A recipe for a strip panel: `side`² cells over [`PANEL_WORLD_M`], heights × [`PANEL_RELIEF_M`].
+fn panel_recipe(p: &Panel, side: usize) -> terrasynth::Result<Recipe> {
+    let mut r = Recipe::from_toml_str("")?;
+    r.name = p.label.clone();
+    r.width = side;
+    r.height = side;
+    r.cell_size = PANEL_WORLD_M / (side - 1) as f64;
+    r.seed = STRIP_SEED;
+    r.palette = terrasynth::recipe::PaletteSpec::Named(p.palette.to_string());
+    r.exports.height_scale = PANEL_RELIEF_M;
+    r.steps = p.steps.clone();
+    Ok(r)
+}
+
+/// Runs a recipe and renders it as the CLI's `shaded.png` does (heights × height-scale,
+/// palette colours × Horn hillshade, sea flat), then draws lakes and rivers if any.
+fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
+    let scale = recipe.exports.height_scale;
+    let palette = recipe.palette.resolve()?;
+    let out = Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())?;
+    let t = &out.terrain;
+    let metres: Heightmap = t.height.map(|&v| (v as f64 * scale) as f32);
+    let sea = Some((t.sea_level as f64 * scale) as f32);
+    let opts = HillshadeOptions::default();
+    let colour = palette.colorize(&metres, sea);
+    let hs = hillshade(&metres, &opts, sea)?;
+    let mut rgb = shade(&colour, &hs, &opts)?;
+    let (w, h) = (metres.width(), metres.height());
+    if let Some(labels) = &t.hydro.lake_labels {
+        for (i, &id) in labels.as_slice().iter().enumerate() {
+            if id != 0 {
+                let px = &mut rgb[i * 3..i * 3 + 3];
+                for (c, l) in px.iter_mut().zip(LAKE) {
+                    *c = ((*c as u16 + 3 * l as u16) / 4) as u8;
+                }
+            }
+        }
+    }
+    for river in &t.hydro.rivers {
+        for seg in river.points.windows(2) {
+            let (a, b) = (&seg[0], &seg[1]);
+            let r = (0.5 * a.width.max(1.0)).min(4.0);
+            let steps = ((b.x - a.x).abs().max((b.y - a.y).abs()) * 2.0).ceil().max(1.0) as usize;
+            for k in 0..=steps {
+                let f = k as f32 / steps as f32;
+                disc(&mut rgb, w, h, a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, r, RIVER);
+            }
+        }
+    }
+    Ok((w, h, rgb))
+}
+
+/// Fills a disc of radius `r` (at least the pixel itself) centred on `(cx, cy)`.
+fn disc(rgb: &mut [u8], w: usize, h: usize, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
+    let r = r.max(0.5);
+    let (x0, x1) = ((cx - r).floor().max(0.0) as usize, ((cx + r).ceil().max(0.0) as usize).min(w - 1));
+    let (y0, y1) = ((cy - r).floor().max(0.0) as usize, ((cy + r).ceil().max(0.0) as usize).min(h - 1));
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let (dx, dy) = (x as f32 - cx, y as f32 - cy);
+            if dx * dx + dy * dy <= r * r {
+                rgb[(y * w + x) * 3..(y * w + x) * 3 + 3].copy_from_slice(&colour);
+            }
+        }
+    }
+}
+
+/// 5×7 bitmap glyphs, one byte per row, bit 4 = leftmost column. Letters are capitals
+/// (lower-case input is drawn with them).
+fn glyph(c: char) -> [u8; 7] {
+    match c.to_ascii_uppercase() {
+        '0' => [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E],
+        '1' => [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
+        '2' => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F],
+        '3' => [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
+        '4' => [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02],
+        '5' => [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
+        '6' => [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E],
+        '7' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
+        '8' => [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E],
+        '9' => [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
+        'A' => [0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
+        'B' => [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E],
+        'C' => [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E],
+        'D' => [0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C],
+        'E' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F],
+        'F' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10],
+        'G' => [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F],
+        'H' => [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
+        'I' => [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E],
+        'J' => [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
+        'K' => [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11],
+        'L' => [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F],
+        'M' => [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11],
+        'N' => [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11],
+        'O' => [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
+        'P' => [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10],
+        'Q' => [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D],
+        'R' => [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11],
+        'S' => [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E],
+        'T' => [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
+        'U' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
+        'V' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04],
+        'W' => [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A],
+        'X' => [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11],
+        'Y' => [0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04],
+        'Z' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F],
+        '.' => [0, 0, 0, 0, 0, 0x0C, 0x0C],
+        '=' => [0, 0, 0x1F, 0, 0x1F, 0, 0],
+        '-' => [0, 0, 0, 0x1F, 0, 0, 0],
+        ',' => [0, 0, 0, 0, 0x0C, 0x04, 0x08],
+        '+' => [0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0],
+        '(' => [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
+        ')' => [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08],
+        '/' => [0, 0x01, 0x02, 0x04, 0x08, 0x10, 0],
+        _ => [0; 7],
+    }
+}
+
+/// Writes `s` centred in the band `[x0, x0 + width) × [y0, y0 + LABEL_H)` of an RGB image
+/// `img_w` pixels wide, at 2× scale (1× if it would not fit).
+fn draw_label(img: &mut [u8], img_w: usize, x0: usize, width: usize, y0: usize, s: &str) {
+    let chars = s.chars().count();
+    let scale = if chars * 12 <= width { 2 } else { 1 };
+    let advance = 6 * scale;
+    let text_w = (chars * advance).saturating_sub(scale);
+    let left = x0 + width.saturating_sub(text_w) / 2;
+    let top = y0 + (LABEL_H - 7 * scale) / 2;
+    for (i, c) in s.chars().enumerate() {
+        for (row, bits) in glyph(c).iter().enumerate() {
+            for col in 0..5 {
+                if bits & (0x10 >> col) == 0 {
+                    continue;
+                }
+                for dy in 0..scale {
+                    for dx in 0..scale {
+                        let x = left + i * advance + col * scale + dx;
+                        let y = top + row * scale + dy;
+                        if x < x0 + width {
+                            img[(y * img_w + x) * 3..(y * img_w + x) * 3 + 3].copy_from_slice(&INK);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Renders every panel of a strip side by side with its label under it.
+fn render_strip(strip: &Strip) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
+    let side = strip.side;
+    let n = strip.panels.len();
+    let (w, h) = (n * side + (n + 1) * GAP, side + 2 * GAP + LABEL_H);
+    let mut img: Vec<u8> = std::iter::repeat_n(BACKGROUND, w * h).flatten().collect();
+    for (k, p) in strip.panels.iter().enumerate() {
+        let (pw, ph, rgb) = render(panel_recipe(p, side)?)?;
+        let x0 = GAP + k * (side + GAP);
+        for y in 0..ph {
+            let dst = ((GAP + y) * w + x0) * 3;
+            img[dst..dst + pw * 3].copy_from_slice(&rgb[y * pw * 3..(y + 1) * pw * 3]);
+        }
+        draw_label(&mut img, w, x0, side, GAP + side + GAP / 2, &p.label);
+    }
+    Ok((w, h, img))
+}
+
+/// A parameter value as written in TOML.
+fn value_text(v: &ParamValue) -> String {
+    match v {
+        ParamValue::Bool(b) => b.to_string(),
+        ParamValue::Number(x) => format!("{x}"),
+        ParamValue::Text(s) => format!("{s:?}"),
+        ParamValue::List(xs) => {
+            format!("[{}]", xs.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(", "))
+        }
+    }
+}
+
+/// Steps as `` `type` {key = value, …} → … `` for the captions.
+fn steps_text(steps: &[StepEntry]) -> String {
+    let parts: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let keys: Vec<String> =
+                s.params.iter().map(|(k, v)| format!("{k} = {}", value_text(v))).collect();
+            if keys.is_empty() {
+                format!("`{}`", s.kind)
+            } else {
+                format!("`{}` {{{}}}", s.kind, keys.join(", "))
+            }
+        })
+        .collect();
+    parts.join(" → ")
+}
+
+fn main() -> terrasynth::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let out = PathBuf::from(args.get(1).cloned().unwrap_or_else(|| "docs/images".into()));
+    let md_path = args.get(2).map(PathBuf::from).unwrap_or_else(|| {
+        out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).join("GALLERY.md")
+    });
+    std::fs::create_dir_all(&out).map_err(|e| terrasynth::Error::Io { path: out.clone(), source: e })?;
+    let images = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+
+    let mut md = String::new();
+    md.push_str(GALLERY_INTRO);
+    md.push_str("\n## Presets\n\n");
+    md.push_str(&format!(
+        "Each built-in preset (`presets/<name>.toml`) at {PRESET_SIDE}×{PRESET_SIDE} cells: the preset's own \
+         recipe, with the size overridden and the cell size scaled so the map covers the same ground.\n\n"
+    ));
+    for p in presets() {
+        let mut r = p.recipe()?;
+        let extent = r.cell_size * (r.width.max(r.height) - 1) as f64;
+        r.width = PRESET_SIDE;
+        r.height = PRESET_SIDE;
+        r.cell_size = extent / (PRESET_SIDE - 1) as f64;
+        let description = r.description.clone();
+        let steps = steps_text(&r.steps);
+        let (w, h, rgb) = render(r)?;
+        let file = format!("preset-{}.png", p.name);
+        io::png::write_rgb8(out.join(&file), w, h, &rgb)?;
+        eprintln!("wrote {file}");
+        let _ = write!(
+            md,
+            "### `{}`\n\n![preset {}]({images}/{file})\n\n{description} Steps: {steps}.\n\n",
+            p.name, p.name
+        );
+    }
+    md.push_str("## One option at a time\n\n");
+    let _ = write!(
+        md,
+        "Each strip runs one recipe per panel, identical except for the value written under the panel. \
+         Panels are {PANEL_SIDE}×{PANEL_SIDE} cells over {:.0} km (erosion and hydrology: 257×257), seed \
+         {STRIP_SEED}, heights × {PANEL_RELIEF_M:.0} m (`exports.height-scale`), palette `classic`, sun from \
+         the north-west at 45°. Noise panels use `kind = \"perlin\"`, `fractal = \"fbm\"`, `octaves = 8`, \
+         `feature-size = 0.5` unless the strip changes them.\n\n",
+        PANEL_WORLD_M / 1000.0
+    );
+    for strip in strips() {
+        let (w, h, rgb) = render_strip(&strip)?;
+        let file = format!("{}.png", strip.name);
+        io::png::write_rgb8(out.join(&file), w, h, &rgb)?;
+        eprintln!("wrote {file}");
+        let _ =
+            write!(md, "### {}\n\n![{}]({images}/{file})\n\n{}\n\n", strip.name, strip.name, strip.caption);
+        for p in &strip.panels {
+            let palette =
+                if p.palette == "classic" { String::new() } else { format!(" (palette `{}`)", p.palette) };
+            let _ = writeln!(md, "- **{}**{palette}: {}", p.label, steps_text(&p.steps));
+        }
+        md.push('\n');
+    }
+    std::fs::write(&md_path, md).map_err(|e| terrasynth::Error::Io { path: md_path.clone(), source: e })?;
+    eprintln!("wrote {}", md_path.display());
+    Ok(())
+}
+
+const GALLERY_INTRO: &str = "# Gallery\n\n\
+Real output of terrasynth: shaded relief (palette colour × Horn hillshade, as `shaded.png` from \
+`terrasynth generate`). Every picture and this page are produced by one command, deterministically \
+(same library, same bytes):\n\n\
+```sh\ncargo run --release -p terrasynth --example gallery -- docs/images\n```\n\n\
+Step keys below are the recipe keys (`[[steps]]` tables, see docs/RECIPES.md); `→` separates steps \
+in order.\n";
