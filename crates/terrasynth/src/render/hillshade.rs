@@ -183,6 +183,29 @@ mod tests {
     }
 
     #[test]
+    fn z_factor_and_cell_size_act_on_the_slope_only() {
+        let map = Heightmap::from_fn(17, 13, 1.0, |x, y| ((x * x + 3 * y) % 11) as f32).unwrap();
+        let z2 = HillshadeOptions { z_factor: 2.0, ..Default::default() };
+        let a = hillshade(&map, &z2, None).unwrap();
+        // Doubling the heights is the same as z-factor 2 ...
+        let b = hillshade(&map.map(|v| v * 2.0), &HillshadeOptions::default(), None).unwrap();
+        // ... and as halving the cell size.
+        let mut half = map.clone();
+        half.set_cell_size(0.5).unwrap();
+        let c = hillshade(&half, &HillshadeOptions::default(), None).unwrap();
+        for i in 0..a.len() {
+            assert!((a[i] - b[i]).abs() < 1e-6 && (a[i] - c[i]).abs() < 1e-6, "cell {i}");
+        }
+        // Flat water: below the sea level every cell gets the flat value.
+        let s = hillshade(&map, &HillshadeOptions::default(), Some(5.0)).unwrap();
+        for (v, h) in s.iter().zip(map.as_slice()) {
+            if *h < 5.0 {
+                assert!((v - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+            }
+        }
+    }
+
+    #[test]
     fn shade_keeps_flat_colour_and_soft_shadows() {
         let opts = HillshadeOptions::default();
         let flat = std::f32::consts::FRAC_1_SQRT_2;

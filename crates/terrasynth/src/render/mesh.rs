@@ -207,6 +207,26 @@ mod tests {
     }
 
     #[test]
+    fn neighbouring_tiles_share_their_edge_at_every_lod() {
+        // Two tiles of 37 columns that share column 36 of a 73-wide map: their meshes must
+        // have the same edge heights at the same LOD, even though 36 is not a multiple of 8.
+        let map = Heightmap::from_fn(73, 41, 1.0, |x, y| ((x * 13 + y * 7) % 17) as f32).unwrap();
+        let left = map.crop(0, 0, 37, 41).unwrap();
+        let right = map.crop(36, 0, 37, 41).unwrap();
+        for lod in 0..4 {
+            let opts = MeshOptions { lod, ..Default::default() };
+            let (l, r) = (
+                Mesh::from_heightmap(&left, opts.clone()).unwrap(),
+                Mesh::from_heightmap(&right, opts).unwrap(),
+            );
+            let nx = lod_samples(37, 1 << lod).len();
+            let left_edge: Vec<f32> = l.positions.chunks_exact(nx).map(|row| row[nx - 1][1]).collect();
+            let right_edge: Vec<f32> = r.positions.chunks_exact(nx).map(|row| row[0][1]).collect();
+            assert_eq!(left_edge, right_edge, "lod {lod}");
+        }
+    }
+
+    #[test]
     fn normals_of_a_ramp_are_exact() {
         // y = 0.5 · x (cell size 1, scale 2) → slope 1 along x → normal (−1, 1, 0)/√2.
         let map = Heightmap::from_fn(5, 5, 1.0, |x, _| x as f32 * 0.5).unwrap();
