@@ -60,6 +60,16 @@ pub(crate) const fn seed32(seed: u64) -> u32 {
     (m ^ (m >> 32)) as u32
 }
 
+/// Largest |lattice index|: beyond 2^52 an f64 has no fractional part left, and the clamp
+/// keeps `index ± 3` from overflowing i64 for absurd coordinates (no panic on any input).
+pub(crate) const MAX_CELL: f64 = 4_503_599_627_370_496.0; // 2^52
+
+/// The lattice index of the already-floored coordinate `floored`, clamped to ±2^52 (NaN → 0).
+#[inline]
+pub(crate) fn cell(floored: f64) -> i64 {
+    floored.clamp(-MAX_CELL, MAX_CELL) as i64
+}
+
 /// Lattice index `i` wrapped into `0..period` (when tileable).
 #[inline]
 pub(crate) fn wrap(i: i64, period: Option<u32>) -> i64 {

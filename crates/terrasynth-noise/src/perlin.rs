@@ -1,7 +1,7 @@
 //! Gradient noises: classic Perlin with random angles (`perlin-angle`), the tutorial's
 //! table-driven classic Perlin (`perlin-table`, seed 002) and improved Perlin (Perlin 2002).
 
-use crate::hash::{hash2, wrap};
+use crate::hash::{cell, hash2, wrap};
 use crate::rng::SplitMix64;
 
 /// The published permutation of 0..=255 used by Ken Perlin's reference implementation
@@ -121,7 +121,7 @@ pub(crate) fn perlin_table2(perm: &[u8; 512], x: f64, y: f64, period: Option<u32
     let g = tutorial_gradients();
     let xf = x.floor();
     let yf = y.floor();
-    let (xi, yi) = (xf as i64, yf as i64);
+    let (xi, yi) = (cell(xf), cell(yf));
     let ii = (wrap(xi, period) & 255) as usize;
     let jj = (wrap(yi, period) & 255) as usize;
     let ii1 = (wrap(xi + 1, period) & 255) as usize;
@@ -170,7 +170,7 @@ fn grad3(hash: u8, x: f64, y: f64, z: f64) -> f64 {
 /// Java reference in f64 (same operation order). `period` wraps lattice indices modulo P.
 pub(crate) fn improved3(perm: &[u8; 512], x: f64, y: f64, z: f64, period: Option<u32>) -> f64 {
     let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
-    let (xi, yi, zi) = (xf as i64, yf as i64, zf as i64);
+    let (xi, yi, zi) = (cell(xf), cell(yf), cell(zf));
     let idx = |i: i64| (wrap(i, period) & 255) as usize;
     let (x0, x1, y0, y1, z0, z1) = (idx(xi), idx(xi + 1), idx(yi), idx(yi + 1), idx(zi), idx(zi + 1));
     let (x, y, z) = (x - xf, y - yf, z - zf);
@@ -214,7 +214,7 @@ pub(crate) fn perlin_angle2(
     period: Option<u32>,
 ) -> f64 {
     let (xf, yf) = (x.floor(), y.floor());
-    let (xi, yi) = (xf as i64, yf as i64);
+    let (xi, yi) = (cell(xf), cell(yf));
     let (x0, x1, y0, y1) = (wrap(xi, period), wrap(xi + 1, period), wrap(yi, period), wrap(yi + 1, period));
     let (tx, ty) = (x - xf, y - yf);
     let g = |i: i64, j: i64| grads[(hash2(seed, i, j) >> 24) as usize];

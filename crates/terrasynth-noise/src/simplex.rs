@@ -16,7 +16,7 @@
 //! Both are scaled by the inverse of a bound of `Σ (r² − |d|²)⁴·|d|` over the whole cell, so the
 //! output is within [−1, 1].
 
-use crate::hash::{hash2, hash3, to_index};
+use crate::hash::{cell, hash2, hash3, to_index};
 
 /// `F2 = (√3 − 1)/2`: the 2D skew factor.
 pub(crate) const F2: f64 = 0.366_025_403_784_438_6;
@@ -67,7 +67,7 @@ fn sum2(x: f64, y: f64, mut corner: impl FnMut(i64, i64, f64, f64) -> f64) -> f6
     let s = (x + y) * F2;
     let (xs, ys) = (x + s, y + s);
     let (xf, yf) = (xs.floor(), ys.floor());
-    let (i, j) = (xf as i64, yf as i64);
+    let (i, j) = (cell(xf), cell(yf));
     let (fx, fy) = (xs - xf, ys - yf);
     let t = (fx + fy) * G2;
     let (x0, y0) = (fx - t, fy - t);
@@ -102,7 +102,7 @@ fn sum3(xr: f64, yr: f64, zr: f64, mut corner: impl FnMut(usize, [i64; 3], [f64;
         let shift = 0.5 * grid as f64;
         let (x, y, z) = (xr - shift, yr - shift, zr - shift);
         let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
-        let (i, j, k) = (xf as i64, yf as i64, zf as i64);
+        let (i, j, k) = (cell(xf), cell(yf), cell(zf));
         let (fx, fy, fz) = (x - xf, y - yf, z - zf);
         for c in 0..8u8 {
             let (ci, cj, ck) = (i64::from(c & 1), i64::from((c >> 1) & 1), i64::from(c >> 2));

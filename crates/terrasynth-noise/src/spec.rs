@@ -246,8 +246,10 @@ pub struct NoiseSpec {
     pub warp: f64,
     /// Frequency of the warp noise relative to the main lattice, (0, 1e6]. Default 1.
     pub warp_frequency: f64,
-    /// Tileable output: the noise repeats every `period` lattice cells in x and y
-    /// (value, perlin-angle, perlin-table, perlin), 1..=2^20. Default: none.
+    /// Tileable output: the noise repeats every `period` lattice cells in x and y (white, value,
+    /// perlin-angle, perlin-table, perlin; for perlin-table the cells are those after `/ res`),
+    /// 1..=2^20. Default: none. With a fractal, `lacunarity` must be an integer (octave i
+    /// repeats every `period·λ^i` of its own cells); with a warp, `warp-frequency` too.
     pub period: Option<u32>,
     /// Worley distance metric. Default `euclidean`.
     pub distance: WorleyDistance,
@@ -396,7 +398,7 @@ impl NoiseSpec {
                     "period",
                     p,
                     format!(
-                        "only with kind value, perlin-angle, perlin-table or perlin (kind is {})",
+                        "only with kind white, value, perlin-angle, perlin-table or perlin (kind is {})",
                         self.kind.name()
                     ),
                 ));
@@ -476,7 +478,7 @@ impl NoiseSpec {
             ("gain", "2.0", "[0, 16]: Musgrave gain (ridged)"),
             ("warp", "0.0", "[0, 1000]: domain-warp amplitude in lattice units, 0 = off"),
             ("warp-frequency", "1.0", "(0, 1e6]: warp noise frequency relative to the lattice"),
-            ("period", "none", "1..=1048576: tileable every `period` cells (value, perlin*)"),
+            ("period", "none", "1..=1048576: tileable every `period` cells (white, value, perlin*)"),
             ("distance", "\"euclidean\"", "euclidean | squared | manhattan (worley)"),
             ("return", "\"f1\"", "f1 | f2 | f2-f1 (worley)"),
             ("jitter", "1.0", "[0, 1]: feature-point jitter inside its cell (worley)"),

@@ -1,13 +1,13 @@
 //! White and value noise (seeds 003, 004 §4–§5).
 
-use crate::hash::{hash2, to_signed_unit, wrap};
+use crate::hash::{cell, hash2, to_signed_unit, wrap};
 use crate::perlin::smoothstep;
 
 /// `white`: one uniform value in [−1, 1) per lattice cell, `hash2(seed, ⌊x⌋, ⌊y⌋)·2^-31 − 1`
 /// (seed 004 §4's "regular" noise, signed). Sampling at spacing ≥ 1 gives independent values.
 pub(crate) fn white2(seed: u32, x: f64, y: f64, period: Option<u32>) -> f64 {
-    let i = wrap(x.floor() as i64, period);
-    let j = wrap(y.floor() as i64, period);
+    let i = wrap(cell(x.floor()), period);
+    let j = wrap(cell(y.floor()), period);
     to_signed_unit(hash2(seed, i, j))
 }
 
@@ -16,7 +16,7 @@ pub(crate) fn white2(seed: u32, x: f64, y: f64, period: Option<u32>) -> f64 {
 /// Range [−1, 1).
 pub(crate) fn value2(seed: u32, x: f64, y: f64, period: Option<u32>) -> f64 {
     let (xf, yf) = (x.floor(), y.floor());
-    let (xi, yi) = (xf as i64, yf as i64);
+    let (xi, yi) = (cell(xf), cell(yf));
     let (x0, x1, y0, y1) = (wrap(xi, period), wrap(xi + 1, period), wrap(yi, period), wrap(yi + 1, period));
     let v = |i: i64, j: i64| to_signed_unit(hash2(seed, i, j));
     let sx = smoothstep(x - xf);

@@ -8,7 +8,7 @@
 //! 3 (4) away is at least 2 (3) units away, more than the largest possible F2 (1.803 Euclidean,
 //! 2.5 Manhattan, see [`worley_range`]).
 
-use crate::hash::hash2;
+use crate::hash::{cell, hash2};
 use crate::spec::{WorleyDistance, WorleyReturn};
 
 /// Cells searched on each side of the sample's cell for `distance`.
@@ -38,7 +38,7 @@ pub(crate) fn worley2(
     ret: WorleyReturn,
 ) -> f64 {
     let (xf, yf) = (x.floor(), y.floor());
-    let (i, j) = (xf as i64, yf as i64);
+    let (i, j) = (cell(xf), cell(yf));
     let (fx, fy) = (x - xf, y - yf);
     let r = search_radius(distance);
     let (mut f1, mut f2) = (f64::INFINITY, f64::INFINITY);

@@ -96,7 +96,9 @@ fn different_seeds_give_different_noise() {
 
 #[test]
 fn tileable_variants_repeat_exactly() {
-    for (kind, period) in [("value", 7), ("perlin-angle", 5), ("perlin-table", 12), ("perlin", 300)] {
+    for (kind, period) in
+        [("white", 3), ("value", 7), ("perlin-angle", 5), ("perlin-table", 12), ("perlin", 300)]
+    {
         for fractal in ["none", "fbm", "ridged"] {
             let text = format!(
                 r#"kind = "{kind}", seed = 4, period = {period}, fractal = "{fractal}", octaves = 3"#
@@ -120,6 +122,21 @@ fn tileable_variants_repeat_exactly() {
     for i in 0..100 {
         let (x, y) = (i as f64 * 0.37, i as f64 * 0.11);
         assert!((n.get2(x, y) - n.get2(x + 8.0, y)).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn absurd_coordinates_do_not_panic() {
+    // Regression: lattice index + 1 overflowed i64 for |x| near f64::MAX (debug panic).
+    for text in all_specs() {
+        let n = build(&text);
+        for v in [1e300, -1e300, f64::MAX, f64::MIN, 4.6e15, -9.3e18, f64::NAN, f64::INFINITY] {
+            let _ = n.get2(v, 0.5);
+            let _ = n.get2(0.5, v);
+            let _ = n.get3(v, v, v);
+        }
+        let finite = n.get2(1e300, -1e300);
+        assert!(finite.is_finite(), "{text}: {finite}");
     }
 }
 
