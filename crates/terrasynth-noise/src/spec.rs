@@ -90,7 +90,14 @@ impl NoiseKind {
 
     /// Whether `period` (tileable output) is available for this kind.
     pub fn supports_period(self) -> bool {
-        matches!(self, NoiseKind::Value | NoiseKind::PerlinAngle | NoiseKind::PerlinTable | NoiseKind::Perlin)
+        matches!(
+            self,
+            NoiseKind::White
+                | NoiseKind::Value
+                | NoiseKind::PerlinAngle
+                | NoiseKind::PerlinTable
+                | NoiseKind::Perlin
+        )
     }
 
     /// Whether [`Noise::get3`](crate::Noise::get3) is available for this kind.
