@@ -295,3 +295,21 @@ fn help_lists_every_kind_and_parameter() {
         assert!(help.contains(key), "{key}");
     }
 }
+
+#[test]
+fn point_evaluation_is_identical_on_any_thread_count() {
+    use rayon::prelude::*;
+    let noise = build(r#"kind = "opensimplex2", seed = 8, fractal = "hybrid", warp = 1.0"#);
+    let sample = |threads: usize| -> Vec<u64> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            (0..64 * 64)
+                .into_par_iter()
+                .map(|k| noise.get2((k % 64) as f64 * 0.37, (k / 64) as f64 * 0.29).to_bits())
+                .collect()
+        })
+    };
+    let one = sample(1);
+    assert_eq!(one, sample(2));
+    assert_eq!(one, sample(4));
+}
