@@ -12,6 +12,9 @@ use terrasynth::erode::{
 use terrasynth::generate::{DiamondSquare, Generator};
 use terrasynth::{Heightmap, Progress};
 
+/// Builds a fresh eroder for one timed run.
+type MakeEroder<'a> = Box<dyn Fn() -> Box<dyn Eroder> + 'a>;
+
 /// Diamond-square base terrain normalised to [0, 1] (Olsen's setup).
 fn base(n: usize) -> Heightmap {
     let mut map = DiamondSquare::new(1.0, 1.0, 0).unwrap().generate(n, n, 42, &Progress::new()).unwrap();
@@ -69,7 +72,7 @@ fn main() {
             steps(&mut *e, iters);
         }) / iters as f64
     };
-    let cases: [(&str, Box<dyn Fn() -> Box<dyn Eroder>>, usize, &str); 5] = [
+    let cases: [(&str, MakeEroder, usize, &str); 5] = [
         (
             "thermal (reference, Moore, deferred)",
             Box::new(|| {

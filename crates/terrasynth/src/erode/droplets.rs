@@ -125,6 +125,12 @@ pub struct DropletEroder {
     lost: f64,
 }
 
+/// Height changes `(cell, delta)` recorded by droplets, in order.
+type HeightLog = Vec<(u32, f64)>;
+
+/// Droplets per parallel work item inside a batch (fixed, so results ignore the thread count).
+const CHUNK: u64 = 32;
+
 /// Read heights and record changes: either in place or against a frozen snapshot.
 trait Field {
     fn at(&self, i: usize) -> f64;
@@ -146,7 +152,7 @@ impl Field for InPlace<'_> {
 
 struct Logged<'a> {
     heights: &'a [f64],
-    log: Vec<(u32, f64)>,
+    log: HeightLog,
 }
 
 impl Field for Logged<'_> {
@@ -343,11 +349,16 @@ impl Eroder for DropletEroder {
                 let e = (b + batch).min(end);
                 let sim = self.sim();
                 let heights = self.surface.as_slice();
-                let results: Vec<(Vec<(u32, f64)>, f64)> = (b..e)
+                // Fixed chunks of droplets (not per-thread work) so the order of the
+                // concatenated logs, and thus the result, is the same for any thread count.
+                let chunks = (e - b).div_ceil(CHUNK);
+                let results: Vec<(HeightLog, Vec<f64>)> = (0..chunks)
                     .into_par_iter()
-                    .map(|k| {
+                    .map(|c| {
                         let mut field = Logged { heights, log: Vec::new() };
-                        let lost = sim.simulate(k, &mut field);
+                        let first = b + c * CHUNK;
+                        let lost =
+                            (first..(first + CHUNK).min(e)).map(|k| sim.simulate(k, &mut field)).collect();
                         (field.log, lost)
                     })
                     .collect();
@@ -356,7 +367,9 @@ impl Eroder for DropletEroder {
                     for (i, d) in log {
                         h[i as usize] += d;
                     }
-                    self.lost += lost;
+                    for l in lost {
+                        self.lost += l;
+                    }
                 }
                 b = e;
             }
