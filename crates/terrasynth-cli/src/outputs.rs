@@ -5,7 +5,8 @@
 //! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
 //! `--engine unity` adds `height.raw` (south row first). report.json has the metres range.
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
-//! map's cell size), coloured by the recipe palette with the terrain's sea level.
+//! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
+//! rivers from the hydrology steps are painted over the colours.
 
 use std::path::{Path, PathBuf};
 
@@ -68,7 +69,8 @@ pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
     let palette = recipe.palette.resolve()?;
     let images = if ex.images {
         let shade_opts = HillshadeOptions::default();
-        let color = palette.colorize(&metres, sea_m);
+        let mut color = palette.colorize(&metres, sea_m);
+        draw_water(&mut color, &run.terrain);
         let hs = hillshade(&metres, &shade_opts, sea_m)?;
         let grey: Vec<u8> = hs.iter().map(|&v| (v.clamp(0.0, 1.0) * 255.0).round() as u8).collect();
         let shaded = shade(&color, &hs, &shade_opts)?;
@@ -83,6 +85,50 @@ pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
         None
     };
     Ok(Rendered { lo, hi, metres, engine, images, mesh, metrics: Metrics::compute(h) })
+}
+
+/// Colour of lakes and rivers drawn over `color.png` (the `classic` palette's shallow water).
+const FRESH_WATER: [u8; 3] = [62, 128, 188];
+
+/// Paints the hydrology layers onto `rgb` (W × H × 3): every lake cell, and every river as
+/// discs of its channel width (at least one cell) stamped every half cell along its polyline.
+/// Rivers and lakes come from the `rivers`, `lakes` and `squig-rivers` steps; without them
+/// nothing changes.
+fn draw_water(rgb: &mut [u8], terrain: &terrasynth::recipe::Terrain) {
+    let (w, h) = (terrain.height.width(), terrain.height.height());
+    let mut paint = |x: i64, y: i64| {
+        if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
+            let i = 3 * (y as usize * w + x as usize);
+            rgb[i..i + 3].copy_from_slice(&FRESH_WATER);
+        }
+    };
+    if let Some(labels) = &terrain.hydro.lake_labels {
+        for (i, &id) in labels.as_slice().iter().enumerate() {
+            if id != 0 {
+                paint((i % w) as i64, (i / w) as i64);
+            }
+        }
+    }
+    for river in &terrain.hydro.rivers {
+        for seg in river.points.windows(2) {
+            let (a, b) = (&seg[0], &seg[1]);
+            let len = ((b.x - a.x).hypot(b.y - a.y) * 2.0).ceil().max(1.0) as usize;
+            for k in 0..=len {
+                let t = k as f32 / len as f32;
+                let (cx, cy) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                let r = (0.5 * (a.width + (b.width - a.width) * t)).max(0.5);
+                let ri = r.ceil() as i64;
+                for dy in -ri..=ri {
+                    for dx in -ri..=ri {
+                        let (px, py) = (cx.round() as i64 + dx, cy.round() as i64 + dy);
+                        if (px as f32 - cx).hypot(py as f32 - cy) <= r {
+                            paint(px, py);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The map with its rows in reverse order (south row first).
