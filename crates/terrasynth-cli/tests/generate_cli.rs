@@ -237,3 +237,46 @@ fn presets_recipe_and_steps_list_things() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown step type `nope`"));
 }
+
+/// Writes `text` as a recipe file in a fresh folder and generates from it.
+fn generate_recipe(name: &str, file: &str, text: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    let out = dir.join("out");
+    let o = generate(&out, &["--recipe", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    out
+}
+
+const ISLAND_65: &str = "width = 65\nheight = 65\nseed = 9\nsea-level = 0.2\n\
+    [[steps]]\ntype = \"noise\"\n[[steps]]\ntype = \"falloff\"\n[[steps]]\ntype = \"normalize\"\n";
+
+#[test]
+fn rivers_are_painted_on_the_colour_map_only_where_they_change_it() {
+    let plain = generate_recipe("plain", "r.toml", ISLAND_65);
+    let rivers = format!("{ISLAND_65}[[steps]]\ntype = \"rivers\"\nthreshold = 0.01\n");
+    let wet = generate_recipe("wet", "r.toml", &rivers);
+    // `rivers` without carving leaves the heights alone...
+    assert_eq!(
+        std::fs::read(plain.join("height.r16")).unwrap(),
+        std::fs::read(wet.join("height.r16")).unwrap()
+    );
+    // ...and only adds river-blue pixels to color.png.
+    let a = image::open(plain.join("color.png")).unwrap().to_rgb8();
+    let b = image::open(wet.join("color.png")).unwrap().to_rgb8();
+    let changed: Vec<_> = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).map(|(_, q)| q.0).collect();
+    assert!(!changed.is_empty(), "no river drawn");
+    assert!(changed.iter().all(|c| *c == [62, 128, 188]), "{:?}", &changed[..changed.len().min(5)]);
+}
+
+#[test]
+fn json_recipe_gives_the_same_terrain_as_toml() {
+    let toml_out = generate_recipe("toml", "r.toml", ISLAND_65);
+    let recipe = terrasynth::recipe::Recipe::from_toml_str(ISLAND_65).unwrap();
+    let json_out = generate_recipe("json", "r.json", &recipe.to_json_string().unwrap());
+    assert_eq!(
+        std::fs::read(toml_out.join("height.r16")).unwrap(),
+        std::fs::read(json_out.join("height.r16")).unwrap()
+    );
+}
