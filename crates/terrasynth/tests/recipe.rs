@@ -315,3 +315,20 @@ fn every_preset_validates_and_runs_at_65() {
         assert!(hi > lo, "preset {} is flat", preset.name);
     }
 }
+
+/// Every preset gives the same bits on 1 and 3 worker threads.
+#[test]
+fn presets_are_bit_identical_across_thread_counts() {
+    let reg = registry();
+    let run_with = |threads: usize, recipe: &Recipe| -> Vec<u32> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let p = Pipeline::new(recipe.clone(), &reg).unwrap();
+        let out = pool.install(|| p.run(&PipelineProgress::new())).unwrap();
+        out.terrain.height.as_slice().iter().map(|v| v.to_bits()).collect()
+    };
+    for preset in presets() {
+        let mut r = preset.recipe().unwrap();
+        (r.width, r.height) = (97, 67);
+        assert_eq!(run_with(1, &r), run_with(3, &r), "preset {}", preset.name);
+    }
+}
