@@ -161,7 +161,7 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create --out {}", plan.out.display()))?;
     let written = pool.install(|| outputs::write(&plan, &run, &rendered))?;
-    if !args.quiet {
+    if show_bar {
         eprintln!(
             "terrasynth: wrote {} files to {} in {:.2} s",
             written.len(),
