@@ -1,40 +1,113 @@
 //! Bulk fill of `opensimplex2` in 2D (no warp): 8 samples per AVX2 vector.
 //!
-//! Per sample and octave, the same steps as the point kernel (`crate::simplex`):
+//! Per sample and octave, the same function as the point kernel (`crate::simplex`), computed so
+//! that almost all per-sample work is f32/i32 lane arithmetic:
 //!
-//! 1. skew in f64, exactly as the point path: `s = (x + y)·F2`, `xs = x + s`, `ys = y + s`,
-//!    cell `(⌊xs⌋, ⌊ys⌋)`, fractions `fx = xs − ⌊xs⌋`, `fy = ys − ⌊ys⌋` (4 f64 lanes; the cell is
-//!    taken relative to the first sample of the vector so that it fits i32 lanes exactly, then
-//!    wrapped to 32 bits as the hash does);
-//! 2. in f32 lanes: unskew `t = (fx + fy)·G2`, `x0 = fx − t`, `y0 = fy − t`; the three corners
-//!    that can be within the kernel radius, `(0, 0)`, `(1, 1)` and `(1, 0)` if `fx > fy` else
-//!    `(0, 1)` (the fourth lies across the cell diagonal, at distance² ≥ ½, and contributes
-//!    0);
-//! 3. per corner: `hash2` in i32 lanes (`mullo`, wrapping adds), gradient index `((h >> 8)·24) >> 24`, the
-//!    gradient `k = 6q + m` as gradient `m` (one `vpermps` per component) turned by `q·90°`
-//!    (a swap and a sign flip of `d`; `q` = the top 2 bits of the hash),
-//!    contribution `max(½ − |d|², 0)⁴·(g·d)`;
-//! 4. the sum times `NORM_2D`.
+//! 1. skew, split into per-column and per-row parts: `xs = x + (x + y)·F2 = A(x) + Y_a(y)` with
+//!    `A = x·(1 + F2)`, `Y_a = y·F2`, and `ys = B(x) + Y_b(y)` with `B = x·F2`,
+//!    `Y_b = y·(1 + F2)`. `A` and `B` are computed once per column and octave, `Y_a` and `Y_b`
+//!    once per row and octave, each in f64 and split into an integer part (wrapped to 32 bits as
+//!    the hash does, and pre-multiplied by the hash's `PRIME_X`/`PRIME_Y`) and an f32 fraction
+//!    in [0, 1]. Per sample: `fx = frac(A) + frac(Y_a)`, minus 1 with a carry into the cell
+//!    when it reaches 1 (the same for `fy`), so the cell stays exact at any distance from the
+//!    origin and the fraction keeps f32 precision (≈ 1e-7 lattice units);
+//! 2. unskew `t = (fx + fy)·G2`, `x0 = fx − t`, `y0 = fy − t`; the three corners that can be
+//!    within the kernel radius, `(0, 0)`, `(1, 1)` and `(1, 0)` if `fx > fy` else `(0, 1)` (the
+//!    fourth lies across the cell diagonal, at distance² ≥ ½, and contributes 0);
+//! 3. per corner: `hash2` = `fmix32(seed ⊕ (i·PRIME_X + j·PRIME_Y))` in i32 lanes (the products
+//!    come from step 1, so no multiply but fmix32's two), the gradient (see
+//!    [`crate::simplex::gradient_index`]) by `vpermps` lookups, contribution
+//!    `max(½ − |d|², 0)⁴·(g·d)`;
+//! 4. the sum times `NORM_2D`, written to the octave row, or, for fbm (and no fractal), times
+//!    `NORM_2D·weight` and accumulated straight into the running fractal sum.
 //!
-//! Per-column lattice x and per-row lattice y are computed once per fill and per row (in f64,
-//! as in the point path). The scalar fallback calls the point kernel itself on the same
-//! lattice coordinates.
+//! The scalar fallback calls the point kernel itself on the same lattice coordinates.
 
 use super::{Extremes, LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
-use crate::simplex::{F2, G2, NORM_2D, RADIUS2_2D, gradients_2d};
+use crate::hash::{PRIME_X, PRIME_Y, cell};
+use crate::simplex::{F2, NORM_2D, gradients_2d};
+use crate::spec::FractalKind;
 use crate::{Noise, Region};
 
-/// Lattice coordinates beyond this magnitude (or vectors spanning more lattice cells than
-/// i32 lanes hold) take the scalar point kernel: far past any useful range, where f64 has no
-/// fractional bits left anyway.
+/// Lattice coordinates beyond this magnitude take the scalar point kernel: far past any useful
+/// range, where f64 has no fractional bits left anyway.
 const SIMD_LIMIT: f64 = (1u64 << 50) as f64;
-/// Largest lattice span of one vector of samples for the SIMD path.
-const SPAN_LIMIT: f64 = (1u64 << 28) as f64;
 
-/// Lattice x of every (padded) column for one octave, and whether the SIMD path applies.
+/// The integer part of `v` wrapped to 32 bits (as the hash wraps lattice indices) and its
+/// fraction rounded to f32 (in [0, 1]).
+#[inline]
+fn split(v: f64) -> (u32, f32) {
+    let f = v.floor();
+    (cell(f) as u32, (v - f) as f32)
+}
+
+/// The per-column half of the skew for one octave (step 1 of the module docs).
 struct Columns {
+    /// Lattice x of every padded column (for the scalar fallback).
     x: Vec<f64>,
+    /// `frac(x·(1 + F2))`.
+    fa: Vec<f32>,
+    /// `⌊x·(1 + F2)⌋·PRIME_X` (wrapping).
+    ha: Vec<u32>,
+    /// `frac(x·F2)`.
+    fb: Vec<f32>,
+    /// `⌊x·F2⌋·PRIME_Y` (wrapping).
+    hb: Vec<u32>,
+    /// Whether every column is within [`SIMD_LIMIT`].
     simd_ok: bool,
+}
+
+impl Columns {
+    fn new(x: Vec<f64>) -> Self {
+        let n = x.len();
+        let mut c = Columns {
+            fa: Vec::with_capacity(n),
+            ha: Vec::with_capacity(n),
+            fb: Vec::with_capacity(n),
+            hb: Vec::with_capacity(n),
+            simd_ok: x.iter().all(|v| v.abs() < SIMD_LIMIT),
+            x,
+        };
+        for &v in &c.x {
+            let (ia, fa) = split(v + v * F2);
+            let (ib, fb) = split(v * F2);
+            c.fa.push(fa);
+            c.ha.push(ia.wrapping_mul(PRIME_X));
+            c.fb.push(fb);
+            c.hb.push(ib.wrapping_mul(PRIME_Y));
+        }
+        c
+    }
+}
+
+/// The per-row half of the skew for one octave at lattice `y` (step 1 of the module docs).
+#[derive(Clone, Copy, Debug)]
+struct RowSkew {
+    /// `frac(y·F2)`.
+    fa: f32,
+    /// `⌊y·F2⌋·PRIME_X` (wrapping).
+    ha: u32,
+    /// `frac(y·(1 + F2))`.
+    fb: f32,
+    /// `⌊y·(1 + F2)⌋·PRIME_Y` (wrapping).
+    hb: u32,
+}
+
+impl RowSkew {
+    fn new(y: f64) -> Self {
+        let (ia, fa) = split(y * F2);
+        let (ib, fb) = split(y + y * F2);
+        RowSkew { fa, ha: ia.wrapping_mul(PRIME_X), fb, hb: ib.wrapping_mul(PRIME_Y) }
+    }
+}
+
+/// How the SIMD row kernel writes its result `v` (the unnormalised sum) into `out`.
+#[derive(Clone, Copy, Debug)]
+enum Write {
+    /// `out = v·k`.
+    Set(f32),
+    /// `out += v·k`.
+    Add(f32),
 }
 
 /// Fills `out` with opensimplex2 (no warp) over `region`.
@@ -44,22 +117,22 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
     let columns: Vec<Columns> = octaves
         .iter()
         .map(|o| {
-            let x: Vec<f64> = (0..padded)
-                .map(|i| {
-                    let px = column_x(region, i.min(region.width - 1));
-                    noise.lattice2(px, 0.0)[0] * o.scale + o.offset[0]
-                })
-                .collect();
-            let simd_ok = x.iter().all(|v| v.abs() < SIMD_LIMIT)
-                && x.chunks(LANES).all(|c| (c[LANES - 1] - c[0]).abs() < SPAN_LIMIT);
-            Columns { x, simd_ok }
+            Columns::new(
+                (0..padded)
+                    .map(|i| {
+                        let px = column_x(region, i.min(region.width - 1));
+                        noise.lattice2(px, 0.0)[0] * o.scale + o.offset[0]
+                    })
+                    .collect(),
+            )
         })
         .collect();
     let weights: Vec<f32> = octaves.iter().map(|o| o.weight as f32).collect();
     let combiner = RowCombiner::new(noise);
+    // fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
+    let fused = matches!(combiner.fractal, FractalKind::Fbm | FractalKind::None);
     let seed = noise.hash_seed();
-    let grads = gradients_2d();
-    let tables = GradTables::new(&grads);
+    let tables = GradTables::new(&gradients_2d());
     for_bands(region, out, |first_row, band| {
         let mut n = vec![0.0f32; padded];
         let mut r = vec![0.0f32; padded];
@@ -72,9 +145,21 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
                 match level {
                     #[cfg(target_arch = "x86_64")]
                     SimdLevel::Avx2Fma if cols.simd_ok && y.abs() < SIMD_LIMIT => {
-                        // SAFETY: `level` was checked against the CPU; `n` and `cols.x` have
-                        // the same padded length.
-                        unsafe { row_avx2(&cols.x, y, seed, &tables, &mut n) }
+                        let skew = RowSkew::new(y);
+                        let norm = NORM_2D as f32;
+                        if fused {
+                            let write = if i == 0 {
+                                Write::Set(norm * weights[i])
+                            } else {
+                                Write::Add(norm * weights[i])
+                            };
+                            // SAFETY: `level` was checked against the CPU; `r` and the column
+                            // vectors have the same padded length.
+                            unsafe { row_avx2(cols, skew, seed, &tables, write, &mut r) };
+                            continue;
+                        }
+                        // SAFETY: as above, with `n`.
+                        unsafe { row_avx2(cols, skew, seed, &tables, Write::Set(norm), &mut n) }
                     }
                     _ => {
                         for (v, &x) in n.iter_mut().zip(&cols.x) {
@@ -140,24 +225,26 @@ impl GradTables {
     }
 }
 
-/// One octave of one row: `out[i]` = opensimplex2 at lattice `(xs[i], y)`.
+/// One octave of one row: `out[i]` = `write` of the unnormalised opensimplex2 sum at column
+/// `i` of `cols` and the row of `row`.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `xs.len() == out.len()`, a multiple of [`LANES`].
+/// The CPU must support AVX2 and FMA; `out` and the vectors of `cols` have the same length, a
+/// multiple of [`LANES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32]) {
-    use crate::hash::{PRIME_X, PRIME_Y};
+unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, write: Write, out: &mut [f32]) {
+    use crate::simplex::{G2, RADIUS2_2D};
     use std::arch::x86_64::*;
-    debug_assert_eq!(xs.len(), out.len());
-    // SAFETY: every pointer access stays within `xs`/`out` (whole vectors of LANES) or the
-    // fixed-size gradient tables.
+    let len = out.len();
+    assert!(cols.fa.len() == len && cols.ha.len() == len && cols.fb.len() == len && cols.hb.len() == len);
+    assert_eq!(len % LANES, 0);
+    // SAFETY: every pointer access stays within the column vectors and `out` (whole vectors of
+    // LANES at offsets below `len`, checked above) or the fixed-size gradient tables.
     unsafe {
         let cos = _mm256_loadu_ps(t.cos.as_ptr());
         let sin = _mm256_loadu_ps(t.sin.as_ptr());
         let sign_bit = _mm256_set1_epi32(i32::MIN);
-        let yv = _mm256_set1_pd(y);
-        let f2 = _mm256_set1_pd(F2);
         let g2 = _mm256_set1_ps(G2 as f32);
         let radius2 = _mm256_set1_ps(RADIUS2_2D as f32);
         let one = _mm256_set1_ps(1.0);
@@ -168,7 +255,10 @@ unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32
         let seedv = _mm256_set1_epi32(seed as i32);
         let m1 = _mm256_set1_epi32(0x85EB_CA6Bu32 as i32);
         let m2 = _mm256_set1_epi32(0xC2B2_AE35u32 as i32);
-        let norm = _mm256_set1_ps(NORM_2D as f32);
+        let row_fa = _mm256_set1_ps(row.fa);
+        let row_fb = _mm256_set1_ps(row.fb);
+        let row_ha = _mm256_set1_epi32(row.ha as i32);
+        let row_hb = _mm256_set1_epi32(row.hb as i32);
 
         // Hash → gradient index → (gx·dx + gy·dy), for one corner.
         let corner = |hx: __m256i, hy: __m256i, dx: __m256, dy: __m256| -> __m256 {
@@ -201,39 +291,28 @@ unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32
             _mm256_mul_ps(_mm256_mul_ps(a2, a2), dot)
         };
 
-        for (xc, oc) in xs.chunks_exact(LANES).zip(out.chunks_exact_mut(LANES)) {
-            // Cell of the vector's first sample, as the base of the i32 lanes.
-            let s0 = (xc[0] + y) * F2;
-            let bx = (xc[0] + s0).floor();
-            let by = (y + s0).floor();
-            let (bxv, byv) = (_mm256_set1_pd(bx), _mm256_set1_pd(by));
-            let mut fx4 = [_mm_setzero_ps(); 2];
-            let mut fy4 = [_mm_setzero_ps(); 2];
-            let mut ix4 = [_mm_setzero_si128(); 2];
-            let mut iy4 = [_mm_setzero_si128(); 2];
-            for half in 0..2 {
-                let xv = _mm256_loadu_pd(xc.as_ptr().add(4 * half));
-                let s = _mm256_mul_pd(_mm256_add_pd(xv, yv), f2);
-                let xsv = _mm256_add_pd(xv, s);
-                let ysv = _mm256_add_pd(yv, s);
-                let xf = _mm256_floor_pd(xsv);
-                let yf = _mm256_floor_pd(ysv);
-                fx4[half] = _mm256_cvtpd_ps(_mm256_sub_pd(xsv, xf));
-                fy4[half] = _mm256_cvtpd_ps(_mm256_sub_pd(ysv, yf));
-                ix4[half] = _mm256_cvttpd_epi32(_mm256_sub_pd(xf, bxv));
-                iy4[half] = _mm256_cvttpd_epi32(_mm256_sub_pd(yf, byv));
-            }
-            let fx = _mm256_set_m128(fx4[1], fx4[0]);
-            let fy = _mm256_set_m128(fy4[1], fy4[0]);
-            // Lattice indices wrapped to 32 bits, as `hash2` does with `i as u32`.
-            let ix = _mm256_add_epi32(_mm256_set_m128i(ix4[1], ix4[0]), _mm256_set1_epi32(bx as i64 as i32));
-            let iy = _mm256_add_epi32(_mm256_set_m128i(iy4[1], iy4[0]), _mm256_set1_epi32(by as i64 as i32));
+        for k in (0..len).step_by(LANES) {
+            // Step 1: fraction and hashed cell of the skewed point, with the carry of the two
+            // fractions (all ones in a lane where the sum reached 1).
+            let sx = _mm256_add_ps(_mm256_loadu_ps(cols.fa.as_ptr().add(k)), row_fa);
+            let sy = _mm256_add_ps(_mm256_loadu_ps(cols.fb.as_ptr().add(k)), row_fb);
+            let carry_x = _mm256_cmp_ps::<_CMP_GE_OQ>(sx, one);
+            let carry_y = _mm256_cmp_ps::<_CMP_GE_OQ>(sy, one);
+            let fx = _mm256_sub_ps(sx, _mm256_and_ps(carry_x, one));
+            let fy = _mm256_sub_ps(sy, _mm256_and_ps(carry_y, one));
+            let hx0 = _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_loadu_si256(cols.ha.as_ptr().add(k).cast()), row_ha),
+                _mm256_and_si256(_mm256_castps_si256(carry_x), px),
+            );
+            let hy0 = _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_loadu_si256(cols.hb.as_ptr().add(k).cast()), row_hb),
+                _mm256_and_si256(_mm256_castps_si256(carry_y), py),
+            );
 
+            // Step 2: unskew and the three corners.
             let t0 = _mm256_mul_ps(_mm256_add_ps(fx, fy), g2);
             let x0 = _mm256_sub_ps(fx, t0);
             let y0 = _mm256_sub_ps(fy, t0);
-            let hx0 = _mm256_mullo_epi32(ix, px);
-            let hy0 = _mm256_mullo_epi32(iy, py);
             let hx1 = _mm256_add_epi32(hx0, px);
             let hy1 = _mm256_add_epi32(hy0, py);
             // Middle corner: (1, 0) where fx > fy, else (0, 1).
@@ -241,18 +320,23 @@ unsafe fn row_avx2(xs: &[f64], y: f64, seed: u32, t: &GradTables, out: &mut [f32
             let right_i = _mm256_castps_si256(right);
             let hxm = _mm256_add_epi32(hx0, _mm256_and_si256(right_i, px));
             let hym = _mm256_add_epi32(hy0, _mm256_andnot_si256(right_i, py));
-            let ci = _mm256_and_ps(right, one);
-            let cj = _mm256_andnot_ps(right, one);
-            let xm = _mm256_sub_ps(_mm256_add_ps(x0, g2), ci);
-            let ym = _mm256_sub_ps(_mm256_add_ps(y0, g2), cj);
+            let xm = _mm256_sub_ps(_mm256_add_ps(x0, g2), _mm256_and_ps(right, one));
+            let ym = _mm256_sub_ps(_mm256_add_ps(y0, g2), _mm256_andnot_ps(right, one));
             let x1 = _mm256_sub_ps(x0, corner11);
             let y1 = _mm256_sub_ps(y0, corner11);
 
+            // Steps 3 and 4.
             let sum = _mm256_add_ps(
                 _mm256_add_ps(corner(hx0, hy0, x0, y0), corner(hxm, hym, xm, ym)),
                 corner(hx1, hy1, x1, y1),
             );
-            _mm256_storeu_ps(oc.as_mut_ptr(), _mm256_mul_ps(sum, norm));
+            let o = out.as_mut_ptr().add(k);
+            match write {
+                Write::Set(f) => _mm256_storeu_ps(o, _mm256_mul_ps(sum, _mm256_set1_ps(f))),
+                Write::Add(f) => {
+                    _mm256_storeu_ps(o, _mm256_fmadd_ps(sum, _mm256_set1_ps(f), _mm256_loadu_ps(o)))
+                }
+            }
         }
     }
 }
