@@ -33,7 +33,7 @@ pub struct Noise {
     hash_seed: u32,
     perm: Box<[u8; 512]>,
     angle_grads: Box<[[f64; 2]; ANGLE_COUNT]>,
-    simplex_grads2: [[f64; 2]; 24],
+    simplex_grads2: [[f64; 2]; crate::simplex::GRADIENT_COUNT_2D],
     simplex_grads3: [[f64; 3]; 12],
     musgrave: Musgrave,
     octaves: Vec<Octave>,

@@ -5,7 +5,10 @@
 //!
 //! 2D: skew `s = (x + y)·F2` with `F2 = (√3 − 1)/2`, cell `(⌊x+s⌋, ⌊y+s⌋)`, unskew with
 //! `G2 = (3 − √3)/6`; every corner of the skewed cell within the kernel radius contributes
-//! `(0.5 − |d|²)⁴ · (g·d)`, `g` one of 24 unit gradients at angles `(k + ½)·15°`.
+//! `(0.5 − |d|²)⁴ · (g·d)`, `g` one of 16 unit gradients at angles `(k + ½)·22.5°`, picked by
+//! [`gradient_index`] from the lattice hash (16 rather than OpenSimplex2's 24 directions: the
+//! index is then 4 bits of the hash, which the bulk kernel looks up with one `vpermps` per
+//! component and a sign flip instead of a multiply-shift and a quadrant rotation).
 //!
 //! 3D: the input is first reflected by `r = ⅔(x + y + z)`, `(x, y, z) → (r − x, r − y, r − z)`
 //! (an orthogonal map that turns the lattice so no axis is aligned with a lattice row), then a
@@ -17,6 +20,9 @@
 //! output is within [−1, 1].
 
 use crate::hash::{cell, hash2, hash3, to_index};
+
+/// Number of 2D gradient directions.
+pub(crate) const GRADIENT_COUNT_2D: usize = 16;
 
 /// `F2 = (√3 − 1)/2`: the 2D skew factor.
 pub(crate) const F2: f64 = 0.366_025_403_784_438_6;
@@ -33,13 +39,24 @@ pub(crate) const NORM_3D: f64 = 39.683_273_799_483_98;
 /// Seed mask separating the second cubic grid of the 3D lattice from the first.
 pub(crate) const SECOND_GRID_SEED: u32 = 0x5BD1_E995;
 
-/// The 24 2D gradients: unit vectors at angles `(k + ½)·15°`.
-pub(crate) fn gradients_2d() -> [[f64; 2]; 24] {
-    let mut g = [[0.0; 2]; 24];
-    for (k, v) in g.iter_mut().enumerate() {
-        *v = crate::perlin::portable_cos_sin(2 * k + 1, 48);
+/// The 16 2D gradients: unit vectors at angles `(k + ½)·22.5°`; entries `0..8` span the upper
+/// half-plane and entry `k + 8` is exactly `−g_k`.
+pub(crate) fn gradients_2d() -> [[f64; 2]; GRADIENT_COUNT_2D] {
+    let mut g = [[0.0; 2]; GRADIENT_COUNT_2D];
+    for k in 0..GRADIENT_COUNT_2D / 2 {
+        let [c, s] = crate::perlin::portable_cos_sin(2 * k + 1, 2 * GRADIENT_COUNT_2D);
+        g[k] = [c, s];
+        g[k + GRADIENT_COUNT_2D / 2] = [-c, -s];
     }
     g
+}
+
+/// The 2D gradient index of lattice hash `h`: `(h & 7) + 8·(h >> 31)`, i.e. the low 3 bits pick
+/// one of the 8 upper-half-plane directions and the top bit negates it (bits of `fmix32`'s
+/// output, which avalanches fully, so the two are independent and uniform).
+#[inline]
+pub(crate) const fn gradient_index(h: u32) -> usize {
+    ((h & 7) | ((h >> 31) << 3)) as usize
 }
 
 /// The 12 3D gradients: cube-edge directions `(±1, ±1, 0)` etc., normalised.
@@ -86,10 +103,10 @@ fn sum2(x: f64, y: f64, mut corner: impl FnMut(i64, i64, f64, f64) -> f64) -> f6
 }
 
 /// `opensimplex2` in 2D at `(x, y)`; range [−1, 1].
-pub(crate) fn simplex2(grads: &[[f64; 2]; 24], seed: u32, x: f64, y: f64) -> f64 {
+pub(crate) fn simplex2(grads: &[[f64; 2]; GRADIENT_COUNT_2D], seed: u32, x: f64, y: f64) -> f64 {
     NORM_2D
         * sum2(x, y, |i, j, dx, dy| {
-            let g = grads[to_index(hash2(seed, i, j), 24)];
+            let g = grads[gradient_index(hash2(seed, i, j))];
             g[0] * dx + g[1] * dy
         })
 }
@@ -171,7 +188,7 @@ mod tests {
     use crate::rng::SplitMix64;
 
     /// Every 2D lattice vertex within the kernel radius, found by brute force over ±3 cells.
-    fn brute2(grads: &[[f64; 2]; 24], seed: u32, x: f64, y: f64) -> f64 {
+    fn brute2(grads: &[[f64; 2]; GRADIENT_COUNT_2D], seed: u32, x: f64, y: f64) -> f64 {
         let s = (x + y) * F2;
         let (i, j) = ((x + s).floor() as i64, (y + s).floor() as i64);
         let mut sum = 0.0;
@@ -181,7 +198,7 @@ mod tests {
                 let (dx, dy) = (x - (vi as f64 - back), y - (vj as f64 - back));
                 let a = RADIUS2_2D - dx * dx - dy * dy;
                 if a > 0.0 {
-                    let g = grads[to_index(hash2(seed, vi, vj), 24)];
+                    let g = grads[gradient_index(hash2(seed, vi, vj))];
                     sum += a.powi(4) * (g[0] * dx + g[1] * dy);
                 }
             }

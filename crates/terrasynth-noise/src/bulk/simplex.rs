@@ -25,7 +25,7 @@
 
 use super::{Extremes, LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
 use crate::hash::{PRIME_X, PRIME_Y, cell};
-use crate::simplex::{F2, NORM_2D, gradients_2d};
+use crate::simplex::{F2, GRADIENT_COUNT_2D, NORM_2D, gradients_2d};
 use crate::spec::FractalKind;
 use crate::{Noise, Region};
 
@@ -207,17 +207,18 @@ unsafe fn finish_avx2(c: &RowCombiner, r: &[f32], out: &mut [f32], ext: &mut Ext
     c.finish(&r[..out.len()], out, ext);
 }
 
-/// The first 6 of the 24 gradients (one quadrant), for `vpermps` lookups: gradient
-/// `k = 6q + m` is gradient `m` turned by `q·90°`, because the angles are `(k + ½)·15°`.
+/// The 8 upper-half-plane gradients (entries `0..8` of [`gradients_2d`]), for `vpermps`
+/// lookups indexed by the low 3 bits of the hash; the top bit of the hash negates them (see
+/// [`crate::simplex::gradient_index`]).
 struct GradTables {
     cos: [f32; 8],
     sin: [f32; 8],
 }
 
 impl GradTables {
-    fn new(grads: &[[f64; 2]; 24]) -> Self {
+    fn new(grads: &[[f64; 2]; GRADIENT_COUNT_2D]) -> Self {
         let mut t = GradTables { cos: [0.0; 8], sin: [0.0; 8] };
-        for ((c, s), g) in t.cos.iter_mut().zip(t.sin.iter_mut()).zip(&grads[..6]) {
+        for ((c, s), g) in t.cos.iter_mut().zip(t.sin.iter_mut()).zip(&grads[..8]) {
             *c = g[0] as f32;
             *s = g[1] as f32;
         }
@@ -252,6 +253,10 @@ unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, writ
         let zero = _mm256_setzero_ps();
         let px = _mm256_set1_epi32(PRIME_X as i32);
         let py = _mm256_set1_epi32(PRIME_Y as i32);
+        let pxy = _mm256_set1_epi32(PRIME_X.wrapping_add(PRIME_Y) as i32);
+        let px_f = _mm256_castsi256_ps(px);
+        let py_f = _mm256_castsi256_ps(py);
+        let g2_minus_1 = _mm256_set1_ps((G2 - 1.0) as f32);
         let seedv = _mm256_set1_epi32(seed as i32);
         let m1 = _mm256_set1_epi32(0x85EB_CA6Bu32 as i32);
         let m2 = _mm256_set1_epi32(0xC2B2_AE35u32 as i32);
@@ -260,30 +265,19 @@ unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, writ
         let row_ha = _mm256_set1_epi32(row.ha as i32);
         let row_hb = _mm256_set1_epi32(row.hb as i32);
 
-        // Hash → gradient index → (gx·dx + gy·dy), for one corner.
-        let corner = |hx: __m256i, hy: __m256i, dx: __m256, dy: __m256| -> __m256 {
-            let mut h = _mm256_xor_si256(seedv, _mm256_add_epi32(hx, hy));
+        // Lattice hash of `v = i·PRIME_X + j·PRIME_Y` → gradient → falloff⁴·(g·d), one corner.
+        let corner = |v: __m256i, dx: __m256, dy: __m256| -> __m256 {
+            let mut h = _mm256_xor_si256(seedv, v);
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
             h = _mm256_mullo_epi32(h, m1);
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
             h = _mm256_mullo_epi32(h, m2);
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
-            // ((h >> 8)·24) >> 24 with 24·v = 16·v + 8·v (no multiply).
-            let v = _mm256_srli_epi32::<8>(h);
-            let v24 = _mm256_add_epi32(_mm256_slli_epi32::<4>(v), _mm256_slli_epi32::<3>(v));
-            let idx = _mm256_srli_epi32::<24>(v24);
-            // idx = 6q + m with q = idx / 6 = h >> 30 (the top 2 bits: ⌊⌊24v/2^24⌋/6⌋ =
-            // ⌊4v/2^24⌋); g_idx = R(q·90°)·g_m, so g·d = g_m·R(−q·90°)·d: swap to (dy, −dx)
-            // when q is odd, negate when q ≥ 2 (bit 31 of h).
-            let q = _mm256_srli_epi32::<30>(h);
-            let m =
-                _mm256_sub_epi32(idx, _mm256_add_epi32(_mm256_slli_epi32::<2>(q), _mm256_slli_epi32::<1>(q)));
-            let swap = _mm256_castsi256_ps(_mm256_slli_epi32::<31>(q));
-            let u = _mm256_blendv_ps(dx, dy, swap);
-            let w = _mm256_blendv_ps(dy, _mm256_xor_ps(dx, _mm256_castsi256_ps(sign_bit)), swap);
-            let c = _mm256_permutevar8x32_ps(cos, m);
-            let s = _mm256_permutevar8x32_ps(sin, m);
-            let dot = _mm256_fmadd_ps(c, u, _mm256_mul_ps(s, w));
+            // `vpermps` reads the low 3 bits of each lane: the gradient index (h & 7); bit 31
+            // negates the dot product.
+            let c = _mm256_permutevar8x32_ps(cos, h);
+            let s = _mm256_permutevar8x32_ps(sin, h);
+            let dot = _mm256_fmadd_ps(c, dx, _mm256_mul_ps(s, dy));
             let dot = _mm256_xor_ps(dot, _mm256_castsi256_ps(_mm256_and_si256(h, sign_bit)));
             let a = _mm256_fnmadd_ps(dy, dy, _mm256_fnmadd_ps(dx, dx, radius2));
             let a = _mm256_max_ps(a, zero);
@@ -313,23 +307,20 @@ unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, writ
             let t0 = _mm256_mul_ps(_mm256_add_ps(fx, fy), g2);
             let x0 = _mm256_sub_ps(fx, t0);
             let y0 = _mm256_sub_ps(fy, t0);
-            let hx1 = _mm256_add_epi32(hx0, px);
-            let hy1 = _mm256_add_epi32(hy0, py);
-            // Middle corner: (1, 0) where fx > fy, else (0, 1).
+            // Hash inputs `i·PRIME_X + j·PRIME_Y` of the corners (0, 0), (1, 1) and the middle
+            // corner: (1, 0) where fx > fy, else (0, 1).
+            let v0 = _mm256_add_epi32(hx0, hy0);
+            let v1 = _mm256_add_epi32(v0, pxy);
             let right = _mm256_cmp_ps::<_CMP_GT_OQ>(fx, fy);
-            let right_i = _mm256_castps_si256(right);
-            let hxm = _mm256_add_epi32(hx0, _mm256_and_si256(right_i, px));
-            let hym = _mm256_add_epi32(hy0, _mm256_andnot_si256(right_i, py));
-            let xm = _mm256_sub_ps(_mm256_add_ps(x0, g2), _mm256_and_ps(right, one));
-            let ym = _mm256_sub_ps(_mm256_add_ps(y0, g2), _mm256_andnot_ps(right, one));
+            let vm = _mm256_add_epi32(v0, _mm256_castps_si256(_mm256_blendv_ps(py_f, px_f, right)));
+            let xm = _mm256_add_ps(x0, _mm256_blendv_ps(g2, g2_minus_1, right));
+            let ym = _mm256_add_ps(y0, _mm256_blendv_ps(g2_minus_1, g2, right));
             let x1 = _mm256_sub_ps(x0, corner11);
             let y1 = _mm256_sub_ps(y0, corner11);
 
             // Steps 3 and 4.
-            let sum = _mm256_add_ps(
-                _mm256_add_ps(corner(hx0, hy0, x0, y0), corner(hxm, hym, xm, ym)),
-                corner(hx1, hy1, x1, y1),
-            );
+            let sum =
+                _mm256_add_ps(_mm256_add_ps(corner(v0, x0, y0), corner(vm, xm, ym)), corner(v1, x1, y1));
             let o = out.as_mut_ptr().add(k);
             match write {
                 Write::Set(f) => _mm256_storeu_ps(o, _mm256_mul_ps(sum, _mm256_set1_ps(f))),
