@@ -125,8 +125,18 @@ pub struct DropletEroder {
     lost: f64,
 }
 
-/// Height changes `(cell, delta)` recorded by droplets, in order.
-type HeightLog = Vec<(u32, f64)>;
+/// One recorded height change.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// Add a delta to one cell.
+    Add(u32, f64),
+    /// Erode `amount` with the brush centred on a cell (expanded when applied, with the same
+    /// arithmetic as in place, so the log stays ~30× shorter).
+    Brush(u32, f64),
+}
+
+/// Height changes recorded by droplets, in order.
+type HeightLog = Vec<Change>;
 
 /// Droplets per parallel work item inside a batch (fixed, so results ignore the thread count).
 const CHUNK: u64 = 32;
@@ -135,6 +145,8 @@ const CHUNK: u64 = 32;
 trait Field {
     fn at(&self, i: usize) -> f64;
     fn add(&mut self, i: usize, delta: f64);
+    /// Erodes `amount` with the brush around `centre`; returns the amount removed.
+    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64;
 }
 
 struct InPlace<'a>(&'a mut [f64]);
@@ -147,6 +159,9 @@ impl Field for InPlace<'_> {
     #[inline]
     fn add(&mut self, i: usize, delta: f64) {
         self.0[i] += delta;
+    }
+    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64 {
+        sim.brush_takes(centre, amount, |i, take| self.0[i] -= take)
     }
 }
 
@@ -162,7 +177,11 @@ impl Field for Logged<'_> {
     }
     #[inline]
     fn add(&mut self, i: usize, delta: f64) {
-        self.log.push((i as u32, delta));
+        self.log.push(Change::Add(i as u32, delta));
+    }
+    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64 {
+        self.log.push(Change::Brush(centre as u32, amount));
+        sim.brush_takes(centre, amount, |_, _| {})
     }
 }
 
@@ -195,15 +214,6 @@ impl DropletEroder {
     /// Sediment carried off the map by droplets so far (height units × cells).
     pub fn lost(&self) -> f64 {
         self.lost
-    }
-
-    fn sim(&self) -> Sim<'_> {
-        Sim {
-            params: &self.params,
-            brush: &self.brush,
-            width: self.surface.width(),
-            height: self.surface.height(),
-        }
     }
 }
 
@@ -249,7 +259,9 @@ impl Sim<'_> {
                 sediment -= deposit_bilinear(field, w, x0, y0, u, v, amount);
             } else {
                 let amount = ((capacity - sediment) * p.erode).min(-dh);
-                sediment += self.erode_brush(field, x0, y0, amount);
+                if amount > 0.0 {
+                    sediment += field.brush(self, y0 * w + x0, amount);
+                }
             }
             speed = (speed * speed + dh * p.gravity).max(0.0).sqrt();
             water *= 1.0 - p.evaporate;
@@ -262,23 +274,23 @@ impl Sim<'_> {
         0.0
     }
 
-    /// Removes `amount` from the brush disc around `(x0, y0)`; returns what was removed.
-    fn erode_brush(&self, field: &mut impl Field, x0: usize, y0: usize, amount: f64) -> f64 {
-        if amount <= 0.0 {
-            return 0.0;
-        }
+    /// Calls `take(i, part)` for each cell of the brush disc around `centre` with its share of
+    /// `amount` (weights normalised over the cells inside the map); returns the sum of parts.
+    #[inline]
+    fn brush_takes(&self, centre: usize, amount: f64, mut take: impl FnMut(usize, f64)) -> f64 {
+        let (x0, y0) = ((centre % self.width) as i64, (centre / self.width) as i64);
         let (w, h) = (self.width as i64, self.height as i64);
         let inside = |dx: i32, dy: i32| {
-            let (x, y) = (x0 as i64 + dx as i64, y0 as i64 + dy as i64);
+            let (x, y) = (x0 + dx as i64, y0 + dy as i64);
             (x >= 0 && y >= 0 && x < w && y < h).then_some((y * w + x) as usize)
         };
         let total: f64 = self.brush.iter().filter(|b| inside(b.0, b.1).is_some()).map(|b| b.2).sum();
         let mut removed = 0.0;
         for &(dx, dy, weight) in self.brush {
             if let Some(i) = inside(dx, dy) {
-                let take = amount * weight / total;
-                field.add(i, -take);
-                removed += take;
+                let part = amount * weight / total;
+                take(i, part);
+                removed += part;
             }
         }
         removed
@@ -347,7 +359,12 @@ impl Eroder for DropletEroder {
             let mut b = start;
             while b < end {
                 let e = (b + batch).min(end);
-                let sim = self.sim();
+                let sim = Sim {
+                    params: &self.params,
+                    brush: &self.brush,
+                    width: self.surface.width(),
+                    height: self.surface.height(),
+                };
                 let heights = self.surface.as_slice();
                 // Fixed chunks of droplets (not per-thread work) so the order of the
                 // concatenated logs, and thus the result, is the same for any thread count.
@@ -364,8 +381,13 @@ impl Eroder for DropletEroder {
                     .collect();
                 let h = self.surface.as_mut_slice();
                 for (log, lost) in results {
-                    for (i, d) in log {
-                        h[i as usize] += d;
+                    for change in log {
+                        match change {
+                            Change::Add(i, d) => h[i as usize] += d,
+                            Change::Brush(c, amount) => {
+                                sim.brush_takes(c as usize, amount, |i, part| h[i] -= part);
+                            }
+                        }
                     }
                     for l in lost {
                         self.lost += l;
