@@ -108,7 +108,11 @@ fn noise_strip(
         .map(|v| {
             let mut extra: Vec<(&str, ParamValue)> = base.to_vec();
             extra.push((key, v.clone()));
-            panel(format!("{key}={}", value_text(v)), finish(vec![noise(&extra)], 0.2))
+            let shown = match v {
+                ParamValue::Text(t) => t.clone(),
+                other => format!("{key}={}", value_text(other)),
+            };
+            panel(shown, finish(vec![noise(&extra)], 0.2))
         })
         .collect();
     Strip { name, caption, side: PANEL_SIDE, panels }
@@ -289,12 +293,20 @@ fn strips() -> Vec<Strip> {
     });
     out.push(Strip {
         name: "island-h0",
-        caption: "Island `h0`: centre height factor of the island weighting (seed 004 §8).",
+        caption: "Island `h0` (seed 004 §8) on fBm noise normalised to [0, 1], sea at the absolute height 0.3: \
+                  `h0` multiplies the weight, so it decides how much rises above a fixed sea. (A `normalize` \
+                  after `island` would cancel it.)",
         side: PANEL_SIDE,
-        panels: [0.5, 1.5, 3.0]
+        panels: [0.75, 1.5, 3.0]
             .iter()
             .map(|&h| {
-                panel(format!("h0={h}"), finish(vec![noise(&[]), step("island", &[("h0", n(h))])], 0.3))
+                let steps = vec![
+                    noise(&[]),
+                    StepEntry::new("normalize"),
+                    step("island", &[("h0", n(h))]),
+                    step("sea-level", &[("mode", text("absolute")), ("value", n(0.3))]),
+                ];
+                panel(format!("h0={h}"), steps)
             })
             .collect(),
     });
@@ -352,10 +364,10 @@ fn process_strips() -> Vec<Strip> {
     let side = 257;
     let mut out = Vec::new();
     let erosions: Vec<(&str, StepEntry)> = [
-        ("thermal", step("thermal", &[("iterations", n(100.0))])),
-        ("olsen-erosion", step("olsen-erosion", &[("iterations", n(100.0))])),
+        ("thermal", step("thermal", &[("iterations", n(30.0))])),
+        ("olsen-erosion", StepEntry::new("olsen-erosion")),
         ("droplets", step("droplets", &[("droplets", n(100000.0))])),
-        ("stream-power", step("stream-power", &[("iterations", n(200.0))])),
+        ("stream-power", step("stream-power", &[("iterations", n(40.0))])),
     ]
     .into_iter()
     .filter(|(name, _)| has(name))
@@ -370,22 +382,24 @@ fn process_strips() -> Vec<Strip> {
         let (name, caption) = if pair[0].0 == "thermal" {
             (
                 "erosion-1",
-                "Erosion before/after on ridged noise: `thermal` (100 iterations), `olsen-erosion` (100).",
+                "Erosion before/after on ridged noise: `thermal` (30 iterations), `olsen-erosion` (defaults: 50 iterations, talus-k 16).",
             )
         } else {
             (
                 "erosion-2",
-                "Erosion before/after on ridged noise: `droplets` (100 000 droplets), `stream-power` (200 steps).",
+                "Erosion before/after on ridged noise: `droplets` (100 000 droplets), `stream-power` (40 steps).",
             )
         };
         out.push(Strip { name, caption, side, panels });
     }
     if has("rivers") && has("lakes") {
         let base = || vec![noise(&[("octaves", n(6.0))]), StepEntry::new("normalize")];
+        // The sea comes first: hydrology drains into it.
         let with = |extra: Vec<StepEntry>| {
             let mut s = base();
+            s.push(step("sea-level", &[("value", n(0.2))]));
             s.extend(extra);
-            finish(s, 0.2)
+            s
         };
         out.push(Strip {
             name: "hydrology",
@@ -614,7 +628,14 @@ fn main() -> terrasynth::Result<()> {
         "Each built-in preset (`presets/<name>.toml`) at {PRESET_SIDE}×{PRESET_SIDE} cells: the preset's own \
          recipe, with the size overridden and the cell size scaled so the map covers the same ground.\n\n"
     ));
+    // GALLERY_ONLY=<text>: render only pictures whose name contains it (for quick looks; the
+    // Markdown page is then not written).
+    let only = std::env::var("GALLERY_ONLY").ok();
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
     for p in presets() {
+        if !wanted(&format!("preset-{}", p.name)) {
+            continue;
+        }
         let mut r = p.recipe()?;
         let extent = r.cell_size * (r.width.max(r.height) - 1) as f64;
         r.width = PRESET_SIDE;
@@ -643,6 +664,9 @@ fn main() -> terrasynth::Result<()> {
         PANEL_WORLD_M / 1000.0
     );
     for strip in strips() {
+        if !wanted(strip.name) {
+            continue;
+        }
         let (w, h, rgb) = render_strip(&strip)?;
         let file = format!("{}.png", strip.name);
         io::png::write_rgb8(out.join(&file), w, h, &rgb)?;
@@ -655,6 +679,9 @@ fn main() -> terrasynth::Result<()> {
             let _ = writeln!(md, "- **{}**{palette}: {}", p.label, steps_text(&p.steps));
         }
         md.push('\n');
+    }
+    if only.is_some() {
+        return Ok(());
     }
     std::fs::write(&md_path, md).map_err(|e| terrasynth::Error::Io { path: md_path.clone(), source: e })?;
     eprintln!("wrote {}", md_path.display());
