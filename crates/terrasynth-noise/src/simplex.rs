@@ -19,7 +19,7 @@
 //! Both are scaled by the inverse of a bound of `Σ (r² − |d|²)⁴·|d|` over the whole cell, so the
 //! output is within [−1, 1].
 
-use crate::hash::{cell, hash2, hash3, to_index};
+use crate::hash::{cell, hash2_simplex, hash3, to_index};
 
 /// Number of 2D gradient directions.
 pub(crate) const GRADIENT_COUNT_2D: usize = 16;
@@ -52,8 +52,8 @@ pub(crate) fn gradients_2d() -> [[f64; 2]; GRADIENT_COUNT_2D] {
 }
 
 /// The 2D gradient index of lattice hash `h`: `(h & 7) + 8·(h >> 31)`, i.e. the low 3 bits pick
-/// one of the 8 upper-half-plane directions and the top bit negates it (bits of `fmix32`'s
-/// output, which avalanches fully, so the two are independent and uniform).
+/// one of the 8 upper-half-plane directions and the top bit negates it (bits of
+/// `hash2_simplex`, tested uniform and independent between neighbours).
 #[inline]
 pub(crate) const fn gradient_index(h: u32) -> usize {
     ((h & 7) | ((h >> 31) << 3)) as usize
@@ -106,7 +106,7 @@ fn sum2(x: f64, y: f64, mut corner: impl FnMut(i64, i64, f64, f64) -> f64) -> f6
 pub(crate) fn simplex2(grads: &[[f64; 2]; GRADIENT_COUNT_2D], seed: u32, x: f64, y: f64) -> f64 {
     NORM_2D
         * sum2(x, y, |i, j, dx, dy| {
-            let g = grads[gradient_index(hash2(seed, i, j))];
+            let g = grads[gradient_index(hash2_simplex(seed, i, j))];
             g[0] * dx + g[1] * dy
         })
 }
@@ -198,7 +198,7 @@ mod tests {
                 let (dx, dy) = (x - (vi as f64 - back), y - (vj as f64 - back));
                 let a = RADIUS2_2D - dx * dx - dy * dy;
                 if a > 0.0 {
-                    let g = grads[gradient_index(hash2(seed, vi, vj))];
+                    let g = grads[gradient_index(hash2_simplex(seed, vi, vj))];
                     sum += a.powi(4) * (g[0] * dx + g[1] * dy);
                 }
             }

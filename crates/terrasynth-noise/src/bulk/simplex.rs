@@ -14,8 +14,9 @@
 //! 2. unskew `t = (fx + fy)·G2`, `x0 = fx − t`, `y0 = fy − t`; the three corners that can be
 //!    within the kernel radius, `(0, 0)`, `(1, 1)` and `(1, 0)` if `fx > fy` else `(0, 1)` (the
 //!    fourth lies across the cell diagonal, at distance² ≥ ½, and contributes 0);
-//! 3. per corner: `hash2` = `fmix32(seed ⊕ (i·PRIME_X + j·PRIME_Y))` in i32 lanes (the products
-//!    come from step 1, so no multiply but fmix32's two), the gradient (see
+//! 3. per corner: `hash2_simplex` (`crate::hash`) in i32 lanes (its input
+//!    `seed + i·PRIME_X + j·PRIME_Y` comes from step 1, so one multiply per corner), the
+//!    gradient (see
 //!    [`crate::simplex::gradient_index`]) by `vpermps` lookups, contribution
 //!    `max(½ − |d|², 0)⁴·(g·d)`;
 //! 4. the sum times `NORM_2D`, written to the octave row, or, for fbm (and no fractal), times
@@ -24,7 +25,7 @@
 //! The scalar fallback calls the point kernel itself on the same lattice coordinates.
 
 use super::{Extremes, LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
-use crate::hash::{PRIME_X, PRIME_Y, cell};
+use crate::hash::{PRIME_X, PRIME_Y, SIMPLEX_MUL, cell};
 use crate::simplex::{F2, GRADIENT_COUNT_2D, NORM_2D, gradients_2d};
 use crate::spec::FractalKind;
 use crate::{Noise, Region};
@@ -47,12 +48,10 @@ struct Columns {
     x: Vec<f64>,
     /// `frac(x·(1 + F2))`.
     fa: Vec<f32>,
-    /// `⌊x·(1 + F2)⌋·PRIME_X` (wrapping).
-    ha: Vec<u32>,
     /// `frac(x·F2)`.
     fb: Vec<f32>,
-    /// `⌊x·F2⌋·PRIME_Y` (wrapping).
-    hb: Vec<u32>,
+    /// `⌊x·(1 + F2)⌋·PRIME_X + ⌊x·F2⌋·PRIME_Y` (wrapping): the column's part of the hash input.
+    h: Vec<u32>,
     /// Whether every column is within [`SIMD_LIMIT`].
     simd_ok: bool,
 }
@@ -62,9 +61,8 @@ impl Columns {
         let n = x.len();
         let mut c = Columns {
             fa: Vec::with_capacity(n),
-            ha: Vec::with_capacity(n),
             fb: Vec::with_capacity(n),
-            hb: Vec::with_capacity(n),
+            h: Vec::with_capacity(n),
             simd_ok: x.iter().all(|v| v.abs() < SIMD_LIMIT),
             x,
         };
@@ -72,9 +70,8 @@ impl Columns {
             let (ia, fa) = split(v + v * F2);
             let (ib, fb) = split(v * F2);
             c.fa.push(fa);
-            c.ha.push(ia.wrapping_mul(PRIME_X));
             c.fb.push(fb);
-            c.hb.push(ib.wrapping_mul(PRIME_Y));
+            c.h.push(ia.wrapping_mul(PRIME_X).wrapping_add(ib.wrapping_mul(PRIME_Y)));
         }
         c
     }
@@ -85,19 +82,19 @@ impl Columns {
 struct RowSkew {
     /// `frac(y·F2)`.
     fa: f32,
-    /// `⌊y·F2⌋·PRIME_X` (wrapping).
-    ha: u32,
     /// `frac(y·(1 + F2))`.
     fb: f32,
-    /// `⌊y·(1 + F2)⌋·PRIME_Y` (wrapping).
-    hb: u32,
+    /// `seed + ⌊y·F2⌋·PRIME_X + ⌊y·(1 + F2)⌋·PRIME_Y` (wrapping): the row's part of the hash
+    /// input.
+    h: u32,
 }
 
 impl RowSkew {
-    fn new(y: f64) -> Self {
+    fn new(y: f64, seed: u32) -> Self {
         let (ia, fa) = split(y * F2);
         let (ib, fb) = split(y + y * F2);
-        RowSkew { fa, ha: ia.wrapping_mul(PRIME_X), fb, hb: ib.wrapping_mul(PRIME_Y) }
+        let h = seed.wrapping_add(ia.wrapping_mul(PRIME_X)).wrapping_add(ib.wrapping_mul(PRIME_Y));
+        RowSkew { fa, fb, h }
     }
 }
 
@@ -145,7 +142,7 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
                 match level {
                     #[cfg(target_arch = "x86_64")]
                     SimdLevel::Avx2Fma if cols.simd_ok && y.abs() < SIMD_LIMIT => {
-                        let skew = RowSkew::new(y);
+                        let skew = RowSkew::new(y, seed);
                         let norm = NORM_2D as f32;
                         if fused {
                             let write = if i == 0 {
@@ -155,11 +152,11 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
                             };
                             // SAFETY: `level` was checked against the CPU; `r` and the column
                             // vectors have the same padded length.
-                            unsafe { row_avx2(cols, skew, seed, &tables, write, &mut r) };
+                            unsafe { row_avx2(cols, skew, &tables, write, &mut r) };
                             continue;
                         }
                         // SAFETY: as above, with `n`.
-                        unsafe { row_avx2(cols, skew, seed, &tables, Write::Set(norm), &mut n) }
+                        unsafe { row_avx2(cols, skew, &tables, Write::Set(norm), &mut n) }
                     }
                     _ => {
                         for (v, &x) in n.iter_mut().zip(&cols.x) {
@@ -234,11 +231,11 @@ impl GradTables {
 /// multiple of [`LANES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, write: Write, out: &mut [f32]) {
+unsafe fn row_avx2(cols: &Columns, row: RowSkew, t: &GradTables, write: Write, out: &mut [f32]) {
     use crate::simplex::{G2, RADIUS2_2D};
     use std::arch::x86_64::*;
     let len = out.len();
-    assert!(cols.fa.len() == len && cols.ha.len() == len && cols.fb.len() == len && cols.hb.len() == len);
+    assert!(cols.fa.len() == len && cols.fb.len() == len && cols.h.len() == len);
     assert_eq!(len % LANES, 0);
     // SAFETY: every pointer access stays within the column vectors and `out` (whole vectors of
     // LANES at offsets below `len`, checked above) or the fixed-size gradient tables.
@@ -257,22 +254,15 @@ unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, writ
         let px_f = _mm256_castsi256_ps(px);
         let py_f = _mm256_castsi256_ps(py);
         let g2_minus_1 = _mm256_set1_ps((G2 - 1.0) as f32);
-        let seedv = _mm256_set1_epi32(seed as i32);
-        let m1 = _mm256_set1_epi32(0x85EB_CA6Bu32 as i32);
-        let m2 = _mm256_set1_epi32(0xC2B2_AE35u32 as i32);
+        let mul = _mm256_set1_epi32(SIMPLEX_MUL as i32);
         let row_fa = _mm256_set1_ps(row.fa);
         let row_fb = _mm256_set1_ps(row.fb);
-        let row_ha = _mm256_set1_epi32(row.ha as i32);
-        let row_hb = _mm256_set1_epi32(row.hb as i32);
+        let row_h = _mm256_set1_epi32(row.h as i32);
 
         // Lattice hash of `v = i·PRIME_X + j·PRIME_Y` → gradient → falloff⁴·(g·d), one corner.
         let corner = |v: __m256i, dx: __m256, dy: __m256| -> __m256 {
-            let mut h = _mm256_xor_si256(seedv, v);
-            h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
-            h = _mm256_mullo_epi32(h, m1);
-            h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
-            h = _mm256_mullo_epi32(h, m2);
-            h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
+            let h = _mm256_mullo_epi32(_mm256_xor_si256(v, _mm256_srli_epi32::<16>(v)), mul);
+            let h = _mm256_xor_si256(h, _mm256_srli_epi32::<15>(h));
             // `vpermps` reads the low 3 bits of each lane: the gradient index (h & 7); bit 31
             // negates the dot product.
             let c = _mm256_permutevar8x32_ps(cos, h);
@@ -294,22 +284,20 @@ unsafe fn row_avx2(cols: &Columns, row: RowSkew, seed: u32, t: &GradTables, writ
             let carry_y = _mm256_cmp_ps::<_CMP_GE_OQ>(sy, one);
             let fx = _mm256_sub_ps(sx, _mm256_and_ps(carry_x, one));
             let fy = _mm256_sub_ps(sy, _mm256_and_ps(carry_y, one));
-            let hx0 = _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_loadu_si256(cols.ha.as_ptr().add(k).cast()), row_ha),
-                _mm256_and_si256(_mm256_castps_si256(carry_x), px),
-            );
-            let hy0 = _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_loadu_si256(cols.hb.as_ptr().add(k).cast()), row_hb),
-                _mm256_and_si256(_mm256_castps_si256(carry_y), py),
+            // Hash input of corner (0, 0): seed + i·PRIME_X + j·PRIME_Y.
+            let v0 = _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_loadu_si256(cols.h.as_ptr().add(k).cast()), row_h),
+                _mm256_add_epi32(
+                    _mm256_and_si256(_mm256_castps_si256(carry_x), px),
+                    _mm256_and_si256(_mm256_castps_si256(carry_y), py),
+                ),
             );
 
             // Step 2: unskew and the three corners.
             let t0 = _mm256_mul_ps(_mm256_add_ps(fx, fy), g2);
             let x0 = _mm256_sub_ps(fx, t0);
             let y0 = _mm256_sub_ps(fy, t0);
-            // Hash inputs `i·PRIME_X + j·PRIME_Y` of the corners (0, 0), (1, 1) and the middle
-            // corner: (1, 0) where fx > fy, else (0, 1).
-            let v0 = _mm256_add_epi32(hx0, hy0);
+            // Hash inputs of the corners (1, 1) and the middle corner: (1, 0) where fx > fy, else (0, 1).
             let v1 = _mm256_add_epi32(v0, pxy);
             let right = _mm256_cmp_ps::<_CMP_GT_OQ>(fx, fy);
             let vm = _mm256_add_epi32(v0, _mm256_castps_si256(_mm256_blendv_ps(py_f, px_f, right)));
