@@ -1,5 +1,6 @@
-//! Lattice hashing shared by the hash-based kinds (white, value, perlin-angle, opensimplex2,
-//! worley): 32-bit, so the bulk path can evaluate it in SIMD lanes with `mullo_epi32`.
+//! Lattice hashing shared by the hash-based kinds (white, value, perlin-angle, opensimplex2 3D,
+//! worley): 32-bit, so the bulk path can evaluate it in SIMD lanes with `mullo_epi32`. The 2D
+//! opensimplex2 kernels use the cheaper [`hash2_simplex`] (same lattice products, one multiply).
 //!
 //! `hash2(seed, i, j) = fmix32(seed ⊕ ((i mod 2^32)·PRIME_X + (j mod 2^32)·PRIME_Y))` (products
 //! and sum wrapping mod 2^32), with `fmix32` the MurmurHash3 finaliser (Appleby 2011). The two

@@ -57,7 +57,7 @@
 //!   slice (`get2(x, y) == get3(x, y, 0)`). Range [−1, 1] in 2D (bound exact, reached at cell
 //!   centres), [−1.037, 1.037] in 3D ([`Noise::range3`]). Tileable.
 //! - **`opensimplex2`**: simplex-lattice noise after OpenSimplex2 (fast) by K. Spencer:
-//!   2D on the skewed triangular lattice (`F2 = (√3−1)/2`, radius² 0.5, 24 gradients), 3D on a
+//!   2D on the skewed triangular lattice (`F2 = (√3−1)/2`, radius² 0.5, 16 gradients), 3D on a
 //!   rotated body-centred cubic lattice (radius² 0.6, 12 gradients), kernel `(r² − |d|²)⁴·(g·d)`.
 //!   Own implementation and hash, so values differ from the original. Range [−1, 1].
 //! - **`worley`**: cellular noise (Worley 1996): one feature point per cell at
