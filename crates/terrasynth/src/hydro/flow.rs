@@ -31,17 +31,23 @@ pub(crate) fn steepest_lower(z: &[f32], w: usize, h: usize, x: usize, y: usize) 
         if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
             continue;
         }
-        let n = ny as usize * w + nx as usize;
-        let drop = zc - z[n];
-        if drop > 0.0 {
-            let s = if k % 2 == 1 { drop / SQRT2 } else { drop };
-            if s > best_s {
-                best_s = s;
-                best = Some(n);
-            }
-        }
+        steeper(zc, z, ny as usize * w + nx as usize, k, &mut best, &mut best_s);
     }
     best
+}
+
+/// Keeps neighbour `n` (direction `k` in [`NEIGHBOURS`]) if its slope from height `zc` is
+/// strictly steeper than the best so far (so ties keep the earlier direction).
+#[inline(always)]
+fn steeper(zc: f32, z: &[f32], n: usize, k: usize, best: &mut Option<usize>, best_s: &mut f32) {
+    let drop = zc - z[n];
+    if drop > 0.0 {
+        let s = if k % 2 == 1 { drop / SQRT2 } else { drop };
+        if s > *best_s {
+            *best_s = s;
+            *best = Some(n);
+        }
+    }
 }
 
 /// [`steepest_lower`] for an interior cell `i` (all 8 neighbours exist), with precomputed
@@ -52,15 +58,7 @@ fn steepest_interior(z: &[f32], i: usize, offsets: &[isize; 8]) -> Option<usize>
     let mut best = None;
     let mut best_s = 0.0f32;
     for (k, &o) in offsets.iter().enumerate() {
-        let n = (i as isize + o) as usize;
-        let drop = zc - z[n];
-        if drop > 0.0 {
-            let s = if k % 2 == 1 { drop / SQRT2 } else { drop };
-            if s > best_s {
-                best_s = s;
-                best = Some(n);
-            }
-        }
+        steeper(zc, z, (i as isize + o) as usize, k, &mut best, &mut best_s);
     }
     best
 }

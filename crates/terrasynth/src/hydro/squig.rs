@@ -240,20 +240,10 @@ impl SquigRivers {
         }
         let resampled = out.height.resample(width, height)?;
         let (sx, sy) = ((width - 1) as f32 / (side - 1) as f32, (height - 1) as f32 / (side - 1) as f32);
-        let rivers = out
-            .rivers
-            .into_iter()
-            .map(|r| River {
-                points: r
-                    .points
-                    .into_iter()
-                    .map(|p| {
-                        let (x, y) = (p.x * sx, p.y * sy);
-                        RiverPoint { x, y, height: resampled.sample_bilinear(x as f64, y as f64), ..p }
-                    })
-                    .collect(),
-            })
-            .collect();
+        let rivers = map_points(out.rivers, |p| {
+            let (x, y) = (p.x * sx, p.y * sy);
+            RiverPoint { x, y, height: resampled.sample_bilinear(x as f64, y as f64), ..p }
+        });
         let mut height = resampled;
         height.set_cell_size(cell_size)?;
         Ok(SquigOutput { height, rivers })
@@ -300,21 +290,17 @@ impl SquigRivers {
                 out[(tx as usize, ty as usize)] = height[(x, y)];
             }
         }
-        let rivers = rivers
-            .into_iter()
-            .map(|r| River {
-                points: r
-                    .points
-                    .into_iter()
-                    .map(|p| {
-                        let (x, y) = map(p.x, p.y);
-                        RiverPoint { x, y, ..p }
-                    })
-                    .collect(),
-            })
-            .collect();
+        let rivers = map_points(rivers, |p| {
+            let (x, y) = map(p.x, p.y);
+            RiverPoint { x, y, ..p }
+        });
         SquigOutput { height: out, rivers }
     }
+}
+
+/// Applies `f` to every point of every river.
+fn map_points(rivers: Vec<River>, f: impl Fn(RiverPoint) -> RiverPoint) -> Vec<River> {
+    rivers.into_iter().map(|r| River { points: r.points.into_iter().map(&f).collect() }).collect()
 }
 
 /// Splits each river triangle into its river children (see the module docs), choosing one half
