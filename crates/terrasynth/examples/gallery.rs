@@ -642,6 +642,21 @@ fn main() -> terrasynth::Result<()> {
         r.height = PRESET_SIDE;
         r.cell_size = extent / (PRESET_SIDE - 1) as f64;
         let description = r.description.clone();
+        let palette = match &r.palette {
+            terrasynth::recipe::PaletteSpec::Named(n) => format!("`{n}`"),
+            _ => "custom".to_string(),
+        };
+        let settings = format!(
+            "`seed` = {}, `sea-level` = {}, `palette` = {palette}, `height-scale` = {} m, cell {:.2} m \
+             (preset: {} m at {}×{})",
+            r.seed,
+            r.sea_level,
+            r.exports.height_scale,
+            r.cell_size,
+            p.recipe()?.cell_size,
+            p.recipe()?.width,
+            p.recipe()?.height
+        );
         let steps = steps_text(&r.steps);
         let (w, h, rgb) = render(r)?;
         let file = format!("preset-{}.png", p.name);
@@ -649,7 +664,7 @@ fn main() -> terrasynth::Result<()> {
         eprintln!("wrote {file}");
         let _ = write!(
             md,
-            "### `{}`\n\n![preset {}]({images}/{file})\n\n{description} Steps: {steps}.\n\n",
+            "### `{}`\n\n![preset {}]({images}/{file})\n\n{description}\n\nSteps: {steps}; {settings}.\n\n",
             p.name, p.name
         );
     }
