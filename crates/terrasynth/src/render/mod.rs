@@ -1,6 +1,7 @@
 //! Rendering: colour palettes ([`palette`]), hillshade and shaded relief ([`mod@hillshade`]),
 //! triangle meshes with level of detail ([`mesh`]). Output goes to files through [`crate::io`].
 
+pub mod biomes;
 pub mod hillshade;
 pub mod mesh;
 pub mod palette;
