@@ -17,7 +17,7 @@
 //!    a strictly descending path to an outlet.
 //!
 //! Cost: the paper's O(n log n) binary heap is replaced by a radix heap on the order-preserving
-//! bits of the f32 heights (amortised O(32) per cell, near O(1) in practice); depression cells
+//! bits of the f32 heights (amortised O(32) per cell); depression cells
 //! go through the FIFO pit queue in O(1) each (the paper's "improved" variant). The pop order
 //! depends only on the input, so the output is fully deterministic.
 //!
@@ -46,8 +46,9 @@ pub(crate) fn ordered_bits(v: f32) -> u32 {
 /// 1990): valid because Priority-Flood never pushes a key below the last one popped. Entries
 /// are `key << 32 | cell`; bucket `b` holds keys whose highest bit differing from the last
 /// popped key is bit `b − 1` (bucket 0: equal keys, popped last-in first-out). Each entry moves
-/// down at most 32 buckets, and in practice one or two, so it beats a binary heap several times
-/// over on large DEMs. The pop order depends only on the pushes, so the fill is deterministic.
+/// down at most 32 buckets. On a 4096² DEM it measured the same as `std::collections::BinaryHeap`
+/// within noise (the flood is memory-bound); it is kept for its O(32) bound per entry. The pop
+/// order depends only on the pushes, so the fill is deterministic.
 struct RadixHeap {
     last: u32,
     buckets: [Vec<u64>; 33],
