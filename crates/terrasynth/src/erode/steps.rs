@@ -104,7 +104,7 @@ const DROPLETS: &[ParamSpec] = &[
         "batch-size",
         1,
         1_000_000,
-        1024.0,
+        1.0,
         "Droplets sharing one height snapshot (1 = sequential, in place).",
     ),
 ];
