@@ -13,9 +13,10 @@ use anyhow::{Context, bail};
 use clap::Args;
 use terrasynth::recipe::engine::Engine;
 use terrasynth::recipe::model::MAX_RECIPE_SIDE;
-use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, RunOutput, preset, registry};
+use terrasynth::recipe::{Pipeline, Recipe, RunOutput, preset, registry};
 
 use crate::outputs;
+use crate::stepwise::{self, ErosionLog, LiveProgress};
 
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -47,6 +48,10 @@ pub struct GenerateArgs {
     /// Also write mesh.obj.
     #[arg(long)]
     pub obj: bool,
+    /// Record the erosion score ε every K iterations of each erosion step into report.json
+    /// (`trace`); K in 1..=1000000.
+    #[arg(long, value_name = "K")]
+    pub trace: Option<usize>,
     /// Output folder (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -80,7 +85,12 @@ pub struct Plan {
     pub threads: usize,
     /// Output folder.
     pub out: PathBuf,
+    /// `--trace K`.
+    pub trace: Option<usize>,
 }
+
+/// Largest `--trace` interval.
+pub const MAX_TRACE: usize = 1_000_000;
 
 /// Loads the recipe, applies the flags and validates everything; touches no file.
 pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
@@ -110,19 +120,24 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    if let Some(k) = args.trace
+        && !(1..=MAX_TRACE).contains(&k)
+    {
+        bail!("invalid --trace {k}: allowed an integer in 1..={MAX_TRACE}")
+    }
     if args.out.exists() && !args.out.is_dir() {
         bail!("--out {}: exists and is not a folder", args.out.display());
     }
     outputs::check_recipe_outputs(&recipe)?;
     let pipeline = Pipeline::new(recipe, &registry())?;
-    Ok(Plan { pipeline, engine, threads, out: args.out.clone() })
+    Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace })
 }
 
-/// Runs the pipeline with an optional progress bar on stderr.
-fn run_pipeline(pipeline: &Pipeline, show_bar: bool) -> anyhow::Result<RunOutput> {
-    let progress = PipelineProgress::new();
+/// Runs the pipeline step by step (see [`stepwise`]) with an optional progress bar on stderr.
+fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, ErosionLog)> {
+    let live = LiveProgress::new();
     if !show_bar {
-        return Ok(pipeline.run(&progress)?);
+        return stepwise::run(&plan.pipeline, plan.trace, &live);
     }
     let bar = indicatif::ProgressBar::new(1000);
     bar.set_style(
@@ -133,17 +148,17 @@ fn run_pipeline(pipeline: &Pipeline, show_bar: bool) -> anyhow::Result<RunOutput
     let result = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                bar.set_position((progress.fraction() * 1000.0) as u64);
-                bar.set_message(progress.current_step());
+                bar.set_position((live.fraction() * 1000.0) as u64);
+                bar.set_message(live.current_step());
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        let r = pipeline.run(&progress);
+        let r = stepwise::run(&plan.pipeline, plan.trace, &live);
         done.store(true, Ordering::Relaxed);
         r
     });
     bar.finish_and_clear();
-    Ok(result?)
+    result
 }
 
 pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
@@ -154,8 +169,8 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .context("cannot start the worker threads")?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let (run, rendered) = pool.install(|| -> anyhow::Result<_> {
-        let run = run_pipeline(&plan.pipeline, show_bar)?;
-        let rendered = outputs::render(&plan, &run)?;
+        let (run, log) = run_pipeline(&plan, show_bar)?;
+        let rendered = outputs::render(&plan, &run, log)?;
         Ok((run, rendered))
     })?;
     std::fs::create_dir_all(&plan.out)

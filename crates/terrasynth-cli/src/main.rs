@@ -7,6 +7,8 @@ mod listing;
 mod noise_cmd;
 mod outputs;
 mod plot;
+mod stepwise;
+mod water;
 
 use clap::{Parser, Subcommand};
 

@@ -6,7 +6,10 @@
 //! `--engine unity` adds `height.raw` (south row first). report.json has the metres range.
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
 //! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
-//! rivers from the hydrology steps are painted over the colours.
+//! rivers (from the hydrology steps, or computed: see [`crate::water`]) are painted over the
+//! colours. `water.png`, `flow.png`, `biomes.png`, `splat.png` (with the images) and
+//! `rivers.geojson` (always) come from the same hydrology layers; biomes and splat weights
+//! from `terrasynth::render::biomes`. Every file is listed in docs/OUTPUTS.md.
 
 use std::path::{Path, PathBuf};
 
@@ -16,10 +19,13 @@ use terrasynth::io::tiff::GeoTiffOptions;
 use terrasynth::recipe::RunOutput;
 use terrasynth::recipe::engine::{Engine, EngineImport};
 use terrasynth::recipe::{Recipe, registry};
+use terrasynth::render::biomes::{Biome, BiomeOptions, classify};
 use terrasynth::render::{HillshadeOptions, Mesh, MeshOptions, hillshade, shade};
 use terrasynth::{Heightmap, io};
 
 use crate::generate::Plan;
+use crate::stepwise::ErosionLog;
+use crate::water::{self, HydroView};
 
 /// Checks the output settings of a recipe that the library's validation does not cover.
 pub fn check_recipe_outputs(recipe: &Recipe) -> anyhow::Result<()> {
@@ -45,10 +51,39 @@ pub struct Rendered {
     pub mesh: Option<Mesh>,
     /// Metrics of the final heights.
     pub metrics: Metrics,
+    /// ε after each erosion step and the `--trace` records.
+    pub erosion: ErosionLog,
+    /// Which hydrology layers were computed by the outputs (empty: all from the recipe).
+    pub hydro_computed: Vec<&'static str>,
+    /// Number of rivers and lakes drawn.
+    pub river_count: usize,
+    /// See `river_count`.
+    pub lake_count: usize,
+    /// `rivers.geojson`.
+    pub rivers_geojson: Value,
+    /// `water.png` (RGBA), `flow.png` (grey), `biomes.png` (RGB), `splat.png` (RGBA), if images are on.
+    pub hydro_images: Option<HydroImages>,
+    /// Share of the map in each biome, by name.
+    pub biome_shares: Vec<(&'static str, f64)>,
 }
 
+/// Pixels of the hydrology and biome images.
+pub struct HydroImages {
+    /// `water.png`, RGBA.
+    pub water: Vec<u8>,
+    /// `flow.png`, grey.
+    pub flow: Vec<u8>,
+    /// `biomes.png`, RGB.
+    pub biomes: Vec<u8>,
+    /// `splat.png`, RGBA = sand, grass, rock, snow weights summing to 255.
+    pub splat: Vec<u8>,
+}
+
+/// Depth in metres the largest river is cut into the mesh with `exports.carve-mesh`.
+pub const MESH_CARVE_DEPTH_M: f32 = 4.0;
+
 /// Computes the in-memory outputs (no file touched).
-pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
+pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Result<Rendered> {
     let recipe = plan.pipeline.recipe();
     let ex = &recipe.exports;
     let h = &run.terrain.height;
@@ -67,10 +102,28 @@ pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = recipe.palette.resolve()?;
+    let view = HydroView::new(&run.terrain)?;
+    let (w, hgt) = (h.width(), h.height());
+    let fresh = view.fresh_water_mask(w, hgt);
+    let biome_opts = BiomeOptions::default();
+    let biomes = classify(&metres, sea_m.unwrap_or(0.0), &fresh, Some(&view.flow), &biome_opts)?;
+    let shares = biomes.shares();
+    let biome_shares = Biome::ALL.iter().zip(shares).map(|(b, s)| (b.name(), s)).collect();
+    let hydro_images = ex.images.then(|| HydroImages {
+        water: water::water_rgba(&view, h, run.terrain.sea_level),
+        flow: water::flow_gray(&view),
+        biomes: biomes.rgb(),
+        splat: biomes.splat_rgba(&biome_opts),
+    });
+    let rivers_geojson = water::rivers_geojson(&view, h.cell_size(), scale);
     let images = if ex.images {
         let shade_opts = HillshadeOptions::default();
         let mut color = palette.colorize(&metres, sea_m);
-        draw_water(&mut color, &run.terrain);
+        for (px, &wet) in color.chunks_exact_mut(3).zip(&fresh) {
+            if wet {
+                px.copy_from_slice(&FRESH_WATER);
+            }
+        }
         let hs = hillshade(&metres, &shade_opts, sea_m)?;
         let grey: Vec<u8> = hs.iter().map(|&v| (v.clamp(0.0, 1.0) * 255.0).round() as u8).collect();
         let shaded = shade(&color, &hs, &shade_opts)?;
@@ -80,56 +133,35 @@ pub fn render(plan: &Plan, run: &RunOutput) -> anyhow::Result<Rendered> {
     };
     let mesh = if ex.glb || ex.obj {
         let opts = MeshOptions { height_scale: 1.0, lod: ex.lod, colors: Some(palette), sea_level: sea_m };
-        Some(Mesh::from_heightmap(&metres, opts)?)
+        if ex.carve_mesh {
+            let carved = water::carved(&metres, &view, scale, MESH_CARVE_DEPTH_M)?;
+            Some(Mesh::from_heightmap(&carved, opts)?)
+        } else {
+            Some(Mesh::from_heightmap(&metres, opts)?)
+        }
     } else {
         None
     };
-    Ok(Rendered { lo, hi, metres, engine, images, mesh, metrics: Metrics::compute(h) })
+    Ok(Rendered {
+        lo,
+        hi,
+        metres,
+        engine,
+        images,
+        mesh,
+        metrics: Metrics::compute(h),
+        erosion,
+        hydro_computed: view.computed.clone(),
+        river_count: view.rivers.len(),
+        lake_count: view.lake_count,
+        rivers_geojson,
+        hydro_images,
+        biome_shares,
+    })
 }
 
 /// Colour of lakes and rivers drawn over `color.png` (the `classic` palette's shallow water).
 const FRESH_WATER: [u8; 3] = [62, 128, 188];
-
-/// Paints the hydrology layers onto `rgb` (W × H × 3): every lake cell, and every river as
-/// discs of its channel width (at least one cell) stamped every half cell along its polyline.
-/// Rivers and lakes come from the `rivers`, `lakes` and `squig-rivers` steps; without them
-/// nothing changes.
-fn draw_water(rgb: &mut [u8], terrain: &terrasynth::recipe::Terrain) {
-    let (w, h) = (terrain.height.width(), terrain.height.height());
-    let mut paint = |x: i64, y: i64| {
-        if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
-            let i = 3 * (y as usize * w + x as usize);
-            rgb[i..i + 3].copy_from_slice(&FRESH_WATER);
-        }
-    };
-    if let Some(labels) = &terrain.hydro.lake_labels {
-        for (i, &id) in labels.as_slice().iter().enumerate() {
-            if id != 0 {
-                paint((i % w) as i64, (i / w) as i64);
-            }
-        }
-    }
-    for river in &terrain.hydro.rivers {
-        for seg in river.points.windows(2) {
-            let (a, b) = (&seg[0], &seg[1]);
-            let len = ((b.x - a.x).hypot(b.y - a.y) * 2.0).ceil().max(1.0) as usize;
-            for k in 0..=len {
-                let t = k as f32 / len as f32;
-                let (cx, cy) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-                let r = (0.5 * (a.width + (b.width - a.width) * t)).max(0.5);
-                let ri = r.ceil() as i64;
-                for dy in -ri..=ri {
-                    for dx in -ri..=ri {
-                        let (px, py) = (cx.round() as i64 + dx, cy.round() as i64 + dy);
-                        if (px as f32 - cx).hypot(py as f32 - cy) <= r {
-                            paint(px, py);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// The map with its rows in reverse order (south row first).
 fn flipped(map: &Heightmap) -> anyhow::Result<Heightmap> {
@@ -174,6 +206,19 @@ pub fn write(plan: &Plan, run: &RunOutput, r: &Rendered) -> anyhow::Result<Vec<S
         io::png::write_rgb8(out("shaded.png"), w, hgt, shaded)?;
         done("shaded.png");
     }
+    if let Some(img) = &r.hydro_images {
+        let (w, hgt) = (h.width(), h.height());
+        io::png::write_rgba8(out("water.png"), w, hgt, &img.water)?;
+        done("water.png");
+        io::png::write_gray8(out("flow.png"), w, hgt, &img.flow)?;
+        done("flow.png");
+        io::png::write_rgb8(out("biomes.png"), w, hgt, &img.biomes)?;
+        done("biomes.png");
+        io::png::write_rgba8(out("splat.png"), w, hgt, &img.splat)?;
+        done("splat.png");
+    }
+    write_json(&out("rivers.geojson"), &r.rivers_geojson)?;
+    done("rivers.geojson");
     if let Some(mesh) = &r.mesh {
         if ex.glb {
             io::gltf::write_glb(out("mesh.glb"), mesh)?;
@@ -202,7 +247,9 @@ fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
 }
 
 /// report.json: resolved recipe, seed, version, height range, engine settings, files, metrics,
-/// per-step `timings` and `run` (threads, total time, peak memory). Only `timings` and `run`
+/// `erosion_scores` (ε after each erosion step), `hydrology` (river and lake counts, which
+/// layers the outputs computed), `biomes` (share of the map per biome), `trace` (with
+/// `--trace K`), per-step `timings` and `run` (threads, total time, peak memory). Only `timings` and `run`
 /// depend on the machine and thread count; everything else is a pure function of the recipe.
 pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String]) -> Value {
     let reg = registry();
@@ -215,7 +262,7 @@ pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String])
         .iter()
         .map(|t| json!({"step": t.step, "type": t.name, "seconds": t.seconds, "peak_bytes": t.peak_bytes}))
         .collect();
-    json!({
+    let mut report = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "seed": recipe.seed,
         "recipe": serde_json::to_value(&resolved).unwrap_or(Value::Null),
@@ -229,11 +276,24 @@ pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String])
         "engine": r.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
         "files": files,
         "metrics": serde_json::to_value(r.metrics).unwrap_or(Value::Null),
+        "erosion_scores": serde_json::to_value(&r.erosion.scores).unwrap_or(Value::Null),
+        "hydrology": {
+            "computed_by_outputs": r.hydro_computed,
+            "rivers": r.river_count,
+            "lakes": r.lake_count,
+        },
+        "biomes": r.biome_shares.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "timings": timings,
         "run": {
             "threads": plan.threads,
             "seconds": run.seconds,
             "peak_bytes": run.peak_bytes,
         },
-    })
+    });
+    if plan.trace.is_some()
+        && let Some(obj) = report.as_object_mut()
+    {
+        obj.insert("trace".into(), serde_json::to_value(&r.erosion.trace).unwrap_or(Value::Null));
+    }
+    report
 }

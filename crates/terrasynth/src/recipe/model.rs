@@ -250,6 +250,10 @@ pub struct Exports {
     /// `mesh.obj` (default false).
     #[serde(default, skip_serializing_if = "is_false")]
     pub obj: bool,
+    /// Cut the rivers into the mesh (`mesh.glb`/`mesh.obj`) with the hydrology carving, the
+    /// largest river 4 m deep (default false; the height files are never carved).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub carve_mesh: bool,
 }
 
 impl std::default::Default for Exports {
@@ -264,6 +268,7 @@ impl std::default::Default for Exports {
             images: true,
             glb: true,
             obj: false,
+            carve_mesh: false,
         }
     }
 }
