@@ -1,0 +1,110 @@
+//! `terrasynth-gui --bench-ui`: the editor's speed figures, measured on the CPU work each
+//! interaction does (run it from a release build).
+//!
+//! 1. Brush stroke on a 1025² map: per frame, 4 dabs (radius 32 cells, spacing radius/4 = one
+//!    frame's drag at 32 cells/frame) applied to the map plus recolouring the touched rectangle
+//!    in shaded relief (what the editor uploads as a partial texture update). Reported as
+//!    frames per second.
+//! 2. Preview regeneration: the default island preset run at 513² (full pipeline).
+//! 3. 3D view at 2049²: one 1280×800 frame of the software renderer at the default level of
+//!    detail (256 samples a side), plus the time to rebuild the LOD mesh.
+
+use std::time::Instant;
+
+use terrasynth::recipe::{PipelineProgress, presets};
+use terrasynth::shape::brush::{Brush, BrushMode};
+
+use crate::document::Document;
+use crate::maprender::{MapStyle, ViewMode, render_rect};
+use crate::view3d::{Camera, Mesh3d};
+
+fn island(side: usize) -> Document {
+    let mut r = presets()[0].recipe().expect("built-in preset");
+    r.width = side;
+    r.height = side;
+    Document::new(r)
+}
+
+/// Runs the three measurements and prints one line each.
+pub fn run() {
+    let progress = PipelineProgress::new();
+    // 1. Brush stroke at 1025².
+    let doc = island(1025);
+    let mut terrain = doc.build(&progress).expect("island builds");
+    let palette = doc.recipe.palette.resolve().expect("palette");
+    let (lo, hi) = terrain.height.min_max().unwrap_or((0.0, 1.0));
+    let fraction = palette.fraction_map(lo, hi, Some(terrain.sea_level));
+    let frames = 120;
+    let t0 = Instant::now();
+    for f in 0..frames {
+        let mut rect: Option<(usize, usize, usize, usize)> = None;
+        for k in 0..4 {
+            let x = 200.0 + (f * 4 + k) as f64 * 8.0 * 0.3;
+            let b = Brush { x, y: 400.0 + x * 0.2, radius: 32.0, strength: 0.005, mode: BrushMode::Raise };
+            b.apply(&mut terrain.height).expect("dab");
+            let r = b.bounds(1025, 1025);
+            rect = Some(match rect {
+                None => (r.x, r.y, r.w, r.h),
+                Some((x0, y0, w0, h0)) => {
+                    let (nx, ny) = (x0.min(r.x), y0.min(r.y));
+                    (nx, ny, (x0 + w0).max(r.x + r.w) - nx, (y0 + h0).max(r.y + r.h) - ny)
+                }
+            });
+        }
+        let style = MapStyle {
+            palette: &palette,
+            fraction,
+            lo,
+            hi,
+            sea_level: terrain.sea_level,
+            height_scale: doc.recipe.exports.height_scale as f32,
+            water: None,
+        };
+        if let Some(r) = rect {
+            std::hint::black_box(render_rect(&terrain.height, &style, ViewMode::Shaded, r));
+        }
+    }
+    let per = t0.elapsed().as_secs_f64() / frames as f64;
+    println!(
+        "brush stroke 1025²: {:.2} ms per frame (4 dabs r=32 + recolour), {:.0} fps",
+        per * 1e3,
+        1.0 / per
+    );
+    // 2. Preview at 513².
+    let doc = island(513);
+    let _ = doc.build(&progress).expect("warm-up");
+    let runs = 5;
+    let t0 = Instant::now();
+    for _ in 0..runs {
+        std::hint::black_box(doc.build(&progress).expect("island builds"));
+    }
+    println!(
+        "island preview 513²: {:.1} ms per regeneration (mean of {runs})",
+        t0.elapsed().as_secs_f64() / runs as f64 * 1e3
+    );
+    // 3. 3D at 2049².
+    let doc = island(2049);
+    let terrain = doc.build(&progress).expect("island builds");
+    let (lo, hi) = terrain.height.min_max().unwrap_or((0.0, 1.0));
+    let fraction = palette.fraction_map(lo, hi, Some(terrain.sea_level));
+    let mut cam = Camera::default();
+    let hs = doc.recipe.exports.height_scale as f32;
+    let t0 = Instant::now();
+    let mesh = Mesh3d::build(&terrain.height, &palette, &fraction, terrain.sea_level, hs, &cam);
+    let build = t0.elapsed().as_secs_f64();
+    let frames = 20;
+    let t0 = Instant::now();
+    for _ in 0..frames {
+        cam.orbit(5.0, 0.0);
+        std::hint::black_box(mesh.render(&cam, 1280, 800));
+    }
+    let per = t0.elapsed().as_secs_f64() / frames as f64;
+    println!(
+        "3D view 2049²: {:.1} ms per 1280×800 frame ({:.0} fps) with LOD step {} ({} triangles); mesh rebuild {:.1} ms",
+        per * 1e3,
+        1.0 / per,
+        mesh.step,
+        mesh.triangle_count(),
+        build * 1e3
+    );
+}

@@ -1,0 +1,61 @@
+//! `terrasynth-gui`: starts the editor.
+//!
+//! ```text
+//! terrasynth-gui [PROJECT.tsproj] [--tool inspect|terraform|river]
+//!                [--view colour|shaded|grayscale|slope|water|flow] [--3d] [--no-help]
+//! terrasynth-gui --bench-ui      # prints the editor's speed figures and exits
+//! ```
+
+use terrasynth_gui::TerrainApp;
+use terrasynth_gui::app::Tool;
+use terrasynth_gui::maprender::ViewMode;
+
+fn main() -> eframe::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--bench-ui") {
+        terrasynth_gui::bench::run();
+        return Ok(());
+    }
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let tool = value("--tool");
+    let view = value("--view");
+    let show_3d = args.iter().any(|a| a == "--3d");
+    let no_help = args.iter().any(|a| a == "--no-help");
+    let flags_with_value = ["--tool", "--view"];
+    let project = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || !flags_with_value.contains(&args[i - 1].as_str())))
+        .map(|(_, a)| a.clone());
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 880.0])
+            .with_title("terrasynth"),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "terrasynth",
+        options,
+        Box::new(move |cc| {
+            let mut app = TerrainApp::new(cc);
+            if let Some(p) = project {
+                app.open_project(&p);
+            }
+            match tool.as_deref() {
+                Some("terraform") => app.view.tool = Tool::Terraform,
+                Some("river") => app.view.tool = Tool::River,
+                _ => {}
+            }
+            if let Some(v) = view
+                && let Some(m) = ViewMode::ALL.into_iter().find(|m| format!("{m:?}").eq_ignore_ascii_case(&v))
+            {
+                app.view.mode = m;
+            }
+            app.view.show_3d = show_3d;
+            if no_help {
+                app.view.show_help = false;
+            }
+            Ok(Box::new(app))
+        }),
+    )
+}

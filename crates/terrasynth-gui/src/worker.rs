@@ -1,0 +1,197 @@
+//! Background jobs: generation (a low-resolution preview first, then the full map), erosion
+//! runs, water layers and exports. Each job runs on its own thread with a
+//! [`PipelineProgress`] (progress + cancel flag) and sends its result through a channel; the
+//! thread calls `request_repaint` so the UI picks it up at once. The UI thread never waits.
+
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use eframe::egui;
+use terrasynth::analyze::Metrics;
+use terrasynth::recipe::{PipelineProgress, StepEntry, Terrain};
+use terrasynth::{Heightmap, Result};
+
+use crate::document::{Document, preview_recipe, run_erosion};
+use crate::water::Water;
+
+/// Largest side of the instant preview, cells.
+pub const PREVIEW_MAX_SIDE: usize = 129;
+
+/// What a finished job produced. `id` is the job's number ([`Worker::start`]); results of
+/// superseded jobs are ignored by the app.
+pub enum JobResult {
+    /// The low-resolution preview of a generation.
+    Preview { id: u64, terrain: Terrain },
+    /// The full map of a generation (recipe + every edit replayed).
+    Full { id: u64, terrain: Terrain, seconds: f64 },
+    /// An erosion run: the map after, and ε (Olsen's erosion score) before and after.
+    Eroded { id: u64, terrain: Terrain, eps_before: f64, eps_after: f64 },
+    /// Water layers of the map with generation number `map_gen`.
+    Water { map_gen: u64, water: Water },
+    /// Files written by an export.
+    Exported { id: u64, files: Vec<String> },
+    /// The job failed (or was cancelled: `cancelled` is true).
+    Failed { id: u64, message: String, cancelled: bool },
+}
+
+/// What to run.
+pub enum Job {
+    /// Generate `doc`: a preview (when `preview`), then the full map.
+    Generate { doc: Document, preview: bool },
+    /// Run an erosion step on `terrain`.
+    Erode { terrain: Terrain, step: StepEntry, seed: u64 },
+    /// Export the terrain with the recipe's export settings into a folder.
+    Export { doc: Document, terrain: Terrain, dir: std::path::PathBuf },
+}
+
+impl Job {
+    /// Label for the busy indicator.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Job::Generate { .. } => "Generating…",
+            Job::Erode { .. } => "Eroding…",
+            Job::Export { .. } => "Exporting…",
+        }
+    }
+}
+
+/// The running foreground job, if any.
+pub struct Active {
+    /// Job number.
+    pub id: u64,
+    /// "Generating…", "Eroding…" or "Exporting…".
+    pub label: &'static str,
+    /// Its progress and cancel flag.
+    pub progress: PipelineProgress,
+    /// Whether the preview of a generation has arrived.
+    pub preview_done: bool,
+}
+
+/// Starts jobs on threads and collects their results.
+pub struct Worker {
+    tx: Sender<JobResult>,
+    rx: Receiver<JobResult>,
+    next_id: u64,
+    /// The foreground job (generation, erosion or export) running now.
+    pub active: Option<Active>,
+    /// Number of water jobs running.
+    pub water_running: usize,
+    ctx: Option<egui::Context>,
+}
+
+impl Worker {
+    /// A worker that wakes `ctx` when a result arrives (None in unit tests).
+    pub fn new(ctx: Option<egui::Context>) -> Self {
+        let (tx, rx) = channel();
+        Self { tx, rx, next_id: 1, active: None, water_running: 0, ctx }
+    }
+
+    /// Whether a foreground job is running.
+    pub fn is_busy(&self) -> bool {
+        self.active.is_some()
+    }
+
+    /// Cancels the foreground job (its result comes back as cancelled).
+    pub fn cancel(&mut self) {
+        if let Some(a) = &self.active {
+            a.progress.cancel();
+        }
+    }
+
+    /// Starts `job`, cancelling any foreground job still running; returns its number.
+    pub fn start(&mut self, job: Job) -> u64 {
+        self.cancel();
+        let id = self.next_id;
+        self.next_id += 1;
+        let progress = PipelineProgress::new();
+        self.active =
+            Some(Active { id, label: job.label(), progress: progress.clone(), preview_done: false });
+        let tx = self.tx.clone();
+        let ctx = self.ctx.clone();
+        std::thread::spawn(move || {
+            let send = |r: JobResult| {
+                let _ = tx.send(r);
+                if let Some(c) = &ctx {
+                    c.request_repaint();
+                }
+            };
+            let fail = |e: terrasynth::Error| JobResult::Failed {
+                id,
+                cancelled: matches!(e, terrasynth::Error::Cancelled),
+                message: e.to_string(),
+            };
+            match job {
+                Job::Generate { doc, preview } => {
+                    if preview {
+                        let side = doc.recipe.width.max(doc.recipe.height);
+                        let factor = side.div_ceil(PREVIEW_MAX_SIDE).max(1);
+                        if factor > 1 {
+                            let small = Document::new(preview_recipe(&doc.recipe, factor));
+                            match small.build(&progress) {
+                                Ok(terrain) => send(JobResult::Preview { id, terrain }),
+                                Err(e) => return send(fail(e)),
+                            }
+                        }
+                    }
+                    let t0 = std::time::Instant::now();
+                    match doc.build(&progress) {
+                        Ok(terrain) => {
+                            send(JobResult::Full { id, terrain, seconds: t0.elapsed().as_secs_f64() })
+                        }
+                        Err(e) => send(fail(e)),
+                    }
+                }
+                Job::Erode { mut terrain, step, seed } => {
+                    let eps_before = Metrics::compute(&terrain.height).erosion_score;
+                    match run_erosion(&mut terrain, &step, seed, &progress) {
+                        Ok(()) => {
+                            let eps_after = Metrics::compute(&terrain.height).erosion_score;
+                            send(JobResult::Eroded { id, terrain, eps_before, eps_after })
+                        }
+                        Err(e) => send(fail(e)),
+                    }
+                }
+                Job::Export { doc, terrain, dir } => match crate::export::export(&doc, &terrain, &dir) {
+                    Ok(files) => send(JobResult::Exported { id, files }),
+                    Err(e) => send(fail(e)),
+                },
+            }
+        });
+        id
+    }
+
+    /// Computes water layers of `map` on a thread.
+    pub fn start_water(
+        &mut self,
+        map_gen: u64,
+        map: Heightmap,
+        sea_level: f32,
+        sources: Vec<(usize, usize)>,
+    ) {
+        self.water_running += 1;
+        let tx = self.tx.clone();
+        let ctx = self.ctx.clone();
+        std::thread::spawn(move || {
+            let r: Result<Water> = Water::compute(&map, sea_level, &sources);
+            let msg = match r {
+                Ok(water) => JobResult::Water { map_gen, water },
+                Err(e) => JobResult::Failed { id: 0, message: format!("water: {e}"), cancelled: false },
+            };
+            let _ = tx.send(msg);
+            if let Some(c) = &ctx {
+                c.request_repaint();
+            }
+        });
+    }
+
+    /// Results that arrived since the last call.
+    pub fn poll(&mut self) -> Vec<JobResult> {
+        let mut out = Vec::new();
+        while let Ok(r) = self.rx.try_recv() {
+            if matches!(r, JobResult::Water { .. }) || matches!(r, JobResult::Failed { id: 0, .. }) {
+                self.water_running = self.water_running.saturating_sub(1);
+            }
+            out.push(r);
+        }
+        out
+    }
+}

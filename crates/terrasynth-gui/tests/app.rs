@@ -1,0 +1,327 @@
+//! The real editor driven headless with egui_kittest: clicks, drags and keys go through egui's
+//! input, and the assertions read the app's state.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, Key, Modifiers, Pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use terrasynth_gui::app::Tool;
+use terrasynth_gui::document::Document;
+use terrasynth_gui::{AppOptions, TerrainApp};
+
+/// Map side used by the tests (small, so debug builds stay quick).
+const SIDE: usize = 129;
+
+fn app_harness() -> Harness<'static, TerrainApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_accessibility_check(false)
+        .build_eframe(|cc| {
+            let opts = AppOptions {
+                recovery_path: None,
+                recovery_interval: Duration::from_secs(3600),
+                generate_at_start: false,
+            };
+            let mut app = TerrainApp::with_options(cc, opts);
+            let mut recipe = app.doc.recipe.clone();
+            recipe.width = SIDE;
+            recipe.height = SIDE;
+            recipe.seed = 7;
+            app.new_document(Document::new(recipe));
+            app
+        });
+    wait_idle(&mut h);
+    h
+}
+
+/// Steps frames until no job (generation, export, water) is running.
+fn wait_idle(h: &mut Harness<'static, TerrainApp>) {
+    let t0 = Instant::now();
+    loop {
+        h.step();
+        if !h.state().is_busy() && !h.state().water_pending() {
+            // Two more frames so results are drawn.
+            h.step();
+            h.step();
+            if !h.state().is_busy() && !h.state().water_pending() {
+                return;
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "app stayed busy: {}", h.state().status);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("terrasynth-gui-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn undo(h: &mut Harness<'static, TerrainApp>) {
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    wait_idle(h);
+}
+
+fn redo(h: &mut Harness<'static, TerrainApp>) {
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    wait_idle(h);
+}
+
+/// Drags from cell `a` to cell `b` on the 2D map with the primary button.
+fn drag_cells(h: &mut Harness<'static, TerrainApp>, a: (f32, f32), b: (f32, f32)) {
+    let p0 = h.state().cell_to_screen(a.0, a.1).expect("map drawn");
+    let p1 = h.state().cell_to_screen(b.0, b.1).expect("map drawn");
+    h.hover_at(p0);
+    h.step();
+    h.drag_at(p0);
+    h.step();
+    for k in 1..=8 {
+        let t = k as f32 / 8.0;
+        h.hover_at(Pos2::new(p0.x + (p1.x - p0.x) * t, p0.y + (p1.y - p0.y) * t));
+        h.step();
+    }
+    h.drop_at(p1);
+    h.step();
+    wait_idle(h);
+}
+
+fn click_label(h: &mut Harness<'static, TerrainApp>, label: &str) {
+    h.get_by_label(label).click();
+    h.step();
+    h.step();
+}
+
+#[test]
+fn generate_shows_a_full_map_and_is_repeatable() {
+    let mut h = app_harness();
+    let app = h.state();
+    let t = app.terrain.as_ref().expect("terrain after start");
+    assert_eq!((t.height.width(), t.height.height()), (SIDE, SIDE));
+    assert!(!app.is_preview);
+    assert!(app.status.starts_with("Generated"), "{}", app.status);
+    let first = app.height_bytes();
+    let (lo, hi) = t.height.min_max().unwrap();
+    assert!(hi > lo, "flat map");
+    click_label(&mut h, "Generate");
+    wait_idle(&mut h);
+    assert_eq!(h.state().height_bytes(), first, "same recipe, same bytes");
+}
+
+#[test]
+fn changing_a_parameter_regenerates_and_undo_redo_restore_it() {
+    let mut h = app_harness();
+    let before = h.state().height_bytes();
+    let seed0 = h.state().doc.recipe.seed;
+    click_label(&mut h, "Random");
+    wait_idle(&mut h);
+    let seed1 = h.state().doc.recipe.seed;
+    assert_ne!(seed0, seed1);
+    let after = h.state().height_bytes();
+    assert_ne!(before, after, "a new seed changes the map");
+    assert_eq!(h.state().undo_len(), 1);
+    undo(&mut h);
+    assert_eq!(h.state().doc.recipe.seed, seed0);
+    assert_eq!(h.state().height_bytes(), before);
+    redo(&mut h);
+    assert_eq!(h.state().doc.recipe.seed, seed1);
+    assert_eq!(h.state().height_bytes(), after);
+}
+
+#[test]
+fn lock_keeps_the_seed_when_loading_a_preset() {
+    let mut h = app_harness();
+    h.get_by_label("Lock").click();
+    h.step();
+    assert!(h.state().view.seed_locked);
+    let seed = h.state().doc.recipe.seed;
+    h.state_mut().load_preset("mountains");
+    wait_idle(&mut h);
+    assert_eq!(h.state().doc.recipe.name, "mountains");
+    assert_eq!(h.state().doc.recipe.seed, seed);
+}
+
+#[test]
+fn modes_switch_from_the_toolbar() {
+    let mut h = app_harness();
+    click_label(&mut h, "Terraform");
+    assert_eq!(h.state().view.tool, Tool::Terraform);
+    assert!(h.query_all_by_label("radius").next().is_some(), "brush settings shown");
+    click_label(&mut h, "Rivers");
+    assert_eq!(h.state().view.tool, Tool::River);
+    click_label(&mut h, "3D");
+    assert!(h.state().view.show_3d);
+    h.step();
+    assert!(h.state().has_3d_image(), "the 3D view drew a frame");
+    click_label(&mut h, "2D");
+    assert!(!h.state().view.show_3d);
+    click_label(&mut h, "Inspect");
+    assert_eq!(h.state().view.tool, Tool::Inspect);
+}
+
+#[test]
+fn a_stroke_changes_the_map_and_undo_redo_return_the_exact_bytes() {
+    let mut h = app_harness();
+    click_label(&mut h, "Terraform");
+    let before = h.state().height_bytes();
+    drag_cells(&mut h, (40.0, 60.0), (90.0, 64.0));
+    let after = h.state().height_bytes();
+    assert_ne!(before, after, "the stroke raised the terrain");
+    assert_eq!(h.state().doc.edits.len(), 1, "one stroke = one edit");
+    assert_eq!(h.state().undo_len(), 1, "one stroke = one undo step");
+    undo(&mut h);
+    assert_eq!(h.state().height_bytes(), before, "undo restores every byte");
+    assert!(h.state().doc.edits.is_empty());
+    redo(&mut h);
+    assert_eq!(h.state().height_bytes(), after, "redo restores every byte");
+    // Replaying the document from scratch gives the same bytes as the live edit.
+    click_label(&mut h, "Generate");
+    wait_idle(&mut h);
+    assert_eq!(h.state().height_bytes(), after, "regeneration replays the stroke exactly");
+}
+
+#[test]
+fn a_river_source_traces_a_river_to_the_sea_or_edge() {
+    let mut h = app_harness();
+    click_label(&mut h, "Rivers");
+    // The highest land cell: the island's interior.
+    let (x, y) = {
+        let t = h.state().terrain.as_ref().unwrap();
+        let s = t.height.as_slice();
+        let i = (0..s.len()).max_by(|&a, &b| s[a].total_cmp(&s[b])).unwrap();
+        (i % SIDE, i / SIDE)
+    };
+    let p = h.state().cell_to_screen(x as f32, y as f32).unwrap();
+    h.hover_at(p);
+    h.step();
+    h.drag_at(p);
+    h.step();
+    h.drop_at(p);
+    h.step();
+    wait_idle(&mut h);
+    let app = h.state();
+    assert_eq!(app.doc.sources(), vec![(x, y)]);
+    let water = app.water.as_ref().expect("water computed");
+    assert_eq!(water.rivers.len(), 1);
+    let river = &water.rivers[0];
+    assert_eq!(river[0], (x, y));
+    let t = app.terrain.as_ref().unwrap();
+    let &(ex, ey) = river.last().unwrap();
+    let at_edge = ex == 0 || ey == 0 || ex + 1 == SIDE || ey + 1 == SIDE;
+    assert!(at_edge || t.height[(ex, ey)] < t.sea_level, "river ends at ({ex}, {ey})");
+    undo(&mut h);
+    assert!(h.state().doc.sources().is_empty());
+    assert!(h.state().water.as_ref().is_none_or(|w| w.rivers.is_empty()));
+}
+
+#[test]
+fn save_and_load_a_project_reproduces_the_terrain_exactly() {
+    let dir = temp_dir("project");
+    let path = dir.join("p.tsproj").display().to_string();
+    let mut h = app_harness();
+    click_label(&mut h, "Terraform");
+    drag_cells(&mut h, (30.0, 30.0), (80.0, 90.0));
+    h.state_mut().add_river_source(64, 64);
+    wait_idle(&mut h);
+    let bytes = h.state().height_bytes();
+    let doc = h.state().doc.clone();
+    assert!(h.state().has_unsaved_changes());
+    click_label(&mut h, "Project…");
+    h.state_mut().project_path = path.clone();
+    click_label(&mut h, "Save project");
+    assert!(!h.state().has_unsaved_changes(), "{:?}", h.state().error);
+    assert!(std::path::Path::new(&path).exists());
+
+    let mut h2 = app_harness();
+    assert_ne!(h2.state().height_bytes(), bytes);
+    click_label(&mut h2, "Project…");
+    h2.state_mut().project_path = path.clone();
+    click_label(&mut h2, "Open project");
+    wait_idle(&mut h2);
+    assert_eq!(h2.state().error, None);
+    assert_eq!(h2.state().doc, doc, "document round-trips exactly");
+    assert_eq!(h2.state().height_bytes(), bytes, "terrain reproduced bit for bit");
+    assert!(!h2.state().has_unsaved_changes());
+}
+
+#[test]
+fn a_corrupt_project_shows_an_error_and_keeps_the_state() {
+    let dir = temp_dir("corrupt");
+    let bad = dir.join("bad.tsproj");
+    std::fs::write(
+        &bad,
+        b"{\"format\": \"terrasynth-project\", \"version\": 1, \"document\": {\"recipe\": 3",
+    )
+    .unwrap();
+    let mut h = app_harness();
+    let bytes = h.state().height_bytes();
+    let doc = h.state().doc.clone();
+    click_label(&mut h, "Project…");
+    h.state_mut().project_path = bad.display().to_string();
+    click_label(&mut h, "Open project");
+    wait_idle(&mut h);
+    let err = h.state().error.clone().expect("error shown");
+    assert!(err.contains("Cannot open project"), "{err}");
+    assert!(h.query_all_by_label_contains("Cannot open project").next().is_some(), "error visible in the UI");
+    assert_eq!(h.state().doc, doc);
+    assert_eq!(h.state().height_bytes(), bytes);
+    click_label(&mut h, "OK");
+    assert_eq!(h.state().error, None);
+}
+
+#[test]
+fn an_invalid_parameter_shows_an_error_and_keeps_the_map() {
+    let mut h = app_harness();
+    let bytes = h.state().height_bytes();
+    h.state_mut().doc.recipe.steps[0]
+        .params
+        .insert("octaves".into(), terrasynth::recipe::ParamValue::Number(-5.0));
+    h.step();
+    wait_idle(&mut h);
+    let err = h.state().error.clone().expect("error shown");
+    assert!(err.contains("octaves"), "{err}");
+    assert_eq!(h.state().height_bytes(), bytes);
+}
+
+#[test]
+fn export_writes_the_generate_outputs() {
+    let dir = temp_dir("export");
+    let mut h = app_harness();
+    click_label(&mut h, "Export…");
+    h.state_mut().export_dir = dir.display().to_string();
+    click_label(&mut h, "Export now");
+    wait_idle(&mut h);
+    assert_eq!(h.state().error, None);
+    for f in [
+        "height.png",
+        "height.r16",
+        "height.exr",
+        "height.tif",
+        "color.png",
+        "shaded.png",
+        "mesh.glb",
+        "recipe.toml",
+        "project.tsproj",
+    ] {
+        assert!(dir.join(f).exists(), "{f} missing; wrote {:?}", h.state().exported);
+    }
+    let png = terrasynth::io::png::read_png(dir.join("height.png")).unwrap();
+    assert_eq!((png.width(), png.height()), (SIDE, SIDE));
+    assert_eq!(std::fs::metadata(dir.join("height.r16")).unwrap().len(), (SIDE * SIDE * 2) as u64);
+}
+
+#[test]
+fn erosion_runs_reports_epsilon_and_undoes_exactly() {
+    let mut h = app_harness();
+    let before = h.state().height_bytes();
+    h.state_mut().run_erosion();
+    wait_idle(&mut h);
+    let (a, b) = h.state().erosion_scores().expect("ε shown");
+    assert!(a.is_finite() && b.is_finite());
+    assert_ne!(h.state().height_bytes(), before);
+    undo(&mut h);
+    assert_eq!(h.state().height_bytes(), before);
+}
