@@ -40,6 +40,9 @@ pub fn presets() -> &'static [Preset] {
         preset!("spectral"),
         preset!("voronoi-ds"),
         preset!("olsen"),
+        preset!("eroded-island"),
+        preset!("olsen-eroded"),
+        preset!("rivers"),
     ];
     ALL
 }
