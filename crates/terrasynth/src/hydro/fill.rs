@@ -90,11 +90,12 @@ impl RadixHeap {
 
 /// Rejects non-finite heights and grids too large for 32-bit cell indices.
 pub(crate) fn check_dem(dem: &Heightmap) -> Result<()> {
-    if dem.len() > u32::MAX as usize {
+    // The flood indexes a copy with a one-cell border: (w + 2)·(h + 2) cells.
+    if (dem.width() + 2).saturating_mul(dem.height() + 2) > u32::MAX as usize {
         return Err(Error::InvalidSize {
             width: dem.width(),
             height: dem.height(),
-            reason: format!("hydrology handles at most {} cells", u32::MAX),
+            reason: format!("hydrology handles at most {} cells (border included)", u32::MAX),
         });
     }
     if let Some(i) = dem.as_slice().iter().position(|v| !v.is_finite()) {
@@ -147,17 +148,20 @@ impl DepressionFiller {
     /// below `sea_level` (pass `f32::NEG_INFINITY` for "no sea"); outlets keep their height.
     /// Errors on non-finite heights or a NaN sea level.
     pub fn fill(&self, dem: &Heightmap, sea_level: f32) -> Result<Heightmap> {
-        let mut out = dem.clone();
-        self.fill_in_place(&mut out, sea_level)?;
-        Ok(out)
+        check_dem(dem)?;
+        check_sea(sea_level)?;
+        let mut pad = Padded::new(dem);
+        pad.flood(sea_level, self.epsilon, |_, _| {});
+        Heightmap::from_vec(dem.width(), dem.height(), dem.cell_size(), pad.unpad())
     }
 
     /// Fills `dem` in place (see [`DepressionFiller::fill`]).
     pub fn fill_in_place(&self, dem: &mut Heightmap, sea_level: f32) -> Result<()> {
         check_dem(dem)?;
         check_sea(sea_level)?;
-        let (w, h) = (dem.width(), dem.height());
-        flood(dem.as_mut_slice(), w, h, sea_level, self.epsilon, |_, _| {});
+        let mut pad = Padded::new(dem);
+        pad.flood(sea_level, self.epsilon, |_, _| {});
+        pad.unpad_into(dem.as_mut_slice());
         Ok(())
     }
 
@@ -172,16 +176,19 @@ impl DepressionFiller {
         check_dem(dem)?;
         check_sea(sea_level)?;
         let (w, h) = (dem.width(), dem.height());
-        let mut exact = dem.clone();
+        let mut pad = Padded::new(dem);
+        let wp = pad.wp;
+        let orig = |p: usize| (p / wp - 1) * w + p % wp - 1;
         let mut parent = vec![u32::MAX; w * h];
         let mut order = Vec::with_capacity(w * h);
-        flood(exact.as_mut_slice(), w, h, sea_level, false, |c, nb| {
+        pad.flood(sea_level, false, |c, nb| {
             if nb == usize::MAX {
-                order.push(c as u32);
+                order.push(orig(c) as u32);
             } else {
-                parent[nb] = c as u32;
+                parent[orig(nb)] = orig(c) as u32;
             }
         });
+        let exact = Heightmap::from_vec(w, h, dem.cell_size(), pad.unpad())?;
         let mut eps = dem.clone();
         let (z, e) = (dem.as_slice(), eps.as_mut_slice());
         for &c in &order {
@@ -201,62 +208,91 @@ fn check_sea(sea_level: f32) -> Result<()> {
     Ok(())
 }
 
-/// The Priority-Flood loop on a row-major `w × h` buffer. `visit(c, usize::MAX)` is called when
-/// cell `c` is popped, `visit(c, nb)` when popped cell `c` closes neighbour `nb`.
-#[inline]
-fn flood(
-    z: &mut [f32],
+/// A copy of the heights with a one-cell border of closed cells around them, so the flood
+/// reaches all 8 neighbours of any cell by fixed index offsets, with no bounds tests and no
+/// division to recover coordinates. Row stride `wp = w + 2`.
+struct Padded {
     w: usize,
     h: usize,
-    sea_level: f32,
-    epsilon: bool,
-    mut visit: impl FnMut(usize, usize),
-) {
-    let n = w * h;
-    let mut closed = vec![false; n];
-    let mut heap = RadixHeap::new();
-    let mut pit: VecDeque<u32> = VecDeque::new();
-    for (i, c) in closed.iter_mut().enumerate() {
-        let (x, y) = (i % w, i / w);
-        if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
-            *c = true;
-            heap.push(z[i], i);
+    wp: usize,
+    z: Vec<f32>,
+    closed: Vec<bool>,
+}
+
+impl Padded {
+    fn new(dem: &Heightmap) -> Self {
+        let (w, h) = (dem.width(), dem.height());
+        let wp = w + 2;
+        let mut z = vec![0.0f32; wp * (h + 2)];
+        let mut closed = vec![true; wp * (h + 2)];
+        for (y, row) in dem.as_slice().chunks_exact(w).enumerate() {
+            let s = (y + 1) * wp + 1;
+            z[s..s + w].copy_from_slice(row);
+            closed[s..s + w].fill(false);
+        }
+        Self { w, h, wp, z, closed }
+    }
+
+    /// The heights without the border, row-major `w × h`.
+    fn unpad(&self) -> Vec<f32> {
+        let mut out = vec![0.0f32; self.w * self.h];
+        self.unpad_into(&mut out);
+        out
+    }
+
+    fn unpad_into(&self, out: &mut [f32]) {
+        for (y, row) in out.chunks_exact_mut(self.w).enumerate() {
+            let s = (y + 1) * self.wp + 1;
+            row.copy_from_slice(&self.z[s..s + self.w]);
         }
     }
-    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
-    loop {
-        let c = match pit.pop_front() {
-            Some(c) => c as usize,
-            None => match heap.pop() {
-                Some(c) => c,
-                None => break,
-            },
-        };
-        visit(c, usize::MAX);
-        let zc = z[c];
-        let lim = if epsilon { zc.next_up() } else { zc };
-        let (x, y) = (c % w, c / w);
-        let interior = x > 0 && y > 0 && x + 1 < w && y + 1 < h;
-        for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
-            let nb = if interior {
-                (c as isize + offsets[k]) as usize
-            } else {
-                let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
-                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+
+    /// The Priority-Flood loop (module docs). Cells are padded indices. `visit(c, usize::MAX)`
+    /// is called when cell `c` is popped, `visit(c, nb)` when popped cell `c` closes
+    /// neighbour `nb`. Outlets are pushed in row-major order, neighbours in [`NEIGHBOURS`]
+    /// order, so the pop order (and the ε surface) depends only on the input.
+    #[inline]
+    fn flood(&mut self, sea_level: f32, epsilon: bool, mut visit: impl FnMut(usize, usize)) {
+        let (w, h, wp) = (self.w, self.h, self.wp);
+        let (z, closed) = (&mut self.z, &mut self.closed);
+        let mut heap = RadixHeap::new();
+        let mut pit: VecDeque<u32> = VecDeque::new();
+        for y in 0..h {
+            let edge_row = y == 0 || y + 1 == h;
+            for x in 0..w {
+                let i = (y + 1) * wp + x + 1;
+                if edge_row || x == 0 || x + 1 == w || z[i] < sea_level {
+                    closed[i] = true;
+                    heap.push(z[i], i);
+                }
+            }
+        }
+        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * wp as isize + dx as isize);
+        loop {
+            let c = match pit.pop_front() {
+                Some(c) => c as usize,
+                None => match heap.pop() {
+                    Some(c) => c,
+                    None => break,
+                },
+            };
+            visit(c, usize::MAX);
+            let zc = z[c];
+            let lim = if epsilon { zc.next_up() } else { zc };
+            for &o in &offsets {
+                let nb = c.wrapping_add_signed(o);
+                if closed[nb] {
                     continue;
                 }
-                ny as usize * w + nx as usize
-            };
-            if closed[nb] {
-                continue;
-            }
-            closed[nb] = true;
-            visit(c, nb);
-            if z[nb] <= lim {
-                z[nb] = lim;
-                pit.push_back(nb as u32);
-            } else {
-                heap.push(z[nb], nb);
+                closed[nb] = true;
+                visit(c, nb);
+                let zn = z[nb];
+                if zn <= lim {
+                    z[nb] = lim;
+                    pit.push_back(nb as u32);
+                } else {
+                    heap.push(zn, nb);
+                }
             }
         }
     }
@@ -285,6 +321,65 @@ mod tests {
         assert_eq!(f[(1, 2)], 1.5);
         let e = DepressionFiller::with_epsilon().fill(&dem, f32::NEG_INFINITY).unwrap();
         assert_eq!(e[(2, 2)], 1.5f32.next_up());
+    }
+
+    /// The flood before padding (bounds-checked neighbours, unpadded indices), kept to prove
+    /// the padded flood gives the same bits.
+    fn reference_flood(z: &mut [f32], w: usize, h: usize, sea_level: f32, epsilon: bool) {
+        let n = w * h;
+        let mut closed = vec![false; n];
+        let mut heap = RadixHeap::new();
+        let mut pit: VecDeque<u32> = VecDeque::new();
+        for (i, c) in closed.iter_mut().enumerate() {
+            let (x, y) = (i % w, i / w);
+            if x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level {
+                *c = true;
+                heap.push(z[i], i);
+            }
+        }
+        while let Some(c) = pit.pop_front().map(|c| c as usize).or_else(|| heap.pop()) {
+            let lim = if epsilon { z[c].next_up() } else { z[c] };
+            let (x, y) = ((c % w) as i64, (c / w) as i64);
+            for &(dx, dy) in &NEIGHBOURS {
+                let (nx, ny) = (x + dx as i64, y + dy as i64);
+                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                    continue;
+                }
+                let nb = ny as usize * w + nx as usize;
+                if closed[nb] {
+                    continue;
+                }
+                closed[nb] = true;
+                if z[nb] <= lim {
+                    z[nb] = lim;
+                    pit.push_back(nb as u32);
+                } else {
+                    heap.push(z[nb], nb);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn padded_flood_matches_the_unpadded_reference_bit_for_bit() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(11);
+        for &(w, h, levels, sea) in
+            &[(37usize, 29usize, 5u64, f32::NEG_INFINITY), (64, 33, 40, 3.0), (33, 70, 1000, 10.0)]
+        {
+            // Quantised heights: many ties and flats, where the pop order decides the ε surface.
+            let z: Vec<f32> = (0..w * h).map(|_| rng.below(levels) as f32 * 0.37).collect();
+            let dem = Heightmap::from_vec(w, h, 1.0, z.clone()).unwrap();
+            for eps in [false, true] {
+                let mut expect = z.clone();
+                reference_flood(&mut expect, w, h, sea, eps);
+                let got = DepressionFiller { epsilon: eps }.fill(&dem, sea).unwrap();
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(got.as_slice()), bits(&expect), "{w}x{h} eps {eps}");
+                let mut inplace = dem.clone();
+                DepressionFiller { epsilon: eps }.fill_in_place(&mut inplace, sea).unwrap();
+                assert_eq!(inplace, got);
+            }
+        }
     }
 
     #[test]

@@ -50,17 +50,50 @@ fn steeper(zc: f32, z: &[f32], n: usize, k: usize, best: &mut Option<usize>, bes
     }
 }
 
-/// [`steepest_lower`] for an interior cell `i` (all 8 neighbours exist), with precomputed
-/// linear offsets: same choice, same tie-breaking.
-#[inline]
-fn steepest_interior(z: &[f32], i: usize, offsets: &[isize; 8]) -> Option<usize> {
-    let zc = z[i];
-    let mut best = None;
-    let mut best_s = 0.0f32;
-    for (k, &o) in offsets.iter().enumerate() {
-        steeper(zc, z, (i as isize + o) as usize, k, &mut best, &mut best_s);
+/// D8 receivers of one row `y` of a `w`-wide surface into `row`, same choice and tie-breaking
+/// as [`steepest_lower`] but direction by direction over the whole row (`slope`/`dir` are
+/// scratch buffers), which the compiler vectorises. A slope `(z(c) − z(n)) / d` is only kept
+/// when strictly above the best so far, starting from 0, so lower-or-equal neighbours never win.
+fn d8_row(
+    z: &[f32],
+    w: usize,
+    h: usize,
+    y: usize,
+    sea_level: f32,
+    row: &mut [u32],
+    scratch: &mut (Vec<f32>, Vec<u32>),
+) {
+    let base = y * w;
+    for (x, r) in row.iter_mut().enumerate() {
+        *r = (base + x) as u32;
     }
-    best
+    if y == 0 || y + 1 == h || w < 3 {
+        return;
+    }
+    let m = w - 2;
+    let zc = &z[base + 1..base + 1 + m];
+    let (slope, dir) = scratch;
+    slope.clear();
+    slope.resize(m, 0.0);
+    dir.clear();
+    dir.resize(m, 8);
+    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+        let start = (y as isize + dy as isize) as usize * w + (1 + dx) as usize;
+        let zn = &z[start..start + m];
+        let d = if k % 2 == 1 { SQRT2 } else { 1.0 };
+        for (((s, dk), &c), &n) in slope.iter_mut().zip(dir.iter_mut()).zip(zc).zip(zn) {
+            let v = (c - n) / d;
+            let better = v > *s;
+            *s = if better { v } else { *s };
+            *dk = if better { k as u32 } else { *dk };
+        }
+    }
+    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
+    for (x, (&k, &c)) in dir.iter().zip(zc).enumerate() {
+        if k < 8 && !(c < sea_level) {
+            row[x + 1] = ((base + 1 + x) as isize + offsets[k as usize]) as u32;
+        }
+    }
 }
 
 /// D8 routing of a surface: one receiver per cell and a topological order.
@@ -91,14 +124,10 @@ impl FlowRouter {
         let (w, h) = (surface.width(), surface.height());
         let z = surface.as_slice();
         let mut receivers = vec![0u32; w * h];
-        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
-        receivers.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-            for (x, r) in row.iter_mut().enumerate() {
-                let i = y * w + x;
-                let outlet = x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea_level;
-                *r = if outlet { i as u32 } else { steepest_interior(z, i, &offsets).unwrap_or(i) as u32 };
-            }
-        });
+        receivers.par_chunks_mut(w).enumerate().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |scratch, (y, row)| d8_row(z, w, h, y, sea_level, row, scratch),
+        );
         let order = topological_order(&receivers);
         Ok(FlowField { width: w, height: h, cell_size: surface.cell_size(), receivers, order })
     }
@@ -327,20 +356,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interior_fast_path_matches_the_bounds_checked_reference() {
+    fn row_d8_matches_the_bounds_checked_reference() {
         let (w, h) = (37usize, 29usize);
         let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
         // Quantised heights so ties between neighbours are common.
         let z: Vec<f32> = (0..w * h).map(|_| rng.below(6) as f32).collect();
-        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
-        for y in 1..h - 1 {
-            for x in 1..w - 1 {
+        let dem = Heightmap::from_vec(w, h, 1.0, z.clone()).unwrap();
+        let sea = 1.0;
+        let flow = FlowRouter.d8(&dem, sea).unwrap();
+        for y in 0..h {
+            for x in 0..w {
                 let i = y * w + x;
-                assert_eq!(
-                    steepest_interior(&z, i, &offsets),
-                    steepest_lower(&z, w, h, x, y),
-                    "cell ({x}, {y})"
-                );
+                let outlet = x == 0 || y == 0 || x + 1 == w || y + 1 == h || z[i] < sea;
+                let expect = if outlet { i } else { steepest_lower(&z, w, h, x, y).unwrap_or(i) };
+                assert_eq!(flow.receivers()[i] as usize, expect, "cell ({x}, {y})");
             }
         }
     }
