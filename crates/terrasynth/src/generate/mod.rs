@@ -43,7 +43,10 @@ pub use mdp::MidpointDisplacement;
 pub use noise::NoiseTerrain;
 pub use spectral::{Interpolation, Spectral};
 pub use triangular::Triangular;
-pub use voronoi::{MAX_COEFFICIENTS, Metric, Voronoi, feature_points, region_map};
+pub use voronoi::{
+    MARGIN_SPACINGS, MAX_COEFFICIENTS, Metric, Voronoi, feature_points, feature_points_with_margin,
+    region_map,
+};
 pub use voronoi_ds::VoronoiDiamondSquare;
 
 use crate::recipe::{Step, StepContext, StepInfo, Terrain};

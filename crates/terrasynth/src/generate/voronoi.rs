@@ -43,9 +43,45 @@ pub fn feature_points(width: usize, height: usize, count: usize, seed: u64) -> V
     (0..count).map(|_| [rng.next_f64() * width as f64, rng.next_f64() * height as f64]).collect()
 }
 
+/// Width of the band of extra feature points around the map, in mean point spacings
+/// `s = √(width·height / count)` (see [`feature_points_with_margin`]).
+pub const MARGIN_SPACINGS: f64 = 3.0;
+
+/// [`feature_points`] (the same `count` points first, in the same order) followed by points
+/// scattered at the same density in a band `MARGIN_SPACINGS · s` wide around the map.
+///
+/// Without the band, a cell near the border has no neighbours beyond it, so its 2nd..k-th
+/// nearest distances are much larger than an interior cell's: with `c = [−1, 1]` the border
+/// cells become the highest of the map. With the band, the nearest-point statistics are the
+/// same up to the border (the k-th nearest point of any cell lies within ~1.6 s for k ≤ 8).
+/// The number of band points is `round(count · (A_ext − A) / A)` (A = map area, A_ext = area
+/// with the band), drawn uniformly in the extended rectangle, rejecting those inside the map.
+pub fn feature_points_with_margin(width: usize, height: usize, count: usize, seed: u64) -> Vec<[f64; 2]> {
+    let mut points = feature_points(width, height, count, seed);
+    if count == 0 {
+        return points;
+    }
+    let (w, h) = (width as f64, height as f64);
+    let margin = MARGIN_SPACINGS * (w * h / count as f64).sqrt();
+    let (ew, eh) = (w + 2.0 * margin, h + 2.0 * margin);
+    let extra = (count as f64 * (ew * eh - w * h) / (w * h)).round() as usize;
+    let mut rng = SplitMix64::new(derive_seed(seed, 0x6d61_7267));
+    points.reserve(extra);
+    while points.len() < count + extra {
+        let x = rng.next_f64() * ew - margin;
+        let y = rng.next_f64() * eh - margin;
+        if !((0.0..w).contains(&x) && (0.0..h).contains(&y)) {
+            points.push([x, y]);
+        }
+    }
+    points
+}
+
 /// A uniform bucket grid over the feature points, for nearest-point queries.
 pub(crate) struct PointIndex<'a> {
     points: &'a [[f64; 2]],
+    /// Lower corner of the indexed rectangle (the map and every point).
+    origin: [f64; 2],
     bucket: f64,
     cols: usize,
     rows: usize,
@@ -55,15 +91,20 @@ pub(crate) struct PointIndex<'a> {
 }
 
 impl<'a> PointIndex<'a> {
-    /// Indexes `points` (non-empty) lying in a `width × height` map.
+    /// Indexes `points` (non-empty), which may lie inside or around a `width × height` map:
+    /// the buckets cover the bounding rectangle of the map and the points.
     pub(crate) fn new(points: &'a [[f64; 2]], width: usize, height: usize) -> Self {
-        let area = (width * height) as f64;
-        let bucket = (area / points.len() as f64).sqrt().max(1.0);
-        let cols = ((width as f64 / bucket).ceil() as usize).max(1);
-        let rows = ((height as f64 / bucket).ceil() as usize).max(1);
+        let (mut x0, mut y0, mut x1, mut y1) = (0.0f64, 0.0f64, width as f64, height as f64);
+        for p in points {
+            (x0, y0, x1, y1) = (x0.min(p[0]), y0.min(p[1]), x1.max(p[0]), y1.max(p[1]));
+        }
+        let (span_x, span_y) = (x1 - x0, y1 - y0);
+        let bucket = (span_x * span_y / points.len() as f64).sqrt().max(1.0);
+        let cols = ((span_x / bucket).ceil() as usize).max(1);
+        let rows = ((span_y / bucket).ceil() as usize).max(1);
         let key = |p: &[f64; 2]| {
-            let c = ((p[0] / bucket) as usize).min(cols - 1);
-            let r = ((p[1] / bucket) as usize).min(rows - 1);
+            let c = (((p[0] - x0) / bucket) as usize).min(cols - 1);
+            let r = (((p[1] - y0) / bucket) as usize).min(rows - 1);
             r * cols + c
         };
         let mut starts = vec![0usize; cols * rows + 1];
@@ -80,7 +121,7 @@ impl<'a> PointIndex<'a> {
             order[fill[k]] = i as u32;
             fill[k] += 1;
         }
-        Self { points, bucket, cols, rows, starts, order }
+        Self { points, origin: [x0, y0], bucket, cols, rows, starts, order }
     }
 
     /// The `k` nearest points to `(x, y)` as (squared distance, index), nearest first; ties
@@ -88,8 +129,8 @@ impl<'a> PointIndex<'a> {
     pub(crate) fn nearest(&self, x: f64, y: f64, k: usize, out: &mut Vec<(f64, u32)>) {
         out.clear();
         let k = k.min(self.points.len());
-        let cx = ((x / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
-        let cy = ((y / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
+        let cx = (((x - self.origin[0]) / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
+        let cy = (((y - self.origin[1]) / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
         let max_ring = self.cols.max(self.rows) as i64;
         for ring in 0..=max_ring {
             for by in cy - ring..=cy + ring {
@@ -160,6 +201,10 @@ pub fn region_map(width: usize, height: usize, points: &[[f64; 2]]) -> Result<Gr
 
 /// Voronoi terrain (seed 001 §1.2): `count` random feature points; each cell's height is
 /// `h = Σ_i c_i · d_i`, where `d_i` is the distance to the i-th nearest point.
+///
+/// Points are also scattered at the same density in a band around the map
+/// ([`feature_points_with_margin`]), so border cells have the same statistics as interior
+/// ones (without it the border cells were the highest of the map).
 ///
 /// Distances are measured in units of the mean point spacing `s = √(width·height / count)`, so
 /// the relief keeps its look when the map size or the point count changes (with the squared
@@ -261,9 +306,10 @@ impl Voronoi {
         }
     }
 
-    /// The points this generator uses for a map and step seed.
+    /// The points this generator uses for a map and step seed: the `count` map points of
+    /// [`feature_points`] followed by the border band of [`feature_points_with_margin`].
     pub fn points(&self, width: usize, height: usize, seed: u64) -> Vec<[f64; 2]> {
-        feature_points(width, height, self.count, self.point_seed.unwrap_or(seed))
+        feature_points_with_margin(width, height, self.count, self.point_seed.unwrap_or(seed))
     }
 
     /// Evaluates `h` at continuous positions `(x, y)` (cell units) of a `width × height` map,
@@ -276,7 +322,8 @@ impl Voronoi {
         grid: SampleGrid,
     ) -> Vec<f64> {
         let index = PointIndex::new(points, width, height);
-        let spacing2 = (width * height) as f64 / points.len() as f64;
+        // Mean spacing of the map's own points (the band points keep the same density).
+        let spacing2 = (width * height) as f64 / self.count.clamp(1, points.len()) as f64;
         let k = self.coefficients.len();
         let mut out = vec![0.0; grid.cols * grid.rows];
         out.par_chunks_mut(grid.cols).enumerate().for_each(|(j, row)| {

@@ -230,8 +230,10 @@ impl Step for Island {
 
 /// Archipelago: island weighting with several centres (seed 004 §8's suggested improvement).
 ///
-/// Each centre `i` has a radius `r_i`; the weight is `h0 · max_i max(0, 1 − d_i / r_i)`, so
-/// each island is a cone of weights like [`Island`] and the sea opens between them. Centres
+/// Each centre `i` has a radius `r_i`; with `t_i = clamp(1 − d_i / r_i, 0, 1)` the weight is
+/// `h0 · max_i S(t_i)`, `S(t) = t²(3 − 2t)` (smoothstep), so each island is a rounded dome of
+/// weights that meets the sea floor (weight 0 at `d_i = r_i`) with zero slope: the weight is C1
+/// there, and the sea shows no ring where the island's influence ends (a linear cone did). Centres
 /// are the `centres` list (pairs `x, y` as fractions of width and height, each `r_i =
 /// radius · L`, `L` = longer side) or, when the list is empty, `count` centres drawn from the
 /// step seed uniformly in [0.15, 0.85]² with `r_i = radius · L · u`, `u` uniform in [0.6, 1].
@@ -315,9 +317,10 @@ impl Archipelago {
         apply_weight(map, |x, y| {
             let p = islands.iter().fold(0.0f64, |best, &[cx, cy, r]| {
                 let d = ((x as f64 - cx).powi(2) + (y as f64 - cy).powi(2)).sqrt();
-                best.max(1.0 - d / r)
+                let t = (1.0 - d / r).clamp(0.0, 1.0);
+                best.max(t * t * (3.0 - 2.0 * t))
             });
-            p.max(0.0) * h0
+            p * h0
         });
     }
 

@@ -20,8 +20,21 @@ fn unit_field(spectral: &Spectral, width: usize, height: usize, seed: u64) -> Ve
     f
 }
 
+/// Mirrors a sample position into `[0, n − 1]` (reflection about the first and last cell
+/// centres, period `2(n − 1)`), however far outside it lies.
+pub(crate) fn reflect(v: f64, n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let last = (n - 1) as f64;
+    let t = v.rem_euclid(2.0 * last);
+    if t > last { 2.0 * last - t } else { t }
+}
+
 /// Perturbation (seed 001 §3.2): each cell takes the height found at a displaced position,
-/// `h'(x, y) = h(x + m·L·n₁(x, y), y + m·L·n₂(x, y))`, bilinear, clamped to the map.
+/// `h'(x, y) = h(x + m·L·n₁(x, y), y + m·L·n₂(x, y))`, bilinear; positions outside the map
+/// are mirrored back into it ([`reflect`]), so the border keeps its relief (clamping them made
+/// flat smeared strips along the edges at large magnitudes).
 ///
 /// `n₁`, `n₂` are two independent smooth spectral fields ([`Spectral`], smoothstep
 /// interpolation, step 2, persistence 0.5) scaled to [−1, 1], so the displacement is at most
@@ -85,7 +98,9 @@ impl Perturb {
         out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, v) in row.iter_mut().enumerate() {
                 let i = y * w + x;
-                *v = map.sample_bilinear(x as f64 + reach * n1[i], y as f64 + reach * n2[i]);
+                let sx = reflect(x as f64 + reach * n1[i], w);
+                let sy = reflect(y as f64 + reach * n2[i], h);
+                *v = map.sample_bilinear(sx, sy);
             }
         });
         Ok(out)
