@@ -51,11 +51,16 @@
 //!   `(int)` cast would mirror cell 0. A numeric seed shuffles the permutation. Range [−√½, √½]
 //!   (the tutorial says [−1, 1]; the true bound is √½). Repeats every 256 cells; tileable with
 //!   any `period`.
-//! - **`perlin`**: improved Perlin noise (Perlin 2002, "Improving Noise"): 12 cube-edge
-//!   gradients, quintic fade `6t⁵ − 15t⁴ + 10t³`; with the reference permutation it equals Ken
-//!   Perlin's Java reference in f64. 3D through [`Noise::get3`]; the 2D form is the z = 0
-//!   slice (`get2(x, y) == get3(x, y, 0)`). Range [−1, 1] in 2D (bound exact, reached at cell
-//!   centres), [−1.037, 1.037] in 3D ([`Noise::range3`]). Tileable.
+//! - **`perlin`**: improved Perlin noise (Perlin 2002, "Improving Noise"), quintic fade
+//!   `6t⁵ − 15t⁴ + 10t³`, gradients chosen through the permutation (reference or shuffled by
+//!   the seed). 3D ([`Noise::get3`]): Perlin's 12 cube-edge gradients; with the reference
+//!   permutation it equals Ken Perlin's Java reference in f64. 2D ([`NoiseFn::get2`]): its own
+//!   16 unit gradients at `(k + ½)·22.5°`, uniform on the circle and none on an axis, index
+//!   `perm[perm[X] + Y] & 15`. The 2D form is deliberately not the z = 0 slice of the 3D one:
+//!   that slice has axis-aligned gradients, is exactly 0 along many lattice edges, and ridged
+//!   fractals show those zeros as straight horizontal and vertical creases. Range
+//!   [−0.6954, 0.6954] in 2D (dense-search bound 0.695353), [−1.037, 1.037] in 3D
+//!   ([`Noise::range3`]). Tileable.
 //! - **`opensimplex2`**: simplex-lattice noise after OpenSimplex2 (fast) by K. Spencer:
 //!   2D on the skewed triangular lattice (`F2 = (√3−1)/2`, radius² 0.5, 16 gradients), 3D on a
 //!   rotated body-centred cubic lattice (radius² 0.6, 12 gradients), kernel `(r² − |d|²)⁴·(g·d)`.

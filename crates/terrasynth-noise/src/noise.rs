@@ -102,9 +102,8 @@ fn base_range(spec: &NoiseSpec) -> (f64, f64) {
     }
 }
 
-/// Bound of |improved Perlin| on the z = 0 slice (2D): the maximum over the cell of
-/// `Σ_c w_c·max_g |g·d_c|` is exactly 1, reached at cell centres.
-pub(crate) const IMPROVED_BOUND: f64 = 1.0;
+/// Bound of |2D improved Perlin| (16 unit gradients; see `perlin::IMPROVED2_BOUND`).
+pub(crate) const IMPROVED_BOUND: f64 = crate::perlin::IMPROVED2_BOUND;
 /// Bound of |improved Perlin| in 3D: dense search of the same sum gives 1.036317; rounded up.
 pub(crate) const IMPROVED_BOUND_3D: f64 = 1.037;
 
@@ -121,7 +120,7 @@ impl Noise {
     }
 
     /// The documented output range of [`Noise::get3`] (wider than [`Noise::range`] only for
-    /// `perlin`, whose 3D bound is 1.037 against 1 on the z = 0 slice).
+    /// `perlin`, whose 3D bound is 1.037 against 0.6954 in 2D).
     pub fn range3(&self) -> (f64, f64) {
         self.range3
     }

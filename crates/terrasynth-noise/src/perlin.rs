@@ -195,10 +195,78 @@ pub(crate) fn improved3(perm: &[u8; 512], x: f64, y: f64, z: f64, period: Option
     )
 }
 
-/// `perlin` in 2D: the z = 0 slice of [`improved3`], so 2D and 3D agree
-/// (`get2(x, y) == get3(x, y, 0)`).
+/// Number of gradient directions of 2D `perlin`.
+pub(crate) const IMPROVED2_GRADIENT_COUNT: usize = 16;
+
+// cos and sin of 11.25° and 33.75° (nearest doubles; within 1 ulp of `portable_cos_sin`).
+const C1: f64 = 0.9807852804032304;
+const S1: f64 = 0.19509032201612825;
+const C3: f64 = 0.8314696123025452;
+const S3: f64 = 0.5555702330196022;
+
+/// The 16 unit gradients of 2D `perlin`: `(cos θ_k, sin θ_k)` with `θ_k = (k + ½)·22.5°`, so
+/// the directions are uniform on the circle and none lies on an axis (or a diagonal).
+pub(crate) const IMPROVED2_GRADIENTS: [[f64; 2]; IMPROVED2_GRADIENT_COUNT] = [
+    [C1, S1],
+    [C3, S3],
+    [S3, C3],
+    [S1, C1],
+    [-S1, C1],
+    [-S3, C3],
+    [-C3, S3],
+    [-C1, S1],
+    [-C1, -S1],
+    [-C3, -S3],
+    [-S3, -C3],
+    [-S1, -C1],
+    [S1, -C1],
+    [S3, -C3],
+    [C3, -S3],
+    [C1, -S1],
+];
+
+/// Bound of |2D `perlin`|: the maximum over the cell of `Σ_c w_c·max_g |g·d_c|` (the value
+/// when every corner gets its best gradient with a common sign; `w_c` the fade weights, `d_c`
+/// the offsets to the corners). A dense search (400² grid, then refined; see the test
+/// `improved2_bound_by_dense_search`) gives 0.695353 near `(½, 0.4725)` and its mirror
+/// images (the cell centre gives `√½·cos 11.25° = 0.693520`); rounded up.
+pub(crate) const IMPROVED2_BOUND: f64 = 0.6954;
+
+/// The gradient index of lattice point `(x, y)` of 2D `perlin` (indices already wrapped and
+/// masked to 0..=255): the low 4 bits of `perm[perm[x] + y]`.
+#[inline]
+pub(crate) fn improved2_index(perm: &[u8; 512], x: usize, y: usize) -> usize {
+    usize::from(perm[usize::from(perm[x]) + y] & 15)
+}
+
+/// `perlin` in 2D: improved Perlin noise (Perlin 2002) with its own 2D gradient set.
+///
+/// Steps: lattice cell `⌊x⌋, ⌊y⌋` (wrapped modulo `period`, then masked to 0..255); corner
+/// gradient `IMPROVED2_GRADIENTS[perm[perm[X] + Y] & 15]`, one of 16 unit vectors at
+/// `(k + ½)·22.5°` (SPEC §2: "gradients uniform on the circle"); dot products with the offsets
+/// to the 4 corners; bilinear interpolation with the quintic fade `6t⁵ − 15t⁴ + 10t³`.
+///
+/// Not the z = 0 slice of [`improved3`]: in that slice 9 of the 16 cube-edge gradients become
+/// axis-aligned, `(±1, 0)` or `(0, ±1)`, so the noise is exactly 0 along every lattice edge
+/// whose two end gradients are both perpendicular to it, and ridged fractals turn those
+/// zeros into straight creases. With no axis-aligned gradient, no edge is identically zero.
+/// Range `[−0.6954, 0.6954]` ([`IMPROVED2_BOUND`]).
 pub(crate) fn improved2(perm: &[u8; 512], x: f64, y: f64, period: Option<u32>) -> f64 {
-    improved3(perm, x, y, 0.0, period)
+    let (xf, yf) = (x.floor(), y.floor());
+    let (xi, yi) = (cell(xf), cell(yf));
+    let idx = |i: i64| (wrap(i, period) & 255) as usize;
+    let (x0, x1, y0, y1) = (idx(xi), idx(xi + 1), idx(yi), idx(yi + 1));
+    let (x, y) = (x - xf, y - yf);
+    let (u, v) = (fade(x), fade(y));
+    let g = |i: usize, j: usize, dx: f64, dy: f64| {
+        let [gx, gy] = IMPROVED2_GRADIENTS[improved2_index(perm, i, j)];
+        gx * dx + gy * dy
+    };
+    lerp(
+        v,
+        lerp(u, g(x0, y0, x, y), g(x1, y0, x - 1.0, y)),
+        lerp(u, g(x0, y1, x, y - 1.0), g(x1, y1, x - 1.0, y - 1.0)),
+    )
 }
 
 /// `perlin-angle`: classic gradient noise (Perlin 1985; seeds 000 and 004 §5) with one unit
@@ -278,6 +346,45 @@ mod tests {
     }
 
     #[test]
+    fn improved2_gradients_are_16_unit_directions_off_the_axes() {
+        for (k, g) in IMPROVED2_GRADIENTS.iter().enumerate() {
+            let want = portable_cos_sin(2 * k + 1, 2 * IMPROVED2_GRADIENT_COUNT);
+            assert!(
+                (g[0] - want[0]).abs() < 3e-16 && (g[1] - want[1]).abs() < 3e-16,
+                "{k}: {g:?} vs {want:?}"
+            );
+            assert!((g[0].hypot(g[1]) - 1.0).abs() < 1e-15);
+            assert!(g[0].abs() > 0.19 && g[1].abs() > 0.19, "{k}: near an axis");
+        }
+    }
+
+    /// The 2D bound: `Σ_c w_c·max_g |g·d_c|` over a dense grid of the cell stays under
+    /// `IMPROVED2_BOUND` and comes within 1e-4 of it.
+    #[test]
+    fn improved2_bound_by_dense_search() {
+        let bound = |x: f64, y: f64| {
+            let mut tot = 0.0;
+            for (cx, cy) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+                let wt = |t: f64, c: f64| if c == 1.0 { fade(t) } else { 1.0 - fade(t) };
+                let (dx, dy) = (x - cx, y - cy);
+                let m = IMPROVED2_GRADIENTS.iter().map(|g| (g[0] * dx + g[1] * dy).abs());
+                tot += wt(x, cx) * wt(y, cy) * m.fold(0.0, f64::max);
+            }
+            tot
+        };
+        let n = 400;
+        let mut best: f64 = 0.0;
+        for a in 0..=n {
+            for b in 0..=n {
+                best = best.max(bound(a as f64 / n as f64, b as f64 / n as f64));
+            }
+        }
+        assert!(best <= IMPROVED2_BOUND && best > IMPROVED2_BOUND - 1e-4, "{best}");
+        let centre = bound(0.5, 0.5);
+        assert!((centre - 0.5f64.sqrt() * C1).abs() < 1e-12, "{centre}");
+    }
+
+    #[test]
     #[ignore = "dev helper: prints the dense-search bound behind IMPROVED_BOUND"]
     fn print_improved_bounds() {
         let n = 400;
@@ -298,6 +405,6 @@ mod tests {
                 }
             }
         }
-        println!("improved bound 2D slice = {b2:.6}, 3D = {b3:.6}");
+        println!("improved bound of the 3D z = 0 slice = {b2:.6}, 3D = {b3:.6}");
     }
 }

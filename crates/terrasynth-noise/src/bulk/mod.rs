@@ -342,24 +342,6 @@ fn tutorial_gradients() -> [[f32; 2]; 8] {
     [[d, d], [-d, d], [d, -d], [-d, -d], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]]
 }
 
-/// The 2D gradient of improved Perlin noise for `hash` (the z = 0 slice of the 16-entry
-/// cube-edge set: `grad3(h, x, y, 0)` written as `gx·x + gy·y`).
-fn improved_gradient(hash: u8) -> [f32; 2] {
-    let h = hash & 15;
-    let su = if h & 1 == 0 { 1.0 } else { -1.0 };
-    let sv = if h & 2 == 0 { 1.0 } else { -1.0 };
-    let mut g = [0.0f32; 2];
-    // u = x for h < 8, else y.
-    g[usize::from(h >= 8)] += su;
-    // v = y for h < 4, x for h = 12 or 14, else z (= 0).
-    if h < 4 {
-        g[1] += sv;
-    } else if h == 12 || h == 14 {
-        g[0] += sv;
-    }
-    g
-}
-
 /// The bulk description of octave `o` of a square-lattice noise.
 fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
     use crate::hash::{hash2, to_signed_unit, wrap};
@@ -388,14 +370,12 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
             })
         }
         _ => {
-            // Improved Perlin, z = 0 slice: hash perm[perm[perm[X] + Y] + 0], gradient by hash.
-            let z0 = (wrap(0, period) & 255) as usize;
-            let by_hash: [[f32; 2]; 256] = std::array::from_fn(|h| improved_gradient(h as u8));
+            // Improved Perlin 2D: gradient IMPROVED2_GRADIENTS[perm[perm[X] + Y] & 15].
+            let grads = crate::perlin::IMPROVED2_GRADIENTS.map(|g| [g[0] as f32, g[1] as f32]);
             corner_rows(move |c, r| {
                 let x = (wrap(c, period) & 255) as usize;
                 let y = (wrap(r, period) & 255) as usize;
-                let a = usize::from(perm[x]) + y;
-                let g = by_hash[usize::from(perm[usize::from(perm[a]) + z0])];
+                let g = grads[crate::perlin::improved2_index(perm, x, y)];
                 [g[0], g[1], 0.0]
             })
         }
