@@ -25,6 +25,14 @@ use crate::{Error, Heightmap, Progress, Result};
 ///    fractal roughness at scales below `step`;
 /// 4. keep the top-left `width × height` window (any map size works).
 ///
+/// Straight lines in the lowlands: with `c = [−1, 1]` the Voronoi height `d₂ − d₁` is 0 along
+/// every cell border, which is a straight segment (a perpendicular bisector). After a
+/// `normalize` these segments are the lowest ground, so under a sea level they show as a
+/// network of faint straight furrows in the sea floor. This is inherent to the seed's method
+/// (Olsen's connected "riverbeds"), not an interpolation artefact: the diamond-square fill
+/// only adds roughness below `step` cells. To soften them, raise `roughness`, follow with
+/// `perturb`, or use `c = [−1]` (cones, no border valleys).
+///
 /// `step` is in cells, so the fractal part covers scales below `step` cells: on large maps raise
 /// it (e.g. 32 at 1025²) to keep the same look as at 257² with 8.
 ///
