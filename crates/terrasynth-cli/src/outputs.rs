@@ -6,8 +6,8 @@
 //! `--engine unity` adds `height.raw` (south row first). report.json has the metres range.
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
 //! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
-//! rivers (from the hydrology steps, or computed: see [`crate::water`]) are painted over the
-//! colours. `water.png`, `flow.png`, `biomes.png`, `splat.png` (with the images) and
+//! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
+//! when the recipe has none, see [`crate::water`], are not). `water.png`, `flow.png`, `biomes.png`, `splat.png` (with the images) and
 //! `rivers.geojson` (always) come from the same hydrology layers; biomes and splat weights
 //! from `terrasynth::render::biomes`. Every file is listed in docs/OUTPUTS.md.
 
@@ -119,7 +119,7 @@ pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Resu
     let images = if ex.images {
         let shade_opts = HillshadeOptions::default();
         let mut color = palette.colorize(&metres, sea_m);
-        for (px, &wet) in color.chunks_exact_mut(3).zip(&fresh) {
+        for (px, &wet) in color.chunks_exact_mut(3).zip(&recipe_water_mask(&run.terrain)) {
             if wet {
                 px.copy_from_slice(&FRESH_WATER);
             }
@@ -162,6 +162,20 @@ pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Resu
 
 /// Colour of lakes and rivers drawn over `color.png` (the `classic` palette's shallow water).
 const FRESH_WATER: [u8; 3] = [62, 128, 188];
+
+/// Lake and river cells of the recipe's own hydrology steps (`rivers`, `lakes`,
+/// `squig-rivers`), painted in [`FRESH_WATER`] over `color.png` and `shaded.png`. Layers the
+/// outputs computed themselves are not painted there (they show in `water.png`, `flow.png`
+/// and the biomes), so a recipe without hydrology keeps its plain colour map.
+fn recipe_water_mask(terrain: &terrasynth::recipe::Terrain) -> Vec<bool> {
+    let (w, h) = (terrain.height.width(), terrain.height.height());
+    let mut mask = match &terrain.hydro.lake_labels {
+        Some(l) => l.as_slice().iter().map(|&id| id != 0).collect(),
+        None => vec![false; w * h],
+    };
+    water::stamp_rivers(w, h, &terrain.hydro.rivers, |i, _| mask[i] = true);
+    mask
+}
 
 /// The map with its rows in reverse order (south row first).
 fn flipped(map: &Heightmap) -> anyhow::Result<Heightmap> {
