@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIDE=${1:-4096}
 RUNS=${2:-3}
-OUT=target/bench-hydro
+OUT="$PWD/target/bench-hydro"  # absolute: cargo bench runs in the crate directory
 mkdir -p "$OUT"
 VENV=target/bench-venv
 if [ ! -x "$VENV/bin/python" ]; then

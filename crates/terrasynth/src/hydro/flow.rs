@@ -90,7 +90,7 @@ fn d8_row(
     }
     let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
     for (x, (&k, &c)) in dir.iter().zip(zc).enumerate() {
-        if k < 8 && !(c < sea_level) {
+        if k < 8 && c >= sea_level {
             row[x + 1] = ((base + 1 + x) as isize + offsets[k as usize]) as u32;
         }
     }
