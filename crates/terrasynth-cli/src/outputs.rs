@@ -97,7 +97,8 @@ pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Resu
     }
     let scale = ex.height_scale;
     let metres = h.map(|&v| (v as f64 * scale) as f32);
-    let sea_m = Some((run.terrain.sea_level as f64 * scale) as f32);
+    let sea_level_m = (run.terrain.sea_level as f64 * scale) as f32;
+    let sea_m = Some(sea_level_m);
     let engine = plan
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
@@ -106,7 +107,7 @@ pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Resu
     let (w, hgt) = (h.width(), h.height());
     let fresh = view.fresh_water_mask(w, hgt);
     let biome_opts = BiomeOptions::default();
-    let biomes = classify(&metres, sea_m.unwrap_or(0.0), &fresh, Some(&view.flow), &biome_opts)?;
+    let biomes = classify(&metres, sea_level_m, &fresh, Some(&view.flow), &biome_opts)?;
     let shares = biomes.shares();
     let biome_shares = Biome::ALL.iter().zip(shares).map(|(b, s)| (b.name(), s)).collect();
     let hydro_images = ex.images.then(|| HydroImages {
