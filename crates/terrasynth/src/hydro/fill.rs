@@ -20,6 +20,8 @@
 //! bits of the f32 heights (amortised O(32) per cell); depression cells
 //! go through the FIFO pit queue in O(1) each (the paper's "improved" variant). The pop order
 //! depends only on the input, so the output is fully deterministic.
+//! The flood works on a copy with a one-cell border of closed cells (fixed neighbour offsets,
+//! no bounds tests), so grids are limited to `(w + 2)·(h + 2) ≤ u32::MAX` cells.
 //!
 //! Epsilon caveat (RichDEM docs, `depression_filling.rst`): the imposed gradient is one ulp per
 //! cell of flood distance. For heights near 1.0 one ulp is 1.2e-7, so a flat 10 000 cells across
