@@ -463,7 +463,10 @@ impl NoiseSpec {
                 "the tutorial's gradient noise (seed 002), 8 gradients, `res` zoom, range \
                  [-0.7072, 0.7072]",
             ),
-            ("perlin", "improved Perlin noise (2002); 2D: 16 unit gradients off the axes; range [-0.6954, 0.6954] (3D 1.037)"),
+            (
+                "perlin",
+                "improved Perlin noise (2002); 2D: 16 unit gradients off the axes; range [-0.6954, 0.6954] (3D 1.037)",
+            ),
             ("opensimplex2", "OpenSimplex2-style simplex noise; 2D and 3D; range [-1, 1]"),
             ("worley", "cellular noise: F1, F2 or F2-F1 of distances to feature points, >= 0"),
         ];
