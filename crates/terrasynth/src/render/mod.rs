@@ -2,6 +2,7 @@
 //! triangle meshes with level of detail ([`mesh`]). Output goes to files through [`crate::io`].
 
 pub mod biomes;
+pub mod font;
 pub mod hillshade;
 pub mod mesh;
 pub mod palette;
