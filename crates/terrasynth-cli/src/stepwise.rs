@@ -5,15 +5,15 @@
 //! Each step runs as a one-step [`Pipeline`] built from the same recipe with every other step
 //! disabled: disabled steps keep their positions, so each step gets the same seed
 //! (`derive_seed(recipe seed, position)`) and the result is bit-identical to `Pipeline::run`.
-//! A traced erosion step instead drives the erode module's eroder through
-//! [`run_traced`], then finishes exactly like the `ErodeStep` of the library (final deposit,
-//! surface rounded into the heights, water map kept).
+//! A traced erosion step runs through `terrasynth::erode::run_erosion` with a trace interval:
+//! the same function the library's erosion step calls, so traced and plain runs give the same
+//! heights.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use terrasynth::erode::{Boundary, build_eroder, erosion_score, run_traced};
+use terrasynth::erode::{Boundary, erosion_score, run_erosion};
 use terrasynth::recipe::{
     Category, Params, Pipeline, PipelineProgress, RunOutput, StepTiming, Terrain, find_step, memory, registry,
 };
@@ -138,21 +138,9 @@ pub fn run(
             let seed = derive_seed(recipe.seed, index as u64);
             let fail =
                 |e: terrasynth::Error| anyhow::anyhow!("step {} ({}) failed: {e}", index + 1, info.name);
-            let mut eroder = build_eroder(info.name, &params, &terrain, seed).map_err(fail)?;
-            let iterations = params.usize("iterations")?;
-            let trace = run_traced(&mut *eroder, iterations, every, &progress).map_err(fail)?;
-            eroder.finish();
-            eroder.write_to(&mut terrain.height).map_err(fail)?;
-            if let Some(water) = eroder.water() {
-                let h = &terrain.height;
-                let map = Heightmap::from_vec(
-                    h.width(),
-                    h.height(),
-                    h.cell_size(),
-                    water.iter().map(|&w| w as f32).collect(),
-                )?;
-                terrain.water = Some(map);
-            }
+            let trace = run_erosion(info.name, &params, &mut terrain, seed, &progress, Some(every))
+                .map_err(fail)?
+                .unwrap_or_default();
             let peak = memory::peak_bytes();
             timings.push(StepTiming {
                 step: index + 1,

@@ -42,7 +42,7 @@ pub use droplets::{DropletEroder, DropletParams};
 pub use flow::FlowRouting;
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
 pub use score::{ErosionScore, Trace, TraceRecord, erosion_score, run_traced};
-pub use steps::{build_eroder, steps};
+pub use steps::{build_eroder, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{
     OlsenEroder, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k,

@@ -289,19 +289,43 @@ struct ErodeStep {
 
 impl Step for ErodeStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        let iterations = self.params.usize("iterations")?;
-        let mut eroder = build_eroder(self.name, &self.params, terrain, ctx.seed)?;
-        run_loop(&mut *eroder, iterations, &ctx.progress, |_, _| {})?;
-        eroder.finish();
-        write_surface(eroder.surface(), &mut terrain.height)?;
-        if let Some(water) = eroder.water() {
-            let mut map =
-                Heightmap::new(terrain.height.width(), terrain.height.height(), terrain.height.cell_size())?;
-            for (o, &w) in map.as_mut_slice().iter_mut().zip(water) {
-                *o = w as f32;
-            }
-            terrain.water = Some(map);
-        }
-        Ok(())
+        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, None).map(|_| ())
     }
+}
+
+/// Runs the erosion step `name` with validated `params` on `terrain`: builds the eroder, runs
+/// `iterations` steps (recording ε every `trace_every` iterations when given, see
+/// [`run_traced`]), finishes it (final deposit), writes the surface into the heights and keeps
+/// the water map in `terrain.water` when the process has one. The recipe step and the CLI's
+/// `--trace` both go through here, so traced and plain runs give the same heights.
+pub fn run_erosion(
+    name: &str,
+    params: &Params,
+    terrain: &mut Terrain,
+    seed: u64,
+    progress: &crate::Progress,
+    trace_every: Option<usize>,
+) -> Result<Option<super::Trace>> {
+    let iterations = params.usize("iterations")?;
+    let mut eroder = build_eroder(name, params, terrain, seed)?;
+    let trace = match trace_every {
+        Some(every) => Some(super::run_traced(&mut *eroder, iterations, every, progress)?),
+        None => {
+            run_loop(&mut *eroder, iterations, progress, |_, _| {})?;
+            None
+        }
+    };
+    eroder.finish();
+    write_surface(eroder.surface(), &mut terrain.height)?;
+    if let Some(water) = eroder.water() {
+        let h = &terrain.height;
+        let map = Heightmap::from_vec(
+            h.width(),
+            h.height(),
+            h.cell_size(),
+            water.iter().map(|&w| w as f32).collect(),
+        )?;
+        terrain.water = Some(map);
+    }
+    Ok(trace)
 }
