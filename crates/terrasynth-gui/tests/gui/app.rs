@@ -1,65 +1,13 @@
-//! The real editor driven headless with egui_kittest: clicks, drags and keys go through egui's
-//! input, and the assertions read the app's state.
+//! Behaviour tests: clicks, drags and keys go through egui's input, and the assertions read
+//! the app's state.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-use eframe::egui::{self, Key, Modifiers, Pos2};
+use eframe::egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use terrasynth_gui::TerrainApp;
 use terrasynth_gui::app::Tool;
-use terrasynth_gui::document::Document;
-use terrasynth_gui::{AppOptions, TerrainApp};
 
-/// Map side used by the tests (small, so debug builds stay quick).
-const SIDE: usize = 129;
-
-fn app_harness() -> Harness<'static, TerrainApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_accessibility_check(false)
-        .build_eframe(|cc| {
-            let opts = AppOptions {
-                recovery_path: None,
-                recovery_interval: Duration::from_secs(3600),
-                generate_at_start: false,
-            };
-            let mut app = TerrainApp::with_options(cc, opts);
-            let mut recipe = app.doc.recipe.clone();
-            recipe.width = SIDE;
-            recipe.height = SIDE;
-            recipe.seed = 7;
-            app.new_document(Document::new(recipe));
-            app
-        });
-    wait_idle(&mut h);
-    h
-}
-
-/// Steps frames until no job (generation, export, water) is running.
-fn wait_idle(h: &mut Harness<'static, TerrainApp>) {
-    let t0 = Instant::now();
-    loop {
-        h.step();
-        if !h.state().is_busy() && !h.state().water_pending() {
-            // Two more frames so results are drawn.
-            h.step();
-            h.step();
-            if !h.state().is_busy() && !h.state().water_pending() {
-                return;
-            }
-        }
-        assert!(t0.elapsed() < Duration::from_secs(120), "app stayed busy: {}", h.state().status);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("terrasynth-gui-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::common::{SIDE, app_harness, click_label, drag_cells, highest_cell, temp_dir, wait_idle};
 
 fn undo(h: &mut Harness<'static, TerrainApp>) {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
@@ -69,30 +17,6 @@ fn undo(h: &mut Harness<'static, TerrainApp>) {
 fn redo(h: &mut Harness<'static, TerrainApp>) {
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     wait_idle(h);
-}
-
-/// Drags from cell `a` to cell `b` on the 2D map with the primary button.
-fn drag_cells(h: &mut Harness<'static, TerrainApp>, a: (f32, f32), b: (f32, f32)) {
-    let p0 = h.state().cell_to_screen(a.0, a.1).expect("map drawn");
-    let p1 = h.state().cell_to_screen(b.0, b.1).expect("map drawn");
-    h.hover_at(p0);
-    h.step();
-    h.drag_at(p0);
-    h.step();
-    for k in 1..=8 {
-        let t = k as f32 / 8.0;
-        h.hover_at(Pos2::new(p0.x + (p1.x - p0.x) * t, p0.y + (p1.y - p0.y) * t));
-        h.step();
-    }
-    h.drop_at(p1);
-    h.step();
-    wait_idle(h);
-}
-
-fn click_label(h: &mut Harness<'static, TerrainApp>, label: &str) {
-    h.get_by_label(label).click();
-    h.step();
-    h.step();
 }
 
 #[test]
@@ -188,12 +112,7 @@ fn a_river_source_traces_a_river_to_the_sea_or_edge() {
     let mut h = app_harness();
     click_label(&mut h, "Rivers");
     // The highest land cell: the island's interior.
-    let (x, y) = {
-        let t = h.state().terrain.as_ref().unwrap();
-        let s = t.height.as_slice();
-        let i = (0..s.len()).max_by(|&a, &b| s[a].total_cmp(&s[b])).unwrap();
-        (i % SIDE, i / SIDE)
-    };
+    let (x, y) = highest_cell(h.state());
     let p = h.state().cell_to_screen(x as f32, y as f32).unwrap();
     h.hover_at(p);
     h.step();
