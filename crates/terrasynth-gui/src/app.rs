@@ -589,6 +589,15 @@ impl TerrainApp {
                 self.saved = self.doc.clone();
                 self.project_path = path.to_string();
                 self.status = format!("Saved {path}");
+                // The saved project now holds the work: drop the recovery file (unless the
+                // project was saved over it).
+                if let Some(r) = &self.options.recovery_path
+                    && r.as_path() != std::path::Path::new(path)
+                    && r.exists()
+                {
+                    let _ = std::fs::remove_file(r);
+                    self.recovery_available = false;
+                }
             }
             Err(e) => self.error = Some(format!("Cannot save: {e}")),
         }

@@ -2,6 +2,11 @@
 //! executable is linked once).
 //!
 //! - `app`: generate, parameters, modes, strokes, rivers, projects, export, errors, erosion.
+//! - `snapshots`: the window rendered with wgpu (software Vulkan on CI) compared with the PNGs
+//!   in `tests/snapshots/` (thresholds in `kittest.toml`).
+//! - `close_recovery`: the close prompt and the periodic recovery file.
 
 mod app;
+mod close_recovery;
 mod common;
+mod snapshots;
