@@ -19,6 +19,7 @@ use terrasynth::{Heightmap, noise::rng::SplitMix64};
 use crate::document::{Document, EditOp, erosion_entry, load_project, save_project};
 use crate::maprender::{MapStyle, ViewMode, gradient, render_rect};
 use crate::view3d::{Camera, Mesh3d};
+use crate::view3d_gpu::View3dGpu;
 use crate::water::Water;
 use crate::worker::{Job, JobResult, Worker};
 
@@ -198,7 +199,8 @@ pub struct TerrainApp {
     add_step: &'static str,
     erosion: ErosionPanel,
     erosion_pending: Option<EditOp>,
-    mesh: Option<((u64, u32, u32), Mesh3d)>,
+    mesh: Option<((u64, u32), Mesh3d)>,
+    gpu3d: Option<View3dGpu>,
     tex3d: Option<TextureHandle>,
     tex3d_key: Option<(u64, [u32; 2], [u32; 6])>,
     seed_rng: SplitMix64,
@@ -263,6 +265,7 @@ impl TerrainApp {
             erosion_pending: None,
             mesh: None,
             tex3d: None,
+            gpu3d: cc.wgpu_render_state.as_ref().map(View3dGpu::new),
             tex3d_key: None,
             seed_rng: SplitMix64::new(seed),
             options,
@@ -314,7 +317,7 @@ impl TerrainApp {
 
     /// Whether the 3D view has drawn a frame.
     pub fn has_3d_image(&self) -> bool {
-        self.tex3d.is_some()
+        self.tex3d.is_some() || self.gpu3d.as_ref().is_some_and(View3dGpu::has_image)
     }
 
     /// Erosion score before and after the last erosion run.
@@ -1267,59 +1270,65 @@ impl TerrainApp {
             let d = response.drag_delta();
             cam.pan(d.x, d.y, rect.width());
         }
+        let mut scrolling = false;
         if response.hovered() {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
             if scroll != 0.0 {
                 cam.zoom(scroll);
+                scrolling = true;
             }
         }
         let (Some(t), Some(s)) = (&self.terrain, &self.style) else { return };
-        let moving = response.dragged();
-        // Coarser mesh while the camera moves (level of detail).
-        let detail = if moving { (cam.detail / 2).max(32) } else { cam.detail };
-        let key = (self.version, detail, cam.exaggeration.to_bits());
-        if self.mesh.as_ref().is_none_or(|(k, _)| *k != key) {
-            let cam_d = Camera { detail, ..*cam };
-            let m = Mesh3d::build(
-                &t.height,
-                &s.palette,
-                &s.fraction,
-                t.sea_level,
-                self.doc.recipe.exports.height_scale as f32,
-                &cam_d,
-            );
-            self.mesh = Some((key, m));
-        }
+        // Level of detail: the full detail at rest, half of it while the camera moves.
+        let detail = cam.lod_detail(response.dragged() || scrolling);
+        let cam = *cam;
+        let hs = self.doc.recipe.exports.height_scale as f32;
+        let build = || Mesh3d::build(&t.height, &s.palette, &s.fraction, t.sea_level, hs, detail);
         let ppp = ui.ctx().pixels_per_point();
-        let px = [(rect.width() * ppp).min(1280.0) as u32, (rect.height() * ppp).min(960.0) as u32];
-        let cam_key = [cam.yaw, cam.pitch, cam.distance, cam.target[0], cam.target[1], cam.exaggeration]
-            .map(f32::to_bits);
-        let tkey = (self.version ^ ((detail as u64) << 40), px, cam_key);
-        if self.tex3d_key != Some(tkey)
-            && let Some((_, mesh)) = &self.mesh
-        {
-            let img = mesh.render(cam, px[0] as usize, px[1] as usize);
-            match &mut self.tex3d {
-                Some(tex) => tex.set(img, egui::TextureOptions::LINEAR),
-                None => {
-                    self.tex3d = Some(ui.ctx().load_texture("terrain-3d", img, egui::TextureOptions::LINEAR))
-                }
+        let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
+        let lod = if let Some(gpu) = &mut self.gpu3d {
+            // wgpu: full resolution; the mesh stays on the GPU while only the camera changes.
+            let px = [(rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32];
+            let key = self.version.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(detail);
+            let drawn = gpu.draw(key, build, &cam, px);
+            drawn.map(|(tex, lod)| {
+                ui.painter().image(tex, rect, uv, Color32::WHITE);
+                lod
+            })
+        } else {
+            // No wgpu device (glow or a headless test): the software rasteriser, ≤ 1280×960.
+            let key = (self.version, detail);
+            if self.mesh.as_ref().is_none_or(|(k, _)| *k != key) {
+                self.mesh = Some((key, build()));
             }
-            self.tex3d_key = Some(tkey);
-        }
-        if let Some(tex) = &self.tex3d {
-            ui.painter().image(
-                tex.id(),
-                rect,
-                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
-                Color32::WHITE,
-            );
-        }
-        if let Some((_, m)) = &self.mesh {
+            let px = [(rect.width() * ppp).min(1280.0) as u32, (rect.height() * ppp).min(960.0) as u32];
+            let cam_key = [cam.yaw, cam.pitch, cam.distance, cam.target[0], cam.target[1], cam.exaggeration]
+                .map(f32::to_bits);
+            let tkey = (self.version ^ ((detail as u64) << 40), px, cam_key);
+            if self.tex3d_key != Some(tkey)
+                && let Some((_, mesh)) = &self.mesh
+            {
+                let img = mesh.render(&cam, px[0] as usize, px[1] as usize);
+                match &mut self.tex3d {
+                    Some(tex) => tex.set(img, egui::TextureOptions::LINEAR),
+                    None => {
+                        self.tex3d =
+                            Some(ui.ctx().load_texture("terrain-3d", img, egui::TextureOptions::LINEAR))
+                    }
+                }
+                self.tex3d_key = Some(tkey);
+            }
+            if let Some(tex) = &self.tex3d {
+                ui.painter().image(tex.id(), rect, uv, Color32::WHITE);
+            }
+            self.mesh.as_ref().map(|(_, m)| (m.step, m.triangle_count()))
+        };
+        if let Some((step, triangles)) = lod {
+            let renderer = if self.gpu3d.is_some() { "wgpu" } else { "software" };
             ui.painter().text(
                 rect.left_bottom() + Vec2::new(8.0, -8.0),
                 egui::Align2::LEFT_BOTTOM,
-                format!("LOD: every {} cells, {} triangles", m.step, m.triangle_count()),
+                format!("LOD: every {step} cells, {triangles} triangles ({renderer})"),
                 egui::FontId::proportional(13.0),
                 Color32::WHITE,
             );

@@ -6,7 +6,8 @@
 //! - [`document`]: the edit list replayed on the recipe's output, and the versioned project
 //!   file (`.tsproj`, JSON).
 //! - [`worker`]: background jobs (preview then full generation, erosion, water, export).
-//! - [`maprender`]: 2D view colours per cell; [`view3d`]: a software-rendered lit 3D mesh.
+//! - [`maprender`]: 2D view colours per cell; [`view3d`]: camera, LOD mesh, software fallback;
+//!   [`view3d_gpu`]: the wgpu renderer of the 3D view.
 //! - [`water`]: lakes, rivers from sources, flow accumulation; [`export`]: output files.
 //! - [`bench`]: the `--bench-ui` measurements.
 
@@ -16,6 +17,7 @@ pub mod document;
 pub mod export;
 pub mod maprender;
 pub mod view3d;
+pub mod view3d_gpu;
 pub mod water;
 pub mod worker;
 

@@ -1,20 +1,58 @@
-//! The 3D view: a lit, coloured terrain mesh with a translucent water plane at the sea level,
-//! drawn by a small software rasteriser into an image that egui shows as a texture (so it
-//! works on every backend, headless tests included).
+//! The 3D view: orbit camera, level-of-detail (LOD) terrain mesh, lighting, and the software
+//! rasteriser used when there is no GPU (the wgpu renderer is in [`crate::view3d_gpu`]).
 //!
-//! Mesh: the map sampled every `step` cells (`step = ⌈max(w, h) / detail⌉`, the level of
-//! detail), world `X` east and `Y` north in map widths (the longer side spans 1), `Z` = height ×
-//! height scale / (cell size × (longer side − 1)) × exaggeration, so relief is true to scale at
-//! exaggeration 1. Vertex colour = palette colour × (0.3 + 0.7 · max(0, n · L)), sun from the
-//! north-west. Triangles are filled with a depth buffer (interpolating 1/depth linearly in screen
-//! space) and Gouraud colours. The water plane is ray-cast per pixel: where the view ray meets
-//! `Z = sea` inside the map before the terrain, the pixel is blended with blue.
+//! **Mesh** ([`Mesh3d`]): the map sampled every `step` cells along both axes, `step =
+//! ⌈max(w, h) / detail⌉` (plus the last row and column, [`terrasynth::render::mesh::lod_samples`]).
+//! World `X` is east and `Y` north in map widths (the longer side spans 1, origin at the map
+//! centre), `Z` = height × height scale / (cell size × (longer side − 1)), so relief is true to
+//! scale; the vertical exaggeration `e` is applied when drawing (`Z·e`), so changing it never
+//! rebuilds the mesh. Each vertex stores its position, the slope `(∂Z/∂X, ∂Z/∂Y)` by central
+//! differences over the neighbouring samples (one-sided at the border) and its palette colour.
+//!
+//! **Lighting** (both renderers, per vertex, Gouraud): normal `n = normalize(−e·∂Z/∂X,
+//! −e·∂Z/∂Y, 1)`, sun `L = normalize(−1, 1, 1.2)` (from the north-west, high), colour = palette
+//! colour × (0.3 + 0.7 · max(0, n · L)) in sRGB values (ambient 0.3). Sky: a vertical gradient
+//! from (120, 160, 210) at the top to (180, 210, 235) at the bottom. Water: the rectangle of the
+//! map at `Z = sea·e`, blended over what is behind it as 0.35 · behind + 0.65 · (30, 90, 170).
+//!
+//! **Projection**: pinhole camera looking at [`Camera::target`] (at half the sea height) from
+//! [`Camera::eye`]; focal length 0.9 × image height (vertical field of view ≈ 58°), near plane
+//! 0.01, far plane 100 map widths.
+//!
+//! **LOD policy** (the editor, `app.rs`): one regular grid per detail level. The mesh is built
+//! at [`Camera::detail`] samples a side while the camera rests (default 512: 2049² → every 5th
+//! cell, 169 k vertices, 336 k triangles) and at half that while the user drags, and both
+//! levels stay cached on the GPU, so a drag switches meshes without rebuilding. A map or
+//! detail change rebuilds the mesh; camera moves only change the view matrix. A regular grid
+//! was chosen over a distance-based (quadtree/chunked) LOD because it is simple, has no cracks,
+//! and at 512 samples the facets are 4–5 cells wide, below a pixel at the default distance;
+//! close-ups show them (see docs/GUI.md).
 
 use eframe::egui::{Color32, ColorImage};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use terrasynth::Heightmap;
 use terrasynth::render::Palette;
 use terrasynth::render::palette::FractionMap;
+
+/// Direction towards the sun (unit vector): from the north-west, 50° high.
+pub const LIGHT: [f32; 3] = {
+    // normalize(−1, 1, 1.2): |v| = sqrt(3.44) = 1.854724…
+    let n = 1.854_724_3;
+    [-1.0 / n, 1.0 / n, 1.2 / n]
+};
+/// Ambient light fraction.
+pub const AMBIENT: f32 = 0.3;
+/// Sky colour at the top and at the bottom of the image (sRGB).
+pub const SKY: [[f32; 3]; 2] = [[120.0, 160.0, 210.0], [180.0, 210.0, 235.0]];
+/// Water colour (sRGB) and its opacity.
+pub const WATER: ([f32; 3], f32) = ([30.0, 90.0, 170.0], 0.65);
+/// Focal length in image heights.
+pub const FOCAL: f32 = 0.9;
+/// Near and far clipping distances, map widths.
+pub const NEAR_FAR: [f32; 2] = [0.01, 100.0];
+/// Allowed range of [`Camera::detail`].
+pub const DETAIL_RANGE: [u32; 2] = [32, 1024];
 
 /// Orbit camera around a target point on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,14 +67,28 @@ pub struct Camera {
     pub target: [f32; 2],
     /// Vertical exaggeration, in [0.1, 20]; default 2.
     pub exaggeration: f32,
-    /// Mesh detail: samples along the longer side, in [32, 1024]; default 256.
+    /// Mesh detail while the camera rests: samples along the longer side, in [32, 1024];
+    /// default 512. Half of it is used while the camera moves.
     pub detail: u32,
 }
 
 impl Default for Camera {
     fn default() -> Self {
-        Self { yaw: -2.2, pitch: 0.6, distance: 1.6, target: [0.0, 0.0], exaggeration: 2.0, detail: 256 }
+        Self { yaw: -2.2, pitch: 0.6, distance: 1.6, target: [0.0, 0.0], exaggeration: 2.0, detail: 512 }
     }
+}
+
+/// Camera position and orthonormal view basis in world space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewBasis {
+    /// Eye position.
+    pub eye: [f32; 3],
+    /// Unit vector from the eye towards the target.
+    pub forward: [f32; 3],
+    /// Unit vector to the right of the image.
+    pub right: [f32; 3],
+    /// Unit vector to the top of the image.
+    pub up: [f32; 3],
 }
 
 impl Camera {
@@ -59,63 +111,148 @@ impl Camera {
     pub fn zoom(&mut self, delta: f32) {
         self.distance = (self.distance * (-delta * 0.002).exp()).clamp(0.2, 6.0);
     }
+
+    /// Samples a side of the mesh to draw: [`Camera::detail`] at rest, half of it (at least
+    /// 32) while `moving`.
+    pub fn lod_detail(&self, moving: bool) -> u32 {
+        let d = self.detail.clamp(DETAIL_RANGE[0], DETAIL_RANGE[1]);
+        if moving { (d / 2).max(DETAIL_RANGE[0]) } else { d }
+    }
+
+    /// Eye and view basis for a mesh whose sea level is at `sea_z` (exaggeration 1): the target
+    /// is `(target, max(0, sea_z·e) / 2)` and the eye is `distance` away at `yaw`, `pitch`.
+    pub fn basis(&self, sea_z: f32) -> ViewBasis {
+        let (sp, cp) = self.pitch.sin_cos();
+        let (sy, cy) = self.yaw.sin_cos();
+        let target = [self.target[0], self.target[1], (sea_z * self.exaggeration).max(0.0) * 0.5];
+        let eye = [
+            target[0] + self.distance * cp * cy,
+            target[1] + self.distance * cp * sy,
+            target[2] + self.distance * sp,
+        ];
+        let forward = normalize(sub(target, eye));
+        let right = normalize(cross(forward, [0.0, 0.0, 1.0]));
+        let up = cross(right, forward);
+        ViewBasis { eye, forward, right, up }
+    }
+
+    /// The view-projection matrix (column-major, `m[column][row]`) for an image of `aspect` =
+    /// width / height: clip `x = 2·FOCAL/aspect · x_view`, `y = 2·FOCAL · y_view`, `w = z_view`
+    /// (distance along the view direction), and depth `z_ndc = f/(f−n) · (1 − n / z_view)`
+    /// (0 at the near plane, 1 at the far plane), matching [`Mesh3d::render`].
+    pub fn view_proj(&self, sea_z: f32, aspect: f32) -> [[f32; 4]; 4] {
+        let b = self.basis(sea_z);
+        let [n, f] = NEAR_FAR;
+        let a = f / (f - n);
+        let rows = [
+            scale4(row(b.right, b.eye), 2.0 * FOCAL / aspect.max(1e-6)),
+            scale4(row(b.up, b.eye), 2.0 * FOCAL),
+            {
+                let mut r = scale4(row(b.forward, b.eye), a);
+                r[3] -= a * n;
+                r
+            },
+            row(b.forward, b.eye),
+        ];
+        std::array::from_fn(|c| std::array::from_fn(|r| rows[r][c]))
+    }
 }
 
-/// A terrain mesh ready to draw: sampled positions and lit vertex colours.
+/// Row `[v, −v·eye]` of a view matrix.
+fn row(v: [f32; 3], eye: [f32; 3]) -> [f32; 4] {
+    [v[0], v[1], v[2], -dot(v, eye)]
+}
+
+fn scale4(r: [f32; 4], k: f32) -> [f32; 4] {
+    r.map(|x| x * k)
+}
+
+/// Light factor `AMBIENT + (1 − AMBIENT) · max(0, n · LIGHT)` of a vertex with slope `grad`
+/// drawn at exaggeration `e`.
+pub fn light_factor(grad: [f32; 2], e: f32) -> f32 {
+    let n = normalize([-grad[0] * e, -grad[1] * e, 1.0]);
+    AMBIENT + (1.0 - AMBIENT) * dot(n, LIGHT).max(0.0)
+}
+
+/// One mesh vertex, laid out as uploaded to the GPU ([`Vertex3d::BYTES`] bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Vertex3d {
+    /// World position `(X, Y, Z)` at exaggeration 1.
+    pub pos: [f32; 3],
+    /// Slope `(∂Z/∂X, ∂Z/∂Y)` at exaggeration 1.
+    pub grad: [f32; 2],
+    /// Palette colour (sRGB) and alpha 255.
+    pub color: [u8; 4],
+}
+
+impl Vertex3d {
+    /// Size of one vertex in the GPU buffer: 3 + 2 `f32`, then 4 `u8`.
+    pub const BYTES: usize = 24;
+
+    fn write_le(&self, out: &mut Vec<u8>) {
+        for v in self.pos.iter().chain(&self.grad) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.color);
+    }
+}
+
+/// A terrain mesh ready to draw: the LOD grid of vertices (row by row, north row first).
+#[derive(Clone, Debug)]
 pub struct Mesh3d {
-    nx: usize,
-    ny: usize,
-    pos: Vec<[f32; 3]>,
-    color: Vec<[f32; 3]>,
-    sea_z: f32,
-    half: [f32; 2],
+    /// Samples along X.
+    pub nx: usize,
+    /// Samples along Y.
+    pub ny: usize,
+    /// Vertices, `ny` rows of `nx`.
+    pub vertices: Vec<Vertex3d>,
+    /// Sea level `Z` at exaggeration 1.
+    pub sea_z: f32,
+    /// Half extents of the map `(X, Y)`, map widths.
+    pub half: [f32; 2],
     /// Cells between samples (the level of detail).
     pub step: usize,
 }
 
 impl Mesh3d {
-    /// Samples `map` for a camera `detail`; colours from `palette` through `fraction`.
+    /// Samples `map` with `detail` samples along its longer side (clamped to
+    /// [`DETAIL_RANGE`]); colours from `palette` through `fraction`; `sea_level` in height
+    /// units, `height_scale` metres per height unit (the export height scale).
     pub fn build(
         map: &Heightmap,
         palette: &Palette,
         fraction: &FractionMap,
         sea_level: f32,
         height_scale: f32,
-        cam: &Camera,
+        detail: u32,
     ) -> Self {
         let (w, h) = (map.width(), map.height());
         let long = w.max(h);
-        let step = long.div_ceil(cam.detail.clamp(32, 1024) as usize).max(1);
+        let step = long.div_ceil(detail.clamp(DETAIL_RANGE[0], DETAIL_RANGE[1]) as usize).max(1);
         let xs: Vec<usize> = terrasynth::render::mesh::lod_samples(w, step);
         let ys: Vec<usize> = terrasynth::render::mesh::lod_samples(h, step);
         let span = (long - 1).max(1) as f32;
-        let zk = height_scale / (map.cell_size() as f32 * span) * cam.exaggeration;
+        let zk = height_scale / (map.cell_size() as f32 * span);
         let half = [(w - 1) as f32 / span * 0.5, (h - 1) as f32 / span * 0.5];
         let s = map.as_slice();
-        let mut pos = Vec::with_capacity(xs.len() * ys.len());
-        for &y in &ys {
-            for &x in &xs {
-                pos.push([x as f32 / span - half[0], half[1] - y as f32 / span, s[y * w + x] * zk]);
-            }
-        }
         let (nx, ny) = (xs.len(), ys.len());
-        let light = normalize([-1.0, 1.0, 1.2]);
-        let mut color = Vec::with_capacity(pos.len());
-        for j in 0..ny {
-            for i in 0..nx {
-                let p = |a: usize, b: usize| pos[b * nx + a];
+        let px = |i: usize| xs[i] as f32 / span - half[0];
+        let py = |j: usize| half[1] - ys[j] as f32 / span;
+        let z = |i: usize, j: usize| s[ys[j] * w + xs[i]] * zk;
+        let mut vertices = vec![Vertex3d { pos: [0.0; 3], grad: [0.0; 2], color: [0; 4] }; nx * ny];
+        vertices.par_chunks_mut(nx).enumerate().for_each(|(j, out)| {
+            let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
+            for (i, v) in out.iter_mut().enumerate() {
                 let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
-                let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
-                let dzx = (p(i1, j)[2] - p(i0, j)[2]) / (p(i1, j)[0] - p(i0, j)[0]).max(1e-9);
-                let dzy = (p(i, j1)[2] - p(i, j0)[2]) / (p(i, j1)[1] - p(i, j0)[1]).min(-1e-9);
-                let n = normalize([-dzx, -dzy, 1.0]);
-                let lit = 0.3 + 0.7 * dot(n, light).max(0.0);
+                let gx = if i1 > i0 { (z(i1, j) - z(i0, j)) / (px(i1) - px(i0)) } else { 0.0 };
+                let gy = if j1 > j0 { (z(i, j1) - z(i, j0)) / (py(j1) - py(j0)) } else { 0.0 };
                 let hv = s[ys[j] * w + xs[i]];
                 let c = palette.color_at(fraction.fraction(hv));
-                color.push([c[0] as f32 * lit, c[1] as f32 * lit, c[2] as f32 * lit]);
+                *v =
+                    Vertex3d { pos: [px(i), py(j), hv * zk], grad: [gx, gy], color: [c[0], c[1], c[2], 255] };
             }
-        }
-        Self { nx, ny, pos, color, sea_z: sea_level * zk, half, step }
+        });
+        Self { nx, ny, vertices, sea_z: sea_level * zk, half, step }
     }
 
     /// Number of triangles drawn.
@@ -123,50 +260,69 @@ impl Mesh3d {
         2 * (self.nx - 1) * (self.ny - 1)
     }
 
-    /// Draws the mesh seen from `cam` into a `width × height` image.
+    /// Triangle list: two triangles per grid square, counter-clockwise seen from above.
+    pub fn indices(&self) -> Vec<u32> {
+        let nx = self.nx as u32;
+        let mut out = Vec::with_capacity(self.triangle_count() * 3);
+        for j in 0..self.ny as u32 - 1 {
+            for i in 0..nx - 1 {
+                let a = j * nx + i;
+                let (b, c, d) = (a + 1, a + nx, a + nx + 1);
+                out.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+        out
+    }
+
+    /// The vertices as the GPU vertex buffer (little-endian, [`Vertex3d::BYTES`] each).
+    pub fn vertex_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.vertices.len() * Vertex3d::BYTES);
+        for v in &self.vertices {
+            v.write_le(&mut out);
+        }
+        out
+    }
+
+    /// Draws the mesh seen from `cam` into a `width × height` image on the CPU (the fallback
+    /// when no wgpu device exists; single-threaded, ≈ 5 fps at 1280×800).
     pub fn render(&self, cam: &Camera, width: usize, height: usize) -> ColorImage {
         let (width, height) = (width.max(8), height.max(8));
         let mut rgb = vec![[0.0f32; 3]; width * height];
         for (y, row) in rgb.chunks_exact_mut(width).enumerate() {
             let t = y as f32 / height as f32;
-            row.fill([120.0 + 60.0 * t, 160.0 + 50.0 * t, 210.0 + 25.0 * t]);
+            row.fill(std::array::from_fn(|c| SKY[0][c] + (SKY[1][c] - SKY[0][c]) * t));
         }
         let mut depth = vec![f32::INFINITY; width * height];
-        let (sp, cp) = cam.pitch.sin_cos();
-        let (sy, cy) = cam.yaw.sin_cos();
-        let target = [cam.target[0], cam.target[1], self.sea_z.max(0.0) * 0.5];
-        let eye = [
-            target[0] + cam.distance * cp * cy,
-            target[1] + cam.distance * cp * sy,
-            target[2] + cam.distance * sp,
-        ];
-        let fwd = normalize(sub(target, eye));
-        let right = normalize(cross(fwd, [0.0, 0.0, 1.0]));
-        let up = cross(right, fwd);
-        let f = height as f32 * 0.9;
+        let e = cam.exaggeration;
+        let ViewBasis { eye, forward: fwd, right, up } = cam.basis(self.sea_z);
+        let sea_z = self.sea_z * e;
+        let f = height as f32 * FOCAL;
         let (cx, cyc) = (width as f32 * 0.5, height as f32 * 0.5);
-        let near = 0.01;
+        let near = NEAR_FAR[0];
         let proj: Vec<[f32; 3]> = self
-            .pos
+            .vertices
             .iter()
-            .map(|&p| {
-                let d = sub(p, eye);
+            .map(|v| {
+                let d = sub([v.pos[0], v.pos[1], v.pos[2] * e], eye);
                 let vz = dot(d, fwd);
                 [cx + f * dot(d, right) / vz, cyc - f * dot(d, up) / vz, vz]
             })
             .collect();
-        for j in 0..self.ny - 1 {
-            for i in 0..self.nx - 1 {
-                let a = j * self.nx + i;
-                let (b, c, d) = (a + 1, a + self.nx, a + self.nx + 1);
-                for tri in [[a, c, b], [b, c, d]] {
-                    let v = tri.map(|k| proj[k]);
-                    if v.iter().any(|p| p[2] < near) {
-                        continue;
-                    }
-                    raster(&v, &tri.map(|k| self.color[k]), width, height, &mut rgb, &mut depth);
-                }
+        let color: Vec<[f32; 3]> = self
+            .vertices
+            .iter()
+            .map(|v| {
+                let lit = light_factor(v.grad, e);
+                [0, 1, 2].map(|c| v.color[c] as f32 * lit)
+            })
+            .collect();
+        for t in self.indices().chunks_exact(3) {
+            let tri = [t[0] as usize, t[1] as usize, t[2] as usize];
+            let v = tri.map(|k| proj[k]);
+            if v.iter().any(|p| p[2] < near) {
+                continue;
             }
+            raster(&v, &tri.map(|k| color[k]), width, height, &mut rgb, &mut depth);
         }
         // Water plane by ray casting.
         for py in 0..height {
@@ -177,7 +333,7 @@ impl Mesh3d {
                 if dir[2].abs() < 1e-6 {
                     continue;
                 }
-                let t = (self.sea_z - eye[2]) / dir[2];
+                let t = (sea_z - eye[2]) / dir[2];
                 if t <= near || t >= depth[py * width + px] {
                     continue;
                 }
@@ -186,9 +342,8 @@ impl Mesh3d {
                     continue;
                 }
                 let px_rgb = &mut rgb[py * width + px];
-                let water = [30.0, 90.0, 170.0];
-                for (c, w) in px_rgb.iter_mut().zip(water) {
-                    *c = *c * 0.35 + w * 0.65;
+                for (c, w) in px_rgb.iter_mut().zip(WATER.0) {
+                    *c = *c * (1.0 - WATER.1) + w * WATER.1;
                 }
             }
         }
@@ -260,4 +415,114 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
 fn normalize(a: [f32; 3]) -> [f32; 3] {
     let n = dot(a, a).sqrt().max(1e-20);
     [a[0] / n, a[1] / n, a[2] / n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mesh_of(map: &Heightmap, sea: f32, detail: u32) -> Mesh3d {
+        let palette = Palette::named("grayscale").unwrap();
+        let (lo, hi) = map.min_max().unwrap();
+        let fraction = palette.fraction_map(lo, hi, Some(sea));
+        Mesh3d::build(map, &palette, &fraction, sea, 100.0, detail)
+    }
+
+    #[test]
+    fn vertex_count_follows_the_detail() {
+        let map = Heightmap::new(257, 129, 1.0).unwrap();
+        // step = ⌈257 / 64⌉ = 5: columns 0, 5, …, 255 and 256 (53); rows 0, 5, …, 125 and 128 (27).
+        let m = mesh_of(&map, 0.0, 64);
+        assert_eq!((m.step, m.nx, m.ny), (5, 53, 27));
+        assert_eq!(m.vertices.len(), 53 * 27);
+        assert_eq!(m.triangle_count(), 2 * 52 * 26);
+        assert_eq!(m.indices().len(), 3 * m.triangle_count());
+        assert_eq!(m.vertex_bytes().len(), m.vertices.len() * Vertex3d::BYTES);
+        // Above the map size every cell is a vertex; the detail is clamped to [32, 1024].
+        let full = mesh_of(&map, 0.0, 5000);
+        assert_eq!((full.step, full.nx, full.ny), (1, 257, 129));
+        assert_eq!(mesh_of(&map, 0.0, 1).step, 9); // ⌈257 / 32⌉
+    }
+
+    #[test]
+    fn heights_and_sea_level_match_the_map() {
+        let map = Heightmap::from_fn(65, 65, 2.0, |x, y| ((x * 7 + y * 13) % 17) as f32 / 17.0).unwrap();
+        let m = mesh_of(&map, 0.25, 32);
+        assert_eq!(m.step, 3);
+        // Z = h × height scale / (cell size × (longer side − 1)) = h × 100 / 128.
+        let zk = 100.0 / (2.0 * 64.0);
+        for (j, y) in terrasynth::render::mesh::lod_samples(65, 3).into_iter().enumerate() {
+            for (i, x) in terrasynth::render::mesh::lod_samples(65, 3).into_iter().enumerate() {
+                let v = m.vertices[j * m.nx + i];
+                assert_eq!(v.pos[2], map[(x, y)] * zk, "cell ({x}, {y})");
+                assert!((v.pos[0] - (x as f32 / 64.0 - 0.5)).abs() < 1e-6);
+                assert!((v.pos[1] - (0.5 - y as f32 / 64.0)).abs() < 1e-6);
+            }
+        }
+        assert_eq!(m.sea_z, 0.25 * zk);
+        assert_eq!(m.half, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn a_tilted_plane_has_its_slope_everywhere() {
+        // h = 0.01·x + 0.02·y (y grows southwards); X east, Y north in map widths (64 cells).
+        let map = Heightmap::from_fn(65, 65, 1.0, |x, y| 0.01 * x as f32 + 0.02 * y as f32).unwrap();
+        let m = mesh_of(&map, 0.0, 32);
+        let zk = 100.0 / 64.0;
+        // ∂Z/∂X = 0.01 · zk · 64 per map width; ∂Z/∂Y = −0.02 · zk · 64.
+        let want = [0.01 * zk * 64.0, -0.02 * zk * 64.0];
+        for v in &m.vertices {
+            assert!((v.grad[0] - want[0]).abs() < 1e-3 && (v.grad[1] - want[1]).abs() < 1e-3, "{v:?}");
+        }
+        // Flat ground: n = (0, 0, 1), light = 0.3 + 0.7 · L.z.
+        assert!((light_factor([0.0, 0.0], 2.0) - (0.3 + 0.7 * LIGHT[2])).abs() < 1e-6);
+        // A slope whose normal is the sun direction is lit fully; a cliff facing south-east
+        // (away from the north-west sun) gets the ambient light only.
+        assert!((light_factor([-LIGHT[0] / LIGHT[2], -LIGHT[1] / LIGHT[2]], 1.0) - 1.0).abs() < 1e-5);
+        assert!((light_factor([-1e6, 1e6], 1.0) - AMBIENT).abs() < 1e-4);
+        // Exaggeration steepens a gentle slope that faces the sun (rising to the south-east).
+        assert!(light_factor([0.2, -0.2], 3.0) > light_factor([0.2, -0.2], 1.0));
+    }
+
+    #[test]
+    fn triangles_are_counter_clockwise_from_above() {
+        let map = Heightmap::new(33, 33, 1.0).unwrap();
+        let m = mesh_of(&map, 0.0, 32);
+        for t in m.indices().chunks_exact(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| m.vertices[t[k] as usize].pos);
+            let z = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+            assert!(z > 0.0);
+        }
+    }
+
+    #[test]
+    fn the_matrix_projects_like_the_software_renderer() {
+        let cam = Camera { yaw: 0.7, pitch: 0.5, distance: 1.3, target: [0.1, -0.2], ..Camera::default() };
+        let (w, h) = (320.0f32, 200.0f32);
+        let m = cam.view_proj(0.05, w / h);
+        let b = cam.basis(0.05);
+        for p in [[0.0, 0.0, 0.0], [0.3, -0.4, 0.1], [-0.5, 0.5, 0.02]] {
+            let clip: [f32; 4] =
+                std::array::from_fn(|r| (0..3).map(|c| m[c][r] * p[c]).sum::<f32>() + m[3][r]);
+            let d = sub(p, b.eye);
+            let vz = dot(d, b.forward);
+            // Software: x = w/2 + 0.9·h·x_view/z_view; y = h/2 − 0.9·h·y_view/z_view.
+            let sx = w * 0.5 + FOCAL * h * dot(d, b.right) / vz;
+            let sy = h * 0.5 - FOCAL * h * dot(d, b.up) / vz;
+            let gx = (clip[0] / clip[3] + 1.0) * 0.5 * w;
+            let gy = (1.0 - clip[1] / clip[3]) * 0.5 * h;
+            assert!((sx - gx).abs() < 1e-3 && (sy - gy).abs() < 1e-3, "{p:?}: {sx},{sy} vs {gx},{gy}");
+            assert!((clip[3] - vz).abs() < 1e-5);
+            let depth = clip[2] / clip[3];
+            assert!(depth > 0.0 && depth < 1.0);
+        }
+    }
+
+    #[test]
+    fn lod_halves_while_moving() {
+        let cam = Camera::default();
+        assert_eq!((cam.lod_detail(false), cam.lod_detail(true)), (512, 256));
+        let low = Camera { detail: 40, ..cam };
+        assert_eq!(low.lod_detail(true), 32);
+    }
 }

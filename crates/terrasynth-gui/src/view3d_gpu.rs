@@ -1,0 +1,619 @@
+//! The wgpu renderer of the 3D view: draws a [`Mesh3d`] offscreen into an `Rgba8Unorm` colour
+//! texture with a `Depth32Float` depth buffer; the editor registers that texture with egui's
+//! wgpu renderer and shows it as an image (so the terrain has its own depth buffer, and
+//! snapshots and the benchmark see exactly what the window shows).
+//!
+//! One render pass per frame, three pipelines (shader `view3d_terrain.wgsl`):
+//! 1. sky: one full-screen triangle, vertical gradient, no depth test or write;
+//! 2. terrain: the LOD grid as an indexed triangle list, vertex buffer of [`Vertex3d`]
+//!    (position at exaggeration 1, slope, palette colour): the vertex shader applies the
+//!    exaggeration and the lighting of [`crate::view3d`] per vertex, so neither the camera nor
+//!    the exaggeration rebuilds anything; depth test `Less`, depth write on;
+//! 3. water: the map rectangle at sea level (4-vertex strip made in the shader), alpha blended
+//!    (`0.65 · water + 0.35 · behind`), depth test on, depth write off.
+//!
+//! A vertex buffer (not a height texture sampled in the vertex shader) was chosen because the
+//! mesh is a small LOD sample of the map (≤ 1025² vertices), its normals and palette colours
+//! are computed once on the CPU with the same code as the software fallback, and vertex
+//! fetch is the cheapest path on software rasterisers such as lavapipe.
+//!
+//! Colours are written as sRGB values into a non-sRGB (`Rgba8Unorm`) target, which is what
+//! egui expects of a user texture, and blending happens on those values like the software
+//! renderer's. Meshes are kept in a small cache keyed by the caller (the editor keeps the rest
+//! and the moving level of detail); uploading replaces the least recently used one.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use eframe::wgpu;
+use eframe::wgpu::util::DeviceExt;
+
+use crate::view3d::{AMBIENT, Camera, LIGHT, Mesh3d, SKY, Vertex3d, WATER};
+
+/// Format of the colour target (what egui_wgpu expects of a native texture).
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// Format of the depth buffer.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Meshes kept on the GPU at once.
+const MESH_CACHE: usize = 2;
+/// Size of the uniform block in bytes: a 4×4 matrix and five `vec4`.
+const UNIFORM_BYTES: usize = 16 * 4 + 5 * 16;
+
+/// A mesh uploaded to the GPU.
+struct GpuMesh {
+    key: u64,
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    sea_z: f32,
+    half: [f32; 2],
+    step: usize,
+    triangles: usize,
+}
+
+/// The offscreen colour and depth textures.
+struct Target {
+    size: [u32; 2],
+    color: wgpu::Texture,
+    color_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+}
+
+/// The terrain renderer on one wgpu device.
+pub struct GpuTerrain {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    sky: wgpu::RenderPipeline,
+    terrain: wgpu::RenderPipeline,
+    water: wgpu::RenderPipeline,
+    uniforms: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    meshes: Vec<GpuMesh>,
+    target: Option<Target>,
+}
+
+impl GpuTerrain {
+    /// Creates the pipelines on `device` (cheap handles: wgpu devices and queues are shared).
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("terrain-3d shader"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("view3d_terrain.wgsl").into()),
+        });
+        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("terrain-3d uniforms"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(UNIFORM_BYTES as u64),
+                },
+                count: None,
+            }],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("terrain-3d layout"),
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain-3d uniforms"),
+            size: UNIFORM_BYTES as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("terrain-3d uniforms"),
+            layout: &bgl,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
+        });
+        let attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Unorm8x4];
+        let vertex_layout = wgpu::VertexBufferLayout {
+            array_stride: Vertex3d::BYTES as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &attributes,
+        };
+        let pipeline = |label: &str,
+                        entry: &str,
+                        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+                        topology: wgpu::PrimitiveTopology,
+                        depth_write: bool,
+                        depth_compare: wgpu::CompareFunction,
+                        blend: Option<wgpu::BlendState>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(&format!("vs_{entry}")),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState { topology, cull_mode: None, ..Default::default() },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(depth_write),
+                    depth_compare: Some(depth_compare),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(&format!("fs_{entry}")),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let sky = pipeline(
+            "terrain-3d sky",
+            "sky",
+            &[],
+            wgpu::PrimitiveTopology::TriangleList,
+            false,
+            wgpu::CompareFunction::Always,
+            None,
+        );
+        let terrain = pipeline(
+            "terrain-3d terrain",
+            "terrain",
+            &[Some(vertex_layout)],
+            wgpu::PrimitiveTopology::TriangleList,
+            true,
+            wgpu::CompareFunction::Less,
+            None,
+        );
+        let water = pipeline(
+            "terrain-3d water",
+            "water",
+            &[],
+            wgpu::PrimitiveTopology::TriangleStrip,
+            false,
+            wgpu::CompareFunction::Less,
+            Some(wgpu::BlendState::ALPHA_BLENDING),
+        );
+        Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            sky,
+            terrain,
+            water,
+            uniforms,
+            bind_group,
+            meshes: Vec::new(),
+            target: None,
+        }
+    }
+
+    /// Whether a mesh with this key is on the GPU.
+    pub fn has_mesh(&self, key: u64) -> bool {
+        self.meshes.iter().any(|m| m.key == key)
+    }
+
+    /// (cells between samples, triangles) of the mesh `key`, if it is on the GPU.
+    pub fn mesh_info(&self, key: u64) -> Option<(usize, usize)> {
+        self.meshes.iter().find(|m| m.key == key).map(|m| (m.step, m.triangles))
+    }
+
+    /// Uploads `mesh` under `key` (replacing a mesh with the same key, or the least recently
+    /// used one when the cache is full).
+    pub fn upload(&mut self, key: u64, mesh: &Mesh3d) {
+        self.meshes.retain(|m| m.key != key);
+        if self.meshes.len() >= MESH_CACHE {
+            self.meshes.pop();
+        }
+        let indices = mesh.indices();
+        let index_bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let vertices = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain-3d vertices"),
+            contents: &mesh.vertex_bytes(),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let index_buf = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain-3d indices"),
+            contents: &index_bytes,
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        self.meshes.insert(
+            0,
+            GpuMesh {
+                key,
+                vertices,
+                indices: index_buf,
+                index_count: indices.len() as u32,
+                sea_z: mesh.sea_z,
+                half: mesh.half,
+                step: mesh.step,
+                triangles: mesh.triangle_count(),
+            },
+        );
+    }
+
+    /// Drops every mesh (e.g. when the map changes).
+    pub fn clear_meshes(&mut self) {
+        self.meshes.clear();
+    }
+
+    /// Renders the mesh `key` seen from `cam` into the offscreen target of `size` pixels
+    /// (recreated when the size changes) and submits the work. Returns `None` if no mesh has
+    /// that key, else whether the target texture was recreated (its view must then be
+    /// registered with egui again).
+    pub fn render(&mut self, key: u64, cam: &Camera, size: [u32; 2]) -> Option<bool> {
+        let pos = self.meshes.iter().position(|m| m.key == key)?;
+        if pos != 0 {
+            let m = self.meshes.remove(pos);
+            self.meshes.insert(0, m);
+        }
+        let size = [size[0].clamp(8, 4096), size[1].clamp(8, 4096)];
+        let recreated = self.target.as_ref().is_none_or(|t| t.size != size);
+        if recreated {
+            self.target = Some(self.make_target(size));
+        }
+        let (Some(target), Some(mesh)) = (&self.target, self.meshes.first()) else { return None };
+        self.queue.write_buffer(&self.uniforms, 0, &uniform_bytes(cam, mesh, size));
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("terrain-3d") });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("terrain-3d"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target.color_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &target.depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_pipeline(&self.sky);
+            pass.draw(0..3, 0..1);
+            pass.set_pipeline(&self.terrain);
+            pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+            pass.set_pipeline(&self.water);
+            pass.draw(0..4, 0..1);
+        }
+        self.queue.submit([encoder.finish()]);
+        Some(recreated)
+    }
+
+    /// The colour target's view (to register with egui), once something was rendered.
+    pub fn target_view(&self) -> Option<&wgpu::TextureView> {
+        self.target.as_ref().map(|t| &t.color_view)
+    }
+
+    /// Blocks until the GPU has finished all submitted work.
+    pub fn wait(&self) {
+        // An error here means the device was lost; the next frame reports it through wgpu.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
+    /// Reads the last rendered image back (RGBA8, rows top to bottom; blocks). `None` before
+    /// the first render or if the read-back fails.
+    pub fn read_pixels(&self) -> Option<([u32; 2], Vec<u8>)> {
+        let target = self.target.as_ref()?;
+        let [w, h] = target.size;
+        let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain-3d read-back"),
+            size: u64::from(row * h),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("terrain-3d read-back") });
+        encoder.copy_texture_to_buffer(
+            target.color.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: None,
+                },
+            },
+            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        );
+        self.queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r.is_ok());
+        });
+        self.wait();
+        if !rx.recv().ok()? {
+            return None;
+        }
+        let mut out = Vec::with_capacity((w * h * 4) as usize);
+        {
+            let view = buffer.slice(..).get_mapped_range().ok()?;
+            for r in view.chunks(row as usize) {
+                out.extend_from_slice(&r[..(w * 4) as usize]);
+            }
+        }
+        buffer.unmap();
+        Some(([w, h], out))
+    }
+
+    fn make_target(&self, size: [u32; 2]) -> Target {
+        let extent = wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 };
+        let texture = |label: &str, format: wgpu::TextureFormat, usage: wgpu::TextureUsages| {
+            self.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: extent,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color = texture(
+            "terrain-3d colour",
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = texture("terrain-3d depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        Target {
+            size,
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+        }
+    }
+}
+
+/// The uniform block (layout of `Uniforms` in `view3d_terrain.wgsl`), little-endian.
+fn uniform_bytes(cam: &Camera, mesh: &GpuMesh, size: [u32; 2]) -> Vec<u8> {
+    let m = cam.view_proj(mesh.sea_z, size[0] as f32 / size[1] as f32);
+    let e = cam.exaggeration;
+    let srgb = |c: [f32; 3], a: f32| [c[0] / 255.0, c[1] / 255.0, c[2] / 255.0, a];
+    let vecs: [[f32; 4]; 5] = [
+        [LIGHT[0], LIGHT[1], LIGHT[2], e],
+        [mesh.half[0], mesh.half[1], mesh.sea_z * e, WATER.1],
+        srgb(WATER.0, AMBIENT),
+        srgb(SKY[0], 1.0),
+        srgb(SKY[1], 1.0),
+    ];
+    let out: Vec<u8> = m.iter().chain(&vecs).flatten().flat_map(|v| v.to_le_bytes()).collect();
+    debug_assert_eq!(out.len(), UNIFORM_BYTES);
+    out
+}
+
+/// A wgpu device without a window (benchmark, tests): the first adapter wgpu finds (on this
+/// machine lavapipe, "llvmpipe"), or an error naming why there is none.
+pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String), String> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .map_err(|e| format!("no wgpu adapter: {e}"))?;
+    let info = adapter.get_info();
+    let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("terrasynth headless"),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .map_err(|e| format!("no wgpu device on {}: {e}", info.name))?;
+    Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
+}
+
+/// Runs a future to completion on this thread (wgpu's native futures are ready at once or
+/// after a device poll; no executor needed).
+fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The 3D view's GPU side inside the editor: the renderer on eframe's wgpu device and the egui
+/// texture id under which its colour target is shown.
+pub struct View3dGpu {
+    render_state: eframe::egui_wgpu::RenderState,
+    terrain: GpuTerrain,
+    texture: Option<eframe::egui::TextureId>,
+    /// What the target shows: (mesh key, size, camera bits); `None` = must redraw.
+    drawn: Option<(u64, [u32; 2], [u32; 6])>,
+}
+
+impl View3dGpu {
+    /// Renderer on eframe's device (from `CreationContext::wgpu_render_state`).
+    pub fn new(render_state: &eframe::egui_wgpu::RenderState) -> Self {
+        Self {
+            terrain: GpuTerrain::new(&render_state.device, &render_state.queue),
+            render_state: render_state.clone(),
+            texture: None,
+            drawn: None,
+        }
+    }
+
+    /// Draws the mesh `key` (built by `build` only if it is not on the GPU yet) seen from
+    /// `cam` at `size` pixels, unless the same picture is already in the target. Returns the
+    /// egui texture to show and the mesh's (cells between samples, triangles).
+    pub fn draw(
+        &mut self,
+        key: u64,
+        build: impl FnOnce() -> Mesh3d,
+        cam: &Camera,
+        size: [u32; 2],
+    ) -> Option<(eframe::egui::TextureId, (usize, usize))> {
+        if !self.terrain.has_mesh(key) {
+            self.terrain.upload(key, &build());
+        }
+        let cam_bits = [cam.yaw, cam.pitch, cam.distance, cam.target[0], cam.target[1], cam.exaggeration]
+            .map(f32::to_bits);
+        let want = (key, size, cam_bits);
+        if self.drawn != Some(want) || self.texture.is_none() {
+            let recreated = self.terrain.render(key, cam, size)?;
+            let view = self.terrain.target_view()?;
+            let mut renderer = self.render_state.renderer.write();
+            let device = &self.render_state.device;
+            match self.texture {
+                Some(id) if recreated => {
+                    renderer.update_egui_texture_from_wgpu_texture(device, view, wgpu::FilterMode::Linear, id)
+                }
+                Some(_) => {}
+                None => {
+                    self.texture =
+                        Some(renderer.register_native_texture(device, view, wgpu::FilterMode::Linear))
+                }
+            }
+            self.drawn = Some(want);
+        }
+        Some((self.texture?, self.terrain.mesh_info(key)?))
+    }
+
+    /// Whether a frame was drawn and registered with egui.
+    pub fn has_image(&self) -> bool {
+        self.texture.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use terrasynth::Heightmap;
+    use terrasynth::render::Palette;
+
+    use super::*;
+    use crate::view3d::light_factor;
+
+    /// A single Gaussian peak with a flat top (height 1 within ≈ 5 cells of the centre, ≈ 0 at
+    /// the edges) on a 65² map.
+    fn peak() -> Heightmap {
+        Heightmap::from_fn(65, 65, 1.0, |x, y| {
+            let (dx, dy) = (x as f32 - 32.0, y as f32 - 32.0);
+            (1.25 * (-(dx * dx + dy * dy) / 120.0).exp()).min(1.0)
+        })
+        .unwrap()
+    }
+
+    fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
+        match headless_device() {
+            Ok((d, q, _)) => Some((d, q)),
+            Err(e) => {
+                println!("skipped: {e} (install mesa-vulkan-drivers for lavapipe)");
+                None
+            }
+        }
+    }
+
+    fn pixel(img: &[u8], w: u32, x: u32, y: u32) -> [f32; 3] {
+        let k = ((y * w + x) * 4) as usize;
+        [img[k] as f32, img[k + 1] as f32, img[k + 2] as f32]
+    }
+
+    fn assert_near(got: [f32; 3], want: [f32; 3], tol: f32, what: &str) {
+        assert!(
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() <= tol),
+            "{what}: got {got:?}, want {want:?}"
+        );
+    }
+
+    #[test]
+    fn renders_a_peak_seen_from_above() {
+        let Some((device, queue)) = device() else { return };
+        let map = peak();
+        let palette = Palette::named("grayscale").unwrap();
+        let sea = 0.3;
+        let fraction = palette.fraction_map(0.0, 1.0, Some(sea));
+        let mesh = Mesh3d::build(&map, &palette, &fraction, sea, 20.0, 64);
+        assert_eq!(mesh.step, 2);
+        let mut gpu = GpuTerrain::new(&device, &queue);
+        assert!(gpu.render(7, &Camera::default(), [64, 64]).is_none(), "no mesh yet");
+        gpu.upload(7, &mesh);
+        let cam = Camera { yaw: -1.0, pitch: 1.55, distance: 1.6, exaggeration: 1.0, ..Camera::default() };
+        let (w, h) = (480u32, 360u32);
+        assert_eq!(gpu.render(7, &cam, [w, h]), Some(true));
+        let ([rw, rh], img) = gpu.read_pixels().expect("read back");
+        assert_eq!((rw, rh, img.len()), (w, h, (w * h * 4) as usize));
+        // Image corners are outside the map: the sky gradient (top row = SKY[0]).
+        assert_near(pixel(&img, w, 0, 0), SKY[0], 2.0, "sky, top left");
+        let t = (h - 1) as f32 / h as f32;
+        let bottom = std::array::from_fn(|c| SKY[0][c] + (SKY[1][c] - SKY[0][c]) * (t + 0.5 / h as f32));
+        assert_near(pixel(&img, w, w - 1, h - 1), bottom, 2.0, "sky, bottom right");
+        // Where a point lands in the image, through the same matrix as the shader.
+        let project = |p: [f32; 3]| {
+            let m = cam.view_proj(mesh.sea_z, w as f32 / h as f32);
+            let c: [f32; 4] = std::array::from_fn(|r| (0..3).map(|k| m[k][r] * p[k]).sum::<f32>() + m[3][r]);
+            (((c[0] / c[3] + 1.0) * 0.5 * w as f32) as u32, ((1.0 - c[1] / c[3]) * 0.5 * h as f32) as u32)
+        };
+        // The flat summit (white in grayscale) lit as flat ground.
+        let top = mesh.vertices[(mesh.ny / 2) * mesh.nx + mesh.nx / 2];
+        let (x, y) = project(top.pos);
+        let lit = top.color[0] as f32 * light_factor([0.0, 0.0], 1.0);
+        assert_near(pixel(&img, w, x, y), [lit; 3], 4.0, "summit");
+        // Near a map corner the ground (height ≈ 0, black) is under water: 0.65 · water.
+        let (x, y) = project([0.45, -0.45, 0.0]);
+        let under = [0.0; 3].map(|c: f32| c * (1.0 - WATER.1));
+        let want: [f32; 3] = std::array::from_fn(|c| under[c] + WATER.0[c] * WATER.1);
+        assert_near(pixel(&img, w, x, y), want, 3.0, "water");
+        // Half-way up the peak the ground is above the sea: grey (no blue tint), lit per vertex;
+        // the north-west flank faces the sun and is brighter than the south-east one.
+        let flank = |di: isize| {
+            let (c, r) = ((mesh.nx / 2) as isize + di, (mesh.ny / 2) as isize + di);
+            let v = mesh.vertices[r as usize * mesh.nx + c as usize];
+            assert!(v.pos[2] > mesh.sea_z);
+            let (x, y) = project(v.pos);
+            let p = pixel(&img, w, x, y);
+            let lit = v.color[0] as f32 * light_factor(v.grad, 1.0);
+            assert_near(p, [lit; 3], 10.0, "flank");
+            p[0]
+        };
+        let (north_west, south_east) = (flank(-3), flank(3));
+        assert!(north_west > south_east + 40.0, "{north_west} vs {south_east}");
+    }
+
+    #[test]
+    fn gpu_and_software_renderers_agree() {
+        let Some((device, queue)) = device() else { return };
+        let map = peak();
+        let palette = Palette::named("classic").unwrap();
+        let fraction = palette.fraction_map(0.0, 1.0, Some(0.2));
+        let mesh = Mesh3d::build(&map, &palette, &fraction, 0.2, 20.0, 64);
+        let cam = Camera { yaw: -2.2, pitch: 0.5, distance: 1.2, exaggeration: 3.0, ..Camera::default() };
+        let (w, h) = (128u32, 96u32);
+        let mut gpu = GpuTerrain::new(&device, &queue);
+        gpu.upload(1, &mesh);
+        gpu.render(1, &cam, [w, h]).expect("mesh uploaded");
+        let (_, img) = gpu.read_pixels().expect("read back");
+        let soft = mesh.render(&cam, w as usize, h as usize);
+        let mut far = 0;
+        for (k, c) in soft.pixels.iter().enumerate() {
+            let g = &img[k * 4..k * 4 + 3];
+            if c.to_array()[..3].iter().zip(g).any(|(a, b)| (*a as i32 - *b as i32).abs() > 12) {
+                far += 1;
+            }
+        }
+        // Only pixels on silhouettes and the shoreline may differ (rasterisation rules).
+        assert!(far * 100 < soft.pixels.len() * 3, "{far} of {} pixels differ", soft.pixels.len());
+    }
+}
