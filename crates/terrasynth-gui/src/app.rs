@@ -1258,8 +1258,23 @@ impl TerrainApp {
     }
 
     fn view_3d_ui(&mut self, ui: &mut egui::Ui) {
-        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         let cam = &mut self.view.camera;
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::Slider::new(&mut cam.exaggeration, 0.1..=20.0).logarithmic(true).text("exaggeration"),
+            )
+            .on_hover_text("Vertical exaggeration of the 3D view (1 = true to scale).");
+            let [lo, hi] = crate::view3d::DETAIL_RANGE;
+            ui.add(egui::Slider::new(&mut cam.detail, lo..=hi).logarithmic(true).text("detail"))
+                .on_hover_text(
+                    "Mesh samples along the longer side while the view rests (half while it moves). \
+                     Higher is finer and slower.",
+                );
+            if ui.button("Reset view").on_hover_text("Back to the default camera.").clicked() {
+                *cam = Camera { exaggeration: cam.exaggeration, detail: cam.detail, ..Camera::default() };
+            }
+        });
+        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         if response.dragged_by(egui::PointerButton::Primary) {
             let d = response.drag_delta();
             cam.orbit(d.x, d.y);
