@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Screenshots of the real terrasynth-gui window under Xvfb, into docs/screenshots/gui-*.png:
 # start screen, 2D shaded view with rivers, 3D view, terraform mode (after a stroke).
-# Needs (apt): xvfb xauth imagemagick xdotool libgl1-mesa-dri libglx-mesa0 libegl1
-#              libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6 libx11-xcb1
+# The editor draws with wgpu; under Xvfb that is Mesa's lavapipe (software Vulkan).
+# Needs (apt): xvfb xauth imagemagick xdotool mesa-vulkan-drivers libvulkan1 libgl1-mesa-dri
+#              libglx-mesa0 libegl1 libegl-mesa0 libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6
+#              libx11-xcb1
 # Usage: scripts/gui-screenshots.sh [path/to/terrasynth-gui]
 #        (default: $CARGO_TARGET_DIR or target, release build)
 set -euo pipefail

@@ -70,3 +70,15 @@ fn snapshot_terraform_mode_with_brush_outline() {
     settle(&mut h, "Terraform");
     h.snapshot("terraform_brush");
 }
+
+#[test]
+fn snapshot_3d_view() {
+    let mut h = snapshot_harness();
+    h.state_mut().view.show_help = false;
+    click_label(&mut h, "3D");
+    assert!(h.state().view.show_3d);
+    h.step();
+    assert!(h.state().has_3d_image(), "the 3D view drew a frame");
+    settle(&mut h, "3D");
+    h.snapshot("view_3d");
+}
