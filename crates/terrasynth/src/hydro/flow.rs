@@ -16,6 +16,7 @@
 use rayon::prelude::*;
 
 use super::fill::{NEIGHBOURS, check_dem};
+use super::flood::FloodHeight;
 use crate::{Error, Grid, Heightmap, Result};
 
 const SQRT2: f32 = std::f32::consts::SQRT_2;
@@ -50,10 +51,41 @@ fn steeper(zc: f32, z: &[f32], n: usize, k: usize, best: &mut Option<usize>, bes
     }
 }
 
-/// D8 receivers of one row `y` of a `w`-wide surface into `row`, same choice and tie-breaking
-/// as [`steepest_lower`] but direction by direction over the whole row (`slope`/`dir` are
-/// scratch buffers), which the compiler vectorises. A slope `(z(c) − z(n)) / d` is only kept
-/// when strictly above the best so far, starting from 0, so lower-or-equal neighbours never win.
+/// The D8 kernel shared by [`FlowRouter::d8`] and [`FlowRouting`](super::FlowRouting): for the
+/// `dirs.len()` consecutive cells starting at index `start` of `z` (row stride `stride`; all
+/// their 8 neighbours must be inside `z`), the direction (index in [`NEIGHBOURS`]) of the
+/// steepest strictly lower neighbour, or 8 if there is none. Slope `(z(c) − z(n)) / d`,
+/// `d = 1` or `√2`; a slope is kept only when strictly above the best so far (starting from 0),
+/// so ties keep the earlier direction, as [`steepest_lower`]. Computed direction by direction
+/// over the whole run (`slope` is scratch), which the compiler vectorises. A +∞ neighbour
+/// (the flood's border) is never chosen.
+pub(crate) fn d8_directions<H: FloodHeight>(
+    z: &[H],
+    stride: usize,
+    start: usize,
+    dirs: &mut [u8],
+    slope: &mut Vec<H>,
+) {
+    let m = dirs.len();
+    let zc = &z[start..start + m];
+    slope.clear();
+    slope.resize(m, H::ZERO);
+    dirs.fill(8);
+    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+        let s = (start as isize + dy as isize * stride as isize + dx as isize) as usize;
+        let zn = &z[s..s + m];
+        let d = if k % 2 == 1 { H::SQRT2 } else { H::ONE };
+        for (((s, dk), &c), &n) in slope.iter_mut().zip(dirs.iter_mut()).zip(zc).zip(zn) {
+            let v = (c - n) / d;
+            let better = v > *s;
+            *s = if better { v } else { *s };
+            *dk = if better { k as u8 } else { *dk };
+        }
+    }
+}
+
+/// D8 receivers of one row `y` of a `w`-wide unpadded surface into `row`: edge cells and cells
+/// below `sea_level` are outlets (their own receiver).
 fn d8_row(
     z: &[f32],
     w: usize,
@@ -61,7 +93,7 @@ fn d8_row(
     y: usize,
     sea_level: f32,
     row: &mut [u32],
-    scratch: &mut (Vec<f32>, Vec<u32>),
+    scratch: &mut (Vec<f32>, Vec<u8>),
 ) {
     let base = y * w;
     for (x, r) in row.iter_mut().enumerate() {
@@ -70,30 +102,20 @@ fn d8_row(
     if y == 0 || y + 1 == h || w < 3 {
         return;
     }
-    let m = w - 2;
-    let zc = &z[base + 1..base + 1 + m];
     let (slope, dir) = scratch;
-    slope.clear();
-    slope.resize(m, 0.0);
-    dir.clear();
-    dir.resize(m, 8);
-    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
-        let start = (y as isize + dy as isize) as usize * w + (1 + dx) as usize;
-        let zn = &z[start..start + m];
-        let d = if k % 2 == 1 { SQRT2 } else { 1.0 };
-        for (((s, dk), &c), &n) in slope.iter_mut().zip(dir.iter_mut()).zip(zc).zip(zn) {
-            let v = (c - n) / d;
-            let better = v > *s;
-            *s = if better { v } else { *s };
-            *dk = if better { k as u32 } else { *dk };
-        }
-    }
-    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize);
-    for (x, (&k, &c)) in dir.iter().zip(zc).enumerate() {
+    dir.resize(w - 2, 8);
+    d8_directions(z, w, base + 1, dir, slope);
+    let offsets = neighbour_offsets(w);
+    for (x, (&k, &c)) in dir.iter().zip(&z[base + 1..base + w - 1]).enumerate() {
         if k < 8 && c >= sea_level {
             row[x + 1] = ((base + 1 + x) as isize + offsets[k as usize]) as u32;
         }
     }
+}
+
+/// Linear index offsets of the 8 neighbours in a grid of row stride `w`, in [`NEIGHBOURS`] order.
+pub(crate) fn neighbour_offsets(w: usize) -> [isize; 8] {
+    NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize)
 }
 
 /// D8 routing of a surface: one receiver per cell and a topological order.
@@ -133,37 +155,60 @@ impl FlowRouter {
     }
 }
 
-/// Receivers-first order by a breadth-first walk from the roots (cells that are their own
-/// receiver) through a donor list in compressed (CSR) form: O(n).
-fn topological_order(receivers: &[u32]) -> Vec<u32> {
+/// Receivers-first order of a forest given by `receivers` (a root is its own receiver), O(n):
+/// count each cell's donors; then, scanning cells in row-major order, start at every cell
+/// with no donor and walk downstream, emitting each cell and moving on to its receiver as soon
+/// as the receiver's last donor has been emitted. The walks follow the flow from cell to
+/// neighbouring cell, so memory access stays local (a breadth-first walk from the roots jumps
+/// across the map). Cells are written from the back, so the result lists receivers before
+/// donors. Cells on a cycle are never emitted: the result is then shorter than `receivers`.
+pub(crate) fn topological_order(receivers: &[u32]) -> Vec<u32> {
     let n = receivers.len();
-    let mut start = vec![0u32; n + 1];
+    // Donor counts; a D8 cell has at most 8 donors, other receiver lists may have more.
+    const DONE: u32 = u32::MAX;
+    let mut pending = vec![0u32; n];
     for (i, &r) in receivers.iter().enumerate() {
         if r as usize != i {
-            start[r as usize + 1] += 1;
+            pending[r as usize] += 1;
         }
     }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut donors = vec![0u32; start[n] as usize];
-    for (i, &r) in receivers.iter().enumerate() {
-        if r as usize != i {
-            donors[fill[r as usize] as usize] = i as u32;
-            fill[r as usize] += 1;
+    let mut order = vec![0u32; n];
+    let mut next = n;
+    for start in 0..n {
+        if pending[start] != 0 {
+            continue;
+        }
+        let mut c = start;
+        loop {
+            next -= 1;
+            order[next] = c as u32;
+            pending[c] = DONE;
+            let r = receivers[c] as usize;
+            if r == c {
+                break;
+            }
+            pending[r] -= 1;
+            if pending[r] != 0 {
+                break;
+            }
+            c = r;
         }
     }
-    let mut order = Vec::with_capacity(n);
-    order.extend((0..n as u32).filter(|&i| receivers[i as usize] == i));
-    let mut head = 0;
-    while head < order.len() {
-        let c = order[head] as usize;
-        head += 1;
-        order.extend_from_slice(&donors[start[c] as usize..start[c + 1] as usize]);
+    if next != 0 {
+        order.drain(..next);
     }
-    debug_assert_eq!(order.len(), n, "receivers contain a cycle");
     order
+}
+
+/// Adds every cell's value to its receiver's, donors first: `acc` becomes the accumulation of
+/// its initial values along `receivers`, given a receivers-first `order` (read backwards).
+pub(crate) fn accumulate_in_order(order: &[u32], receivers: &[u32], acc: &mut [f64]) {
+    for &c in order.iter().rev() {
+        let r = receivers[c as usize] as usize;
+        if r != c as usize {
+            acc[r] += acc[c as usize];
+        }
+    }
 }
 
 impl FlowField {
@@ -222,12 +267,7 @@ impl FlowField {
                 wt.as_slice().iter().map(|&v| v as f64).collect()
             }
         };
-        for &c in self.order.iter().rev() {
-            let r = self.receivers[c as usize] as usize;
-            if r != c as usize {
-                acc[r] += acc[c as usize];
-            }
-        }
+        accumulate_in_order(&self.order, &self.receivers, &mut acc);
         Grid::from_vec(self.width, self.height, self.cell_size, acc)
     }
 
@@ -335,7 +375,8 @@ impl DInfinity {
         }
         let z = surface.as_slice();
         let mut order: Vec<u32> = (0..z.len() as u32).collect();
-        order.par_sort_unstable_by_key(|&i| (std::cmp::Reverse(super::fill::ordered_bits(z[i as usize])), i));
+        order
+            .par_sort_unstable_by_key(|&i| (std::cmp::Reverse(super::flood::ordered_bits(z[i as usize])), i));
         let mut acc = vec![1.0f64; z.len()];
         for &c in &order {
             let c = c as usize;

@@ -21,9 +21,11 @@
 //! ```
 
 mod fill;
+mod flood;
 mod flow;
 mod lakes;
 mod rivers;
+mod routing;
 mod squig;
 mod steps;
 
@@ -34,6 +36,7 @@ pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, extract_rivers,
     river_from_source,
 };
+pub use routing::FlowRouting;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
 pub use steps::steps;
 
