@@ -109,6 +109,15 @@
 //! # Ok::<(), terrasynth_noise::NoiseError>(())
 //! ```
 //!
+//! # Bulk fill and SIMD
+//! [`Noise::fill`] fills a [`Region`] through SIMD kernels chosen at run time (AVX-512F, else
+//! AVX2 + FMA, else portable scalar code) and rayon. The environment variable
+//! `TERRASYNTH_SIMD=scalar|avx2|avx512|auto` forces a level (an unknown or unsupported value
+//! makes `fill` return an error); [`Noise::bulk_simd_level`] reports the level in use. The
+//! AVX-512 kernels have not been run on AVX-512 hardware by their authors: their 16-lane logic
+//! is tested through an AVX2 emulation, and each process checks them bit for bit against the
+//! AVX2 kernels before using them.
+//!
 //! # Determinism
 //! All randomness comes from [`rng`] (SplitMix64) and a fixed 32-bit lattice hash; the same
 //! spec gives the same values on every platform and thread count (the gradient tables are

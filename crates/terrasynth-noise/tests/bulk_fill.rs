@@ -283,13 +283,47 @@ proptest::proptest! {
 }
 
 #[test]
-fn bulk_dispatch_uses_avx2_when_the_cpu_has_it() {
+fn bulk_dispatch_uses_the_best_level_of_the_cpu() {
+    if std::env::var_os("TERRASYNTH_SIMD").is_some() {
+        return; // a forced level
+    }
     #[cfg(target_arch = "x86_64")]
     {
-        let has = std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
-        let expected = if has { "avx2+fma" } else { "scalar" };
+        let has = |f: &str| match f {
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            "fma" => std::arch::is_x86_feature_detected!("fma"),
+            _ => std::arch::is_x86_feature_detected!("avx512f"),
+        };
+        // On an AVX-512 CPU this also fails when the AVX-512 kernels fail their self-check
+        // against AVX2 (the fill then falls back to AVX2).
+        let expected = match (has("avx2") && has("fma"), has("avx512f")) {
+            (true, true) => "avx512",
+            (true, false) => "avx2+fma",
+            _ => "scalar",
+        };
         assert_eq!(Noise::bulk_simd_level(), expected);
     }
     #[cfg(not(target_arch = "x86_64"))]
     assert_eq!(Noise::bulk_simd_level(), "scalar");
+}
+
+#[test]
+fn bulk_fill_obeys_a_forced_simd_level() {
+    // Run by hand: `TERRASYNTH_SIMD=scalar cargo test -p terrasynth-noise --test bulk_fill`
+    // (the variable is read once per process, so a test cannot set it for itself).
+    let Some(forced) = std::env::var_os("TERRASYNTH_SIMD") else { return };
+    let noise = spec(NoiseKind::Perlin, FractalKind::Fbm).build().unwrap();
+    let region = Region { x0: 0.3, y0: 0.2, dx: 0.1, dy: 0.1, width: 20, height: 3 };
+    let mut out = vec![0.0; 60];
+    match (forced.to_str().unwrap_or("?"), noise.fill(&region, &mut out)) {
+        ("scalar", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "scalar"),
+        ("avx2", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "avx2+fma"),
+        ("avx512", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "avx512"),
+        ("" | "auto", Ok(_)) => assert_ne!(Noise::bulk_simd_level(), "invalid TERRASYNTH_SIMD"),
+        (_, Ok(_)) => panic!("unexpected level {}", Noise::bulk_simd_level()),
+        (_, Err(e)) => {
+            assert!(e.to_string().contains("TERRASYNTH_SIMD"), "{e}");
+            assert_eq!(Noise::bulk_simd_level(), "invalid TERRASYNTH_SIMD");
+        }
+    }
 }

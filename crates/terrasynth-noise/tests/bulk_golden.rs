@@ -88,11 +88,13 @@ fn bulk_output_bits_match_the_goldens() {
     let specs = specs();
     assert_eq!(specs.len(), GOLDEN.len());
     let print = std::env::var_os("GOLDEN_PRINT").is_some();
-    let simd = Noise::bulk_simd_level() != "scalar";
+    // The SIMD checksum applies to `fill` on the SIMD levels (it errs when `TERRASYNTH_SIMD`
+    // is invalid).
+    let simd = !matches!(Noise::bulk_simd_level(), "scalar" | "invalid TERRASYNTH_SIMD");
     let mut failures = Vec::new();
     for (spec, &(want_simd, want_scalar)) in specs.iter().zip(&GOLDEN) {
         let noise = NoiseSpec::from_inline_toml(spec).unwrap().build().unwrap();
-        let got_simd = checksum(&noise, false);
+        let got_simd = if simd { checksum(&noise, false) } else { 0 };
         let got_scalar = checksum(&noise, true);
         if print {
             println!("    (0x{got_simd:016x}, 0x{got_scalar:016x}), // {spec}");

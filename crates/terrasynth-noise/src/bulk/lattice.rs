@@ -24,21 +24,24 @@
 //!
 //! which leaves 3 fused multiply-adds and 1 subtraction per sample and octave (plus the fBm
 //! accumulation), in f32 lanes. What is hoisted:
-//! - per fill and octave, per column of the region ([`ColumnPlan`]): the lattice x in f64, its
-//!   cell index `c` (i64, exact up to |x| = 2^52, clamped beyond as in the point path), `fx`
-//!   and `u = fade(fx)` (fade in f64, then rounded to f32); the distinct lattice columns the row needs (`c` and `c + 1` of every
-//!   sample) and each sample's two slots in that list;
+//! - per fill, octave and tile of columns ([`ColumnPlan`]): the lattice x of every column in
+//!   f64, its cell index `c` (i64, exact up to |x| = 2^52, clamped beyond as in the point
+//!   path), `fx` and `u = fade(fx)` (fade in f64, then rounded to f32); the distinct lattice
+//!   columns the tile needs (`c` and `c + 1` of every sample) and each sample's slot of `c` in
+//!   that list (`c + 1` is the next slot);
 //! - per lattice row `r` (shared by consecutive sample rows): the corner values of every needed
 //!   column ([`CornerRow`]);
 //! - per sample row: `A` and `B` over the needed columns.
 //!
-//! A vector of 8 samples that spans fewer than 8 lattice columns (sample spacing < 6/7 cell)
-//! fetches its `A(c)`, `A(c+1)`, `B(c)`, `B(c+1)` with one unaligned load and two in-register
-//! permutes each (`vpermps`); wider spacings use gathers. The arithmetic per sample is the same
-//! either way, so results do not depend on how columns fall into vectors (tiles agree bit for
-//! bit).
+//! A vector of `N` samples (8 for AVX2, 16 for AVX-512) that spans at most `N` lattice columns
+//! (`c` of its first sample to `c + 1` of its last) fetches its `A(c)`, `A(c+1)`, `B(c)`,
+//! `B(c+1)` from one unaligned window of `N` values with in-register permutes (`vpermps`);
+//! wider spacings use gathers. The arithmetic per sample is the same either way and at every
+//! width, so results depend neither on how columns fall into vectors and tiles nor on the
+//! SIMD level (region tiles agree bit for bit).
 
-use std::ops::Range;
+#[cfg(target_arch = "x86_64")]
+use super::lanes::Lanes;
 
 /// The lattice index of a floored coordinate, clamped to ±2^52 like the point kernels (beyond
 /// 2^52 an f64 has no fractional bits, so the clamp only keeps the conversion defined).
@@ -110,34 +113,43 @@ where
     })
 }
 
-/// Per-column data of one octave, computed once per fill.
+/// Per-column data of one octave over one tile of columns, computed once per fill.
 pub(crate) struct ColumnPlan {
-    /// Distinct lattice columns needed by the row (sorted).
+    /// Distinct lattice columns needed by the tile (sorted).
     pub cols: Vec<i64>,
-    /// Per sample (padded to a multiple of [`LANES`]): slot of column `c` in `cols`.
-    pub slot0: Vec<i32>,
-    /// Per sample (padded): slot of column `c + 1`.
-    pub slot1: Vec<i32>,
+    /// Per sample (padded to a multiple of the lane count): slot of its column `c` in `cols`.
+    /// Column `c + 1` is always at the next slot (`cols` is sorted, without duplicates, and
+    /// holds `c + 1` for every `c`), so it is not stored.
+    pub slot: Vec<i32>,
     /// Per sample (padded): fractional x in [0, 1).
     pub fx: Vec<f32>,
     /// Per sample (padded): `fade(fx)`.
     pub u: Vec<f32>,
-    /// Per vector of [`LANES`] samples: the smallest `slot0`, or −1 when the vector spans too
-    /// many columns for the permute path (then gathers are used).
+    /// Per vector of `lanes` samples: the smallest slot, or −1 when the vector spans too
+    /// many columns for a window of `lanes` values (then gathers are used).
     pub chunk_base: Vec<i32>,
+    /// Vector width the plan was made for.
+    pub lanes: usize,
 }
 
-/// Vector width of the row kernels (f32 lanes of AVX2).
-pub(crate) const LANES: usize = 8;
+/// Widest vector of the row kernels (f32 lanes of AVX-512).
+pub(crate) const MAX_LANES: usize = 16;
 
-/// Padding of the per-row arrays so that an unaligned load of [`LANES`] values starting at any
-/// slot stays in bounds.
-const ROW_PAD: usize = LANES;
+/// Padding of the per-row arrays so that an unaligned load of up to [`MAX_LANES`] values
+/// starting at any slot stays in bounds.
+const ROW_PAD: usize = MAX_LANES;
 
 impl ColumnPlan {
-    /// Plans the columns of `width` samples at sample-space x `x_of(i)`.
-    pub(crate) fn new(octave: &LatticeOctave<'_>, width: usize, x_of: impl Fn(usize) -> f64) -> Self {
-        let padded = width.div_ceil(LANES) * LANES;
+    /// Plans the columns of `width` samples at sample-space x `x_of(i)`, for vectors of
+    /// `lanes` (a divisor of [`MAX_LANES`]).
+    pub(crate) fn new(
+        octave: &LatticeOctave<'_>,
+        width: usize,
+        lanes: usize,
+        x_of: impl Fn(usize) -> f64,
+    ) -> Self {
+        debug_assert!(lanes > 0 && MAX_LANES.is_multiple_of(lanes));
+        let padded = width.div_ceil(lanes) * lanes;
         let mut cell = Vec::with_capacity(padded);
         let mut fx = Vec::with_capacity(padded);
         let mut u = Vec::with_capacity(padded);
@@ -154,18 +166,18 @@ impl ColumnPlan {
         cols.sort_unstable();
         cols.dedup();
         let slot = |c: i64| cols.binary_search(&c).expect("column planned") as i32;
-        let slot0: Vec<i32> = cell.iter().map(|&c| slot(c)).collect();
-        let slot1: Vec<i32> = cell.iter().map(|&c| slot(c.wrapping_add(1))).collect();
-        let chunk_base = slot0
-            .chunks(LANES)
-            .zip(slot1.chunks(LANES))
-            .map(|(s0, s1)| {
-                let lo = *s0.iter().min().expect("non-empty chunk");
-                let hi = *s1.iter().max().expect("non-empty chunk");
-                if hi - lo < LANES as i32 { lo } else { -1 }
+        let slot: Vec<i32> = cell.iter().map(|&c| slot(c)).collect();
+        debug_assert!(cell.iter().zip(&slot).all(|(&c, &s)| cols[s as usize + 1] == c + 1));
+        let chunk_base = slot
+            .chunks(lanes)
+            .map(|s| {
+                let lo = *s.iter().min().expect("non-empty chunk");
+                // The highest slot read is that of `c + 1` of the rightmost sample.
+                let hi = *s.iter().max().expect("non-empty chunk") + 1;
+                if hi - lo < lanes as i32 { lo } else { -1 }
             })
             .collect();
-        Self { cols, slot0, slot1, fx, u, chunk_base }
+        Self { cols, slot, fx, u, chunk_base, lanes }
     }
 
     /// Number of padded samples.
@@ -191,6 +203,24 @@ impl CornerRow {
     }
 }
 
+/// Where a sample row falls in one octave's lattice: row `r`, fraction `fy` and its fade `v`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RowCoord {
+    r: i64,
+    fy: f32,
+    v: f32,
+}
+
+impl RowCoord {
+    /// The lattice row of sample-space `y` in `octave`.
+    pub(crate) fn new(octave: &LatticeOctave<'_>, y: f64) -> Self {
+        let ly = (octave.to_lattice_y)(y);
+        let yf = ly.floor();
+        let t = ly - yf;
+        RowCoord { r: cell_index(yf), fy: t as f32, v: octave.fade.weight(t) as f32 }
+    }
+}
+
 /// Per-thread state of one octave: the two cached lattice rows and the `A`/`B` arrays.
 #[derive(Default)]
 pub(crate) struct RowState {
@@ -203,16 +233,17 @@ pub(crate) struct RowState {
 }
 
 impl RowState {
+    /// Forgets the cached lattice rows (when the plan changes, e.g. to another tile).
+    pub(crate) fn invalidate(&mut self) {
+        self.lower.row = None;
+        self.upper.row = None;
+    }
+
     /// Prepares `A` and `B` for the sample row at sample-space `y` (inlined, so its loop is
     /// compiled for the caller's instruction set).
     #[inline(always)]
-    pub(crate) fn prepare(&mut self, octave: &LatticeOctave<'_>, plan: &ColumnPlan, y: f64) {
-        let ly = (octave.to_lattice_y)(y);
-        let yf = ly.floor();
-        let r = cell_index(yf);
-        let t = ly - yf;
-        let fy = t as f32;
-        let v = octave.fade.weight(t) as f32;
+    pub(crate) fn prepare(&mut self, octave: &LatticeOctave<'_>, plan: &ColumnPlan, row: RowCoord) {
+        let RowCoord { r, fy, v } = row;
         // Reuse cached lattice rows: moving down one lattice row turns `upper` into `lower`.
         if self.lower.row != Some(r) {
             if self.upper.row == Some(r) {
@@ -244,66 +275,96 @@ impl RowState {
     }
 }
 
-/// One octave of one row, portable scalar code: `out[i] = n(sample i)` for `i` in `range`
-/// (a range of whole vectors of the padded row).
-pub(crate) fn row_scalar(plan: &ColumnPlan, st: &RowState, range: Range<usize>, out: &mut [f32]) {
-    for (o, i) in out.iter_mut().zip(range) {
-        let s0 = plan.slot0[i] as usize;
-        let s1 = plan.slot1[i] as usize;
+/// How a row kernel writes `n`, the noise of one octave, into its output row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Write {
+    /// `out = n`.
+    Value,
+    /// `out = w·n` (first octave of fbm, as [`super::RowCombiner::add`]).
+    Weighted(f32),
+    /// `out = out + w·n`, a multiplication then an addition (later octaves of fbm, as
+    /// [`super::RowCombiner::add`]).
+    Accumulate(f32),
+}
+
+/// One octave of one row, portable scalar code: `n` of every sample of the padded row,
+/// written to `out` as `write` says.
+pub(crate) fn row_scalar(plan: &ColumnPlan, st: &RowState, out: &mut [f32], write: Write) {
+    debug_assert_eq!(out.len(), plan.padded_len());
+    for (i, o) in out.iter_mut().enumerate() {
+        let s0 = plan.slot[i] as usize;
+        let s1 = s0 + 1;
         let fx = plan.fx[i];
         let t0 = st.a[s0] * fx + st.b[s0];
         let t1 = st.a[s1] * (fx - 1.0) + st.b[s1];
-        *o = t0 + plan.u[i] * (t1 - t0);
+        let n = t0 + plan.u[i] * (t1 - t0);
+        *o = match write {
+            Write::Value => n,
+            Write::Weighted(w) => w * n,
+            Write::Accumulate(w) => *o + w * n,
+        };
     }
 }
 
-/// One octave of one row with AVX2 and FMA (see the module docs for the method).
+/// One octave of one row in vectors of `V` (see the module docs for the method): `n` of every
+/// sample of the padded row, written to `out` as `write` says. The same arithmetic, with one
+/// rounding per operation, for every `V`, so every implementation gives the same bits.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `range` must cover whole vectors of the padded row and
-/// `out.len() == range.len()`.
+/// `plan` must have been made for `V::N` lanes, `out.len() == plan.padded_len()`, and `st`
+/// prepared for `plan`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn row_avx2(plan: &ColumnPlan, st: &RowState, range: Range<usize>, out: &mut [f32]) {
-    use std::arch::x86_64::*;
-    debug_assert_eq!(out.len(), range.len());
-    debug_assert_eq!(range.start % LANES, 0);
-    debug_assert!(range.end <= plan.padded_len());
-    let one = _mm256_set1_ps(1.0);
+#[inline(always)]
+pub(crate) unsafe fn row_simd<V: Lanes>(
+    v: V,
+    plan: &ColumnPlan,
+    st: &RowState,
+    out: &mut [f32],
+    write: Write,
+) {
+    assert!(plan.lanes == V::N && out.len() == plan.padded_len());
+    assert!(st.a.len() >= plan.cols.len() + ROW_PAD && st.b.len() >= plan.cols.len() + ROW_PAD);
+    let one = v.splat(1.0);
+    let one_i = v.splat_i(1);
     let a_ptr = st.a.as_ptr();
     let b_ptr = st.b.as_ptr();
-    for (k, o) in (range.start / LANES..range.end / LANES).zip(out.chunks_exact_mut(LANES)) {
-        let i = k * LANES;
-        // SAFETY (all loads below): `i + LANES <= padded_len`, the plan arrays have
-        // `padded_len` entries, slots are `< cols.len()` and `a`/`b` hold
-        // `cols.len() + ROW_PAD` entries, so `base + LANES` is in bounds.
+    for (k, o) in out.chunks_exact_mut(V::N).enumerate() {
+        let i = k * V::N;
+        // SAFETY (all loads below): `i + N <= padded_len`, the plan arrays have `padded_len`
+        // entries (`chunk_base` one per vector); slots are `< cols.len() − 1`, and `a`/`b`
+        // hold `cols.len() + ROW_PAD` entries, so a window of `N ≤ ROW_PAD` values at `base`
+        // and a gather at any slot + 1 are in bounds; window indices are in `0..N` (checked
+        // when the plan was made).
         unsafe {
-            let s0 = _mm256_loadu_si256(plan.slot0.as_ptr().add(i).cast());
-            let s1 = _mm256_loadu_si256(plan.slot1.as_ptr().add(i).cast());
+            let s0 = v.load_i(plan.slot.as_ptr().add(i));
             let base = *plan.chunk_base.get_unchecked(k);
             let (a0, a1, b0, b1);
             if base >= 0 {
-                let vb = _mm256_set1_epi32(base);
-                let i0 = _mm256_sub_epi32(s0, vb);
-                let i1 = _mm256_sub_epi32(s1, vb);
-                let av = _mm256_loadu_ps(a_ptr.add(base as usize));
-                let bv = _mm256_loadu_ps(b_ptr.add(base as usize));
-                a0 = _mm256_permutevar8x32_ps(av, i0);
-                a1 = _mm256_permutevar8x32_ps(av, i1);
-                b0 = _mm256_permutevar8x32_ps(bv, i0);
-                b1 = _mm256_permutevar8x32_ps(bv, i1);
+                let i0 = v.sub_i(s0, v.splat_i(base));
+                let i1 = v.add_i(i0, one_i);
+                let (ap, bp) = (a_ptr.add(base as usize), b_ptr.add(base as usize));
+                a0 = v.window(ap, i0);
+                a1 = v.window(ap, i1);
+                b0 = v.window(bp, i0);
+                b1 = v.window(bp, i1);
             } else {
-                a0 = _mm256_i32gather_ps::<4>(a_ptr, s0);
-                a1 = _mm256_i32gather_ps::<4>(a_ptr, s1);
-                b0 = _mm256_i32gather_ps::<4>(b_ptr, s0);
-                b1 = _mm256_i32gather_ps::<4>(b_ptr, s1);
+                let s1 = v.add_i(s0, one_i);
+                a0 = v.gather(a_ptr, s0);
+                a1 = v.gather(a_ptr, s1);
+                b0 = v.gather(b_ptr, s0);
+                b1 = v.gather(b_ptr, s1);
             }
-            let fx = _mm256_loadu_ps(plan.fx.as_ptr().add(i));
-            let u = _mm256_loadu_ps(plan.u.as_ptr().add(i));
-            let t0 = _mm256_fmadd_ps(a0, fx, b0);
-            let t1 = _mm256_fmadd_ps(a1, _mm256_sub_ps(fx, one), b1);
-            let n = _mm256_fmadd_ps(u, _mm256_sub_ps(t1, t0), t0);
-            _mm256_storeu_ps(o.as_mut_ptr(), n);
+            let fx = v.load(plan.fx.as_ptr().add(i));
+            let u = v.load(plan.u.as_ptr().add(i));
+            let t0 = v.fma(a0, fx, b0);
+            let t1 = v.fma(a1, v.sub(fx, one), b1);
+            let n = v.fma(u, v.sub(t1, t0), t0);
+            let o = o.as_mut_ptr();
+            match write {
+                Write::Value => v.store(o, n),
+                Write::Weighted(w) => v.store(o, v.mul(v.splat(w), n)),
+                Write::Accumulate(w) => v.store(o, v.add(v.load(o), v.mul(v.splat(w), n))),
+            }
         }
     }
 }

@@ -8,27 +8,59 @@
 //! Paths, chosen per noise:
 //! - square-lattice kinds (white, value, perlin-angle, perlin-table, perlin) without warp: the
 //!   row engine of [`lattice`] (per-column and per-lattice-row work hoisted, 3 FMAs per sample
-//!   and octave in AVX2 lanes);
+//!   and octave), band by band and, inside a band, tile by tile of [`TILE`] columns so that the
+//!   per-column plans of all octaves stay in the core's caches (see [`TILE`]);
 //! - opensimplex2 without warp: the SIMD simplex kernel of [`simplex`];
 //! - everything else (worley, any warp): a row-parallel loop over the point path.
 //!
-//! The fractal (fbm, billow, ridged, hybrid) is applied per octave over whole rows, in f32,
-//! with the same recurrences as [`crate::fractal`].
+//! The fractal (fbm, billow, ridged, hybrid) is applied per octave over rows, in f32, with the
+//! same recurrences as [`crate::fractal`]; fbm is accumulated by the row kernels themselves.
 //!
-//! Dispatch: `SimdLevel::detect` picks AVX2+FMA when the CPU has both (checked at run time;
-//! the crate is built for baseline x86-64), else portable scalar code: the same row method for
-//! the square-lattice kinds, the point kernel on the same lattice coordinates for opensimplex2
-//! ([`Noise::fill_scalar`] forces it).
-//! AVX-512 has no dedicated kernel (the development machine, an AMD EPYC Zen 3, lacks it; an
-//! AVX-512 CPU runs the AVX2 kernel).
+//! # SIMD levels and dispatch
+//! The row kernels are written once, generic over the small vector instruction set of
+//! [`lanes`], and instantiated for:
+//! - AVX2 + FMA, 8 f32 lanes (`avx2+fma`);
+//! - AVX-512F, 16 f32 lanes (`avx512`);
+//! - a 16-lane emulation with two AVX2 vectors, used only by the tests: it runs the 16-lane
+//!   logic of the AVX-512 instantiation (padding to 16, row tails, 16-value windows, 16-entry
+//!   tables, masks) on AVX2 hardware;
+//! - and a portable scalar fallback (`scalar`, [`Noise::fill_scalar`]): the same row method
+//!   without intrinsics and without fused multiply-adds for the square-lattice kinds, the point
+//!   kernel on the same lattice coordinates for opensimplex2 (equal to the SIMD levels within
+//!   1e-6, not bit for bit).
+//!
+//! Every SIMD operation is exactly rounded the same way at every width, so the AVX-512 and AVX2
+//! kernels give the same bits (the 16-lane emulation is tested to give the AVX2 bits for every
+//! kind, fractal, row width and sample spacing).
+//!
+//! **The AVX-512 instantiation compiles, and its 16-lane logic is tested through the
+//! emulation, but it has not been executed on AVX-512 hardware** (the development machine, an
+//! AMD EPYC Zen 3, lacks AVX-512, and no emulator at hand runs it). Hence a self-check: the
+//! first time a process would use it, the AVX-512 kernels fill a few small fixed regions
+//! (every kernel path) and must match the AVX2 kernels bit for bit; if they do not, the process
+//! uses AVX2 instead.
+//!
+//! The level is chosen once per process, at the first fill: AVX-512F (+ AVX2 + FMA) detected
+//! at run time and self-checked → `avx512`; else AVX2 + FMA → `avx2+fma`; else `scalar` (the
+//! crate is built for baseline x86-64). [`Noise::bulk_simd_level`] reports it. The
+//! environment variable **`TERRASYNTH_SIMD`** overrides the choice: `scalar`, `avx2` or
+//! `avx512` force that level, `auto` (or unset, or empty) detects; an unknown value, a level
+//! the CPU lacks, or `avx512` failing its self-check make [`Noise::fill`] return
+//! [`NoiseError::InvalidParameter`] naming `TERRASYNTH_SIMD` (and
+//! [`Noise::bulk_simd_level`] return `"invalid TERRASYNTH_SIMD"`).
 //!
 //! Determinism: rows are split into fixed bands of [`BAND_ROWS`] rows; every sample is
-//! computed by the same arithmetic whatever the band, the thread or the tile it falls in, so
-//! the output is bit-identical for any thread count and a region filled in tiles equals the
-//! region filled whole (for tile origins that are exact in f64).
+//! computed by the same arithmetic whatever the band, the column tile, the thread or the
+//! region tile it falls in, so the output is bit-identical for any thread count and a region
+//! filled in tiles equals the region filled whole (for tile origins that are exact in f64).
 
+mod lanes;
 mod lattice;
 mod simplex;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests;
+
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -36,10 +68,22 @@ use crate::fractal::{Acc, Combiner};
 use crate::spec::{FractalKind, NoiseKind};
 use crate::{Noise, NoiseError, NoiseFn, Region};
 
-use lattice::{ColumnPlan, Fade, LANES, LatticeOctave, RowState, corner_rows};
+#[cfg(target_arch = "x86_64")]
+use lanes::{Avx2, Avx2x2, Avx512, Lanes};
+use lattice::{ColumnPlan, Fade, LatticeOctave, RowCoord, RowState, Write, corner_rows};
 
 /// Rows per rayon task.
 pub(crate) const BAND_ROWS: usize = 16;
+
+/// Columns per tile of the lattice path: a band is computed tile by tile, so that the column
+/// plans of every octave of a tile (12 bytes per column and octave) and the tile's scratch
+/// rows stay in the core's L1/L2 caches across the band's rows instead of streaming a whole
+/// row's plans (≈ 400 KB for 8 octaves of 4096 columns) per output row. A multiple of every
+/// lane count. Output bits do not depend on it.
+const TILE: usize = 512;
+
+/// Name of the environment variable that forces a SIMD level.
+pub(crate) const SIMD_ENV: &str = "TERRASYNTH_SIMD";
 
 /// Which instruction set the bulk kernels use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,27 +91,128 @@ pub(crate) enum SimdLevel {
     /// Portable scalar code (same method as the SIMD kernels, no intrinsics).
     Scalar,
     /// 8 f32 lanes with AVX2 and FMA (x86-64).
-    Avx2Fma,
+    Avx2,
+    /// 16 f32 lanes emulated with two AVX2 vectors: the 16-lane logic of [`SimdLevel::Avx512`]
+    /// on AVX2 hardware, for tests (never chosen by detection).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Avx2x2,
+    /// 16 f32 lanes with AVX-512F.
+    Avx512,
 }
 
 impl SimdLevel {
-    /// The best level this CPU supports (detected at run time).
-    pub(crate) fn detect() -> SimdLevel {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            return SimdLevel::Avx2Fma;
+    /// Name reported by [`Noise::bulk_simd_level`].
+    fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Scalar => "scalar",
+            SimdLevel::Avx2 => "avx2+fma",
+            SimdLevel::Avx2x2 => "avx2x2",
+            SimdLevel::Avx512 => "avx512",
         }
-        SimdLevel::Scalar
     }
 
-    /// `self` if the CPU supports it, else [`SimdLevel::Scalar`] (so a caller can never run an
-    /// unsupported instruction).
-    fn supported(self) -> SimdLevel {
-        match (self, SimdLevel::detect()) {
-            (SimdLevel::Avx2Fma, SimdLevel::Avx2Fma) => SimdLevel::Avx2Fma,
-            _ => SimdLevel::Scalar,
+    /// f32 lanes per vector (the scalar path plans for 8).
+    pub(crate) fn lanes(self) -> usize {
+        match self {
+            SimdLevel::Scalar | SimdLevel::Avx2 => 8,
+            SimdLevel::Avx2x2 | SimdLevel::Avx512 => 16,
         }
     }
+
+    /// Whether this CPU can run the level.
+    fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return match self {
+            SimdLevel::Scalar => true,
+            SimdLevel::Avx2 => Avx2::new().is_some(),
+            SimdLevel::Avx2x2 => Avx2x2::new().is_some(),
+            SimdLevel::Avx512 => Avx512::new().is_some(),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        return self == SimdLevel::Scalar;
+    }
+}
+
+/// The level [`Noise::fill`] uses, chosen once per process: [`SIMD_ENV`] if set, else the
+/// best level of the CPU (AVX-512 only if it passes [`kernels_agree`] against AVX2).
+fn active_level() -> Result<SimdLevel, NoiseError> {
+    static ACTIVE: OnceLock<Result<SimdLevel, NoiseError>> = OnceLock::new();
+    ACTIVE
+        .get_or_init(|| {
+            let value = std::env::var_os(SIMD_ENV).map(|v| v.to_string_lossy().into_owned());
+            choose_level(value.as_deref(), SimdLevel::available, || {
+                kernels_agree(SimdLevel::Avx512, SimdLevel::Avx2)
+            })
+        })
+        .clone()
+}
+
+/// The level for a [`SIMD_ENV`] value (`None`: unset), given which levels the CPU has and a
+/// self-check of the AVX-512 kernels (run only when AVX-512 would be used).
+///
+/// Unset, empty or `auto`: the best available level, AVX-512 only if `avx512_ok()`, else
+/// AVX2+FMA, else scalar. `scalar`, `avx2`, `avx512` force a level; forcing one the CPU lacks,
+/// or `avx512` when its self-check fails, is an error, as is any other value.
+fn choose_level(
+    value: Option<&str>,
+    available: impl Fn(SimdLevel) -> bool,
+    avx512_ok: impl FnOnce() -> bool,
+) -> Result<SimdLevel, NoiseError> {
+    const ALLOWED: &str = "one of `scalar`, `avx2`, `avx512`, `auto` (or unset)";
+    let unsupported = |what: &str| NoiseError::invalid(SIMD_ENV, value.unwrap_or(""), what.to_string());
+    match value.map(str::trim) {
+        None | Some("" | "auto") => Ok(if available(SimdLevel::Avx512) && avx512_ok() {
+            SimdLevel::Avx512
+        } else if available(SimdLevel::Avx2) {
+            SimdLevel::Avx2
+        } else {
+            SimdLevel::Scalar
+        }),
+        Some("scalar") => Ok(SimdLevel::Scalar),
+        Some("avx2") if available(SimdLevel::Avx2) => Ok(SimdLevel::Avx2),
+        Some("avx2") => Err(unsupported("a level this CPU supports (it lacks AVX2 or FMA)")),
+        Some("avx512") if !available(SimdLevel::Avx512) => {
+            Err(unsupported("a level this CPU supports (it lacks AVX-512F)"))
+        }
+        Some("avx512") if !avx512_ok() => Err(unsupported(
+            "a level whose kernels work here (the AVX-512 kernels disagree with the AVX2 kernels \
+             on this CPU: please report it; use `avx2`)",
+        )),
+        Some("avx512") => Ok(SimdLevel::Avx512),
+        Some(_) => Err(unsupported(ALLOWED)),
+    }
+}
+
+/// The self-check of a SIMD level: `a` and `b` fill a few small fixed regions (every kernel
+/// path: lattice with the fused fbm and the combiner, window and gather fetches, row tails,
+/// opensimplex2) with exactly the same bits and min/max. Used once per process before the
+/// AVX-512 kernels are trusted (against AVX2, which this crate's tests check on real
+/// hardware).
+fn kernels_agree(a: SimdLevel, b: SimdLevel) -> bool {
+    if !a.available() || !b.available() {
+        return false;
+    }
+    const SPECS: [&str; 5] = [
+        "kind = \"perlin\", seed = 7, fractal = \"fbm\", octaves = 6, frequency = 0.3",
+        "kind = \"value\", seed = 7, fractal = \"ridged\", octaves = 3, frequency = 0.9",
+        "kind = \"perlin-angle\", seed = 7, frequency = 1.7",
+        "kind = \"opensimplex2\", seed = 7, fractal = \"fbm\", octaves = 4, frequency = 0.2",
+        "kind = \"opensimplex2\", seed = 7, fractal = \"billow\", octaves = 2, frequency = 0.7",
+    ];
+    let region = Region { x0: -5.3, y0: 2.9, dx: 0.71, dy: 0.53, width: 45, height: 5 };
+    SPECS.iter().all(|text| {
+        let Ok(noise) = crate::NoiseSpec::from_inline_toml(text).and_then(|s| s.build()) else {
+            return false;
+        };
+        let mut out_a = vec![0.0; region.width * region.height];
+        let mut out_b = out_a.clone();
+        let (Ok(ra), Ok(rb)) =
+            (noise.fill_with(&region, &mut out_a, a), noise.fill_with(&region, &mut out_b, b))
+        else {
+            return false;
+        };
+        ra == rb && out_a.iter().zip(&out_b).all(|(x, y)| x.to_bits() == y.to_bits())
+    })
 }
 
 impl Noise {
@@ -75,10 +220,13 @@ impl Noise {
     /// every sample of `region`, and returns the `(min, max)` of the values written.
     ///
     /// Equals [`NoiseFn::get2`](crate::NoiseFn::get2) at `(x0 + i·dx, y0 + j·dy)` within 1e-6;
-    /// uses every rayon thread and the best SIMD level of the CPU ([`Noise::bulk_simd_level`]).
+    /// uses every rayon thread and the best SIMD level of the CPU ([`Noise::bulk_simd_level`]),
+    /// or the level forced by the environment variable `TERRASYNTH_SIMD` (see the
+    /// [module docs](crate::bulk)).
     ///
     /// Errors: [`NoiseError::BufferSize`] when `out.len() != width·height`;
-    /// [`NoiseError::InvalidParameter`] for an empty region or a non-finite origin or spacing.
+    /// [`NoiseError::InvalidParameter`] for an empty region or a non-finite origin or spacing,
+    /// or when `TERRASYNTH_SIMD` is set to an unknown level or one this CPU cannot run.
     ///
     /// ```
     /// use terrasynth_noise::{NoiseSpec, NoiseFn, Region};
@@ -91,7 +239,7 @@ impl Noise {
     /// # Ok::<(), terrasynth_noise::NoiseError>(())
     /// ```
     pub fn fill(&self, region: &Region, out: &mut [f32]) -> Result<(f32, f32), NoiseError> {
-        self.fill_with(region, out, SimdLevel::detect())
+        self.fill_with(region, out, active_level()?)
     }
 
     /// [`Noise::fill`] through the portable scalar fallback (the same method without SIMD
@@ -100,24 +248,23 @@ impl Noise {
         self.fill_with(region, out, SimdLevel::Scalar)
     }
 
-    /// The instruction set [`Noise::fill`] uses on this CPU: `"avx2+fma"` or `"scalar"`.
+    /// The instruction set [`Noise::fill`] uses in this process: `"avx512"`, `"avx2+fma"` or
+    /// `"scalar"`; `"invalid TERRASYNTH_SIMD"` when that variable holds a level that cannot be
+    /// used (then [`Noise::fill`] returns the error).
     pub fn bulk_simd_level() -> &'static str {
-        match SimdLevel::detect() {
-            SimdLevel::Avx2Fma => "avx2+fma",
-            SimdLevel::Scalar => "scalar",
-        }
+        active_level().map_or("invalid TERRASYNTH_SIMD", SimdLevel::name)
     }
 
     /// [`Noise::fill`] with a chosen SIMD level (downgraded to [`SimdLevel::Scalar`] when the
     /// CPU lacks it).
-    fn fill_with(
+    pub(crate) fn fill_with(
         &self,
         region: &Region,
         out: &mut [f32],
         level: SimdLevel,
     ) -> Result<(f32, f32), NoiseError> {
         check_region(region, out.len())?;
-        let level = level.supported();
+        let level = if level.available() { level } else { SimdLevel::Scalar };
         let spec = self.spec();
         let lattice_kind = matches!(
             spec.kind,
@@ -175,6 +322,79 @@ where
         .map(|(b, band)| fill_band(b * BAND_ROWS, band))
         .reduce(|| (f32::INFINITY, f32::NEG_INFINITY), |a, b| (a.0.min(b.0), a.1.max(b.1)))
 }
+
+/// A bulk path that fills bands of rows, in portable code or in vectors of any [`Lanes`].
+pub(crate) trait BandJob: Sync {
+    /// Fills the band starting at row `first_row` with the portable scalar code.
+    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32);
+
+    /// Fills the band with the kernels in `V` lanes. Implementations must be
+    /// `#[inline(always)]` (and so must every closure and function between them and the
+    /// intrinsics): they are compiled inside the `#[target_feature]` functions of
+    /// [`fill_bands`], and an outlined piece would lose those features and turn every
+    /// intrinsic into a call.
+    #[cfg(target_arch = "x86_64")]
+    fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32);
+}
+
+/// Runs `job` over the bands of `region` (rayon) at `level`, which must be available on this
+/// CPU, and returns the `(min, max)` of `out`.
+fn fill_bands<J: BandJob>(job: &J, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
+    for_bands(region, out, |first_row, band| match level {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 => {
+            let v = Avx2::new().expect("level checked against the CPU");
+            // SAFETY: the token proves AVX2 and FMA.
+            unsafe { band_avx2(job, v, first_row, band) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2x2 => {
+            let v = Avx2x2::new().expect("level checked against the CPU");
+            // SAFETY: the token proves AVX2 and FMA.
+            unsafe { band_avx2x2(job, v, first_row, band) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 => {
+            let v = Avx512::new().expect("level checked against the CPU");
+            // SAFETY: the token proves AVX-512F, AVX2 and FMA.
+            unsafe { band_avx512(job, v, first_row, band) }
+        }
+        _ => job.band_scalar(first_row, band),
+    })
+}
+
+/// [`BandJob::band_simd`] compiled for AVX2 + FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA (`v` proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn band_avx2<J: BandJob>(job: &J, v: Avx2, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+    job.band_simd(v, first_row, band)
+}
+
+/// [`BandJob::band_simd`] in 16 emulated lanes, compiled for AVX2 + FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA (`v` proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn band_avx2x2<J: BandJob>(job: &J, v: Avx2x2, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+    job.band_simd(v, first_row, band)
+}
+
+/// [`BandJob::band_simd`] compiled for AVX-512F (+ AVX2 + FMA).
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA (`v` proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn band_avx512<J: BandJob>(job: &J, v: Avx512, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+    job.band_simd(v, first_row, band)
+}
+
+/// Independent lanes of [`Extremes`].
+const LANES: usize = 8;
 
 /// A running `(min, max)` kept in [`LANES`] independent lanes, so that updating it
 /// vectorises.
@@ -393,53 +613,97 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
     }
 }
 
-/// Per-band scratch rows of the lattice path.
-struct LatticeScratch {
-    states: Vec<RowState>,
-    n: Vec<f32>,
-    r: Vec<f32>,
-    s: Vec<f32>,
+/// One tile of columns of the lattice path: its first column, its width and one plan per
+/// octave.
+struct Tile {
+    start: usize,
+    width: usize,
+    plans: Vec<ColumnPlan>,
 }
 
 /// Everything the lattice path shares between bands.
 struct LatticeJob<'a> {
     octaves: Vec<LatticeOctave<'a>>,
-    plans: Vec<ColumnPlan>,
+    tiles: Vec<Tile>,
     weights: Vec<f32>,
     combiner: RowCombiner,
-    width: usize,
+    /// fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
+    fused: bool,
+    region: &'a Region,
 }
 
 impl LatticeJob<'_> {
-    /// One output row at sample-space `y`: every octave through `kernel`, then the fractal.
+    /// One band of rows starting at row `first_row`, tile by tile; `kernel(plan, state, out,
+    /// write)` computes one octave of one row of a tile.
     #[inline(always)]
-    fn row<K>(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes, kernel: K)
+    fn band<K>(&self, first_row: usize, band: &mut [f32], kernel: K) -> (f32, f32)
     where
-        K: Fn(&ColumnPlan, &RowState, &mut [f32]),
+        K: Fn(&ColumnPlan, &RowState, &mut [f32], Write),
     {
-        for (i, ((oct, plan), st)) in
-            self.octaves.iter().zip(&self.plans).zip(sc.states.iter_mut()).enumerate()
-        {
-            st.prepare(oct, plan, y);
-            kernel(plan, st, &mut sc.n);
-            self.combiner.add(i, self.weights[i], &sc.n, &mut sc.r, &mut sc.s);
+        let width = self.region.width;
+        let rows = band.len() / width;
+        let cap = self.tiles.iter().map(|t| t.plans[0].padded_len()).max().unwrap_or(0);
+        let mut states: Vec<RowState> = self.octaves.iter().map(|_| RowState::default()).collect();
+        let mut n = vec![0.0f32; cap];
+        let mut r = vec![0.0f32; cap];
+        let mut s = vec![0.0f32; cap];
+        let mut ext = Extremes::new();
+        // The lattice row of every (row, octave) of the band, shared by its tiles.
+        let coords: Vec<RowCoord> = (0..rows)
+            .flat_map(|k| {
+                let y = row_y(self.region, first_row + k);
+                self.octaves.iter().map(move |o| RowCoord::new(o, y))
+            })
+            .collect();
+        let per_row = self.octaves.len();
+        for tile in &self.tiles {
+            states.iter_mut().for_each(RowState::invalidate);
+            let p = tile.plans[0].padded_len();
+            let (n, r, s) = (&mut n[..p], &mut r[..p], &mut s[..p]);
+            for (k, coords) in coords.chunks_exact(per_row).enumerate() {
+                let octaves = self.octaves.iter().zip(&tile.plans).zip(states.iter_mut());
+                for (i, ((oct, plan), st)) in octaves.enumerate() {
+                    st.prepare(oct, plan, coords[i]);
+                    let w = self.weights[i];
+                    if self.fused {
+                        let write = if i == 0 { Write::Weighted(w) } else { Write::Accumulate(w) };
+                        kernel(plan, st, r, write);
+                    } else {
+                        kernel(plan, st, n, Write::Value);
+                        self.combiner.add(i, w, n, r, s);
+                    }
+                }
+                let out = &mut band[k * width + tile.start..][..tile.width];
+                self.combiner.finish(&r[..tile.width], out, &mut ext);
+            }
         }
-        self.combiner.finish(&sc.r[..self.width], out, ext);
+        ext.get()
+    }
+}
+
+impl BandJob for LatticeJob<'_> {
+    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+        self.band(first_row, band, lattice::row_scalar)
     }
 
-    fn row_scalar(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes) {
-        self.row(sc, y, out, ext, |plan, st, n| lattice::row_scalar(plan, st, 0..n.len(), n));
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2 and FMA.
+    /// [`LatticeJob::band`] with the kernel in `V` lanes (inlined into the
+    /// `#[target_feature]` functions of [`fill_bands`], so that `RowState::prepare` and the
+    /// combiner loops are compiled for the same instruction set).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn row_avx2(&self, sc: &mut LatticeScratch, y: f64, out: &mut [f32], ext: &mut Extremes) {
-        self.row(sc, y, out, ext, |plan, st, n| {
-            // SAFETY: the caller checked AVX2 and FMA; `n` covers the whole padded row.
-            unsafe { lattice::row_avx2(plan, st, 0..n.len(), n) }
-        });
+    #[inline(always)]
+    fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+        // `inline(always)` down to the intrinsics: an outlined closure would not have the
+        // caller's target features, and its intrinsics would become calls.
+        self.band(
+            first_row,
+            band,
+            #[inline(always)]
+            |plan, st, out, write| {
+                // SAFETY: the plans were made for `V::N` lanes (`fill_lattice`), `out` has the
+                // plan's padded length and `st` was just prepared for `plan`.
+                unsafe { lattice::row_simd(v, plan, st, out, write) }
+            },
+        )
     }
 }
 
@@ -447,33 +711,25 @@ impl LatticeJob<'_> {
 fn fill_lattice(noise: &Noise, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
     let octaves: Vec<LatticeOctave<'_>> =
         (0..noise.octaves().len()).map(|k| lattice_octave(noise, k)).collect();
-    let plans: Vec<ColumnPlan> =
-        octaves.iter().map(|o| ColumnPlan::new(o, region.width, |i| column_x(region, i))).collect();
+    let tiles = (0..region.width)
+        .step_by(TILE)
+        .map(|start| {
+            let width = TILE.min(region.width - start);
+            let plans = octaves
+                .iter()
+                .map(|o| ColumnPlan::new(o, width, level.lanes(), |i| column_x(region, start + i)))
+                .collect();
+            Tile { start, width, plans }
+        })
+        .collect();
+    let combiner = RowCombiner::new(noise);
     let job = LatticeJob {
         weights: noise.octaves().iter().map(|o| o.weight as f32).collect(),
-        combiner: RowCombiner::new(noise),
-        width: region.width,
+        fused: matches!(combiner.fractal, FractalKind::Fbm | FractalKind::None),
+        combiner,
         octaves,
-        plans,
+        tiles,
+        region,
     };
-    let padded = region.width.div_ceil(LANES) * LANES;
-    for_bands(region, out, |first_row, band| {
-        let mut sc = LatticeScratch {
-            states: job.octaves.iter().map(|_| RowState::default()).collect(),
-            n: vec![0.0; padded],
-            r: vec![0.0; padded],
-            s: vec![0.0; padded],
-        };
-        let mut ext = Extremes::new();
-        for (k, row) in band.chunks_mut(region.width).enumerate() {
-            let y = row_y(region, first_row + k);
-            match level {
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: `level` was checked against the CPU (`SimdLevel::supported`).
-                SimdLevel::Avx2Fma => unsafe { job.row_avx2(&mut sc, y, row, &mut ext) },
-                _ => job.row_scalar(&mut sc, y, row, &mut ext),
-            }
-        }
-        ext.get()
-    })
+    fill_bands(&job, region, out, level)
 }

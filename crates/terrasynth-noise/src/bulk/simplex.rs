@@ -1,4 +1,5 @@
-//! Bulk fill of `opensimplex2` in 2D (no warp): 8 samples per AVX2 vector.
+//! Bulk fill of `opensimplex2` in 2D (no warp): one kernel, generic over the vector type
+//! ([`super::lanes`]: 8 lanes of AVX2, 16 of AVX-512 or their AVX2 emulation).
 //!
 //! Per sample and octave, the same function as the point kernel (`crate::simplex`), computed so
 //! that almost all per-sample work is f32/i32 lane arithmetic:
@@ -24,7 +25,9 @@
 //!
 //! The scalar fallback calls the point kernel itself on the same lattice coordinates.
 
-use super::{Extremes, LANES, RowCombiner, SimdLevel, column_x, for_bands, row_y};
+#[cfg(target_arch = "x86_64")]
+use super::lanes::Lanes;
+use super::{BandJob, Extremes, RowCombiner, SimdLevel, column_x, fill_bands, row_y};
 use crate::hash::{PRIME_X, PRIME_Y, SIMPLEX_MUL, cell};
 use crate::simplex::{F2, GRADIENT_COUNT_2D, NORM_2D, gradients_2d};
 use crate::spec::FractalKind;
@@ -107,9 +110,24 @@ enum Write {
     Add(f32),
 }
 
+/// Everything the simplex path shares between bands.
+struct SimplexJob<'a> {
+    noise: &'a Noise,
+    region: &'a Region,
+    columns: Vec<Columns>,
+    weights: Vec<f32>,
+    combiner: RowCombiner,
+    /// fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
+    fused: bool,
+    seed: u32,
+    tables: GradTables,
+    padded: usize,
+}
+
 /// Fills `out` with opensimplex2 (no warp) over `region`.
 pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
-    let padded = region.width.div_ceil(LANES) * LANES;
+    let lanes = level.lanes();
+    let padded = region.width.div_ceil(lanes) * lanes;
     let octaves = noise.octaves();
     let columns: Vec<Columns> = octaves
         .iter()
@@ -124,88 +142,89 @@ pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], leve
             )
         })
         .collect();
-    let weights: Vec<f32> = octaves.iter().map(|o| o.weight as f32).collect();
     let combiner = RowCombiner::new(noise);
-    // fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
-    let fused = matches!(combiner.fractal, FractalKind::Fbm | FractalKind::None);
-    let seed = noise.hash_seed();
-    let tables = GradTables::new(&gradients_2d());
-    for_bands(region, out, |first_row, band| {
-        let mut n = vec![0.0f32; padded];
-        let mut r = vec![0.0f32; padded];
-        let mut s = vec![0.0f32; padded];
+    let job = SimplexJob {
+        noise,
+        region,
+        columns,
+        weights: octaves.iter().map(|o| o.weight as f32).collect(),
+        fused: matches!(combiner.fractal, FractalKind::Fbm | FractalKind::None),
+        combiner,
+        seed: noise.hash_seed(),
+        tables: GradTables::new(&gradients_2d()),
+        padded,
+    };
+    fill_bands(&job, region, out, level)
+}
+
+impl SimplexJob<'_> {
+    /// One band of rows. `simd_row(columns, skew, write, out)` runs the SIMD row kernel and
+    /// returns `true`, or returns `false` to take the point kernel.
+    #[inline(always)]
+    fn band<K>(&self, first_row: usize, band: &mut [f32], simd_row: K) -> (f32, f32)
+    where
+        K: Fn(&Columns, RowSkew, Write, &mut [f32]) -> bool,
+    {
+        let width = self.region.width;
+        let mut n = vec![0.0f32; self.padded];
+        let mut r = vec![0.0f32; self.padded];
+        let mut s = vec![0.0f32; self.padded];
         let mut ext = Extremes::new();
-        for (k, row) in band.chunks_mut(region.width).enumerate() {
-            let py = row_y(region, first_row + k);
-            for (i, (o, cols)) in octaves.iter().zip(&columns).enumerate() {
-                let y = noise.lattice2(0.0, py)[1] * o.scale + o.offset[1];
-                match level {
-                    #[cfg(target_arch = "x86_64")]
-                    SimdLevel::Avx2Fma if cols.simd_ok && y.abs() < SIMD_LIMIT => {
-                        let skew = RowSkew::new(y, seed);
-                        let norm = NORM_2D as f32;
-                        if fused {
-                            let write = if i == 0 {
-                                Write::Set(norm * weights[i])
-                            } else {
-                                Write::Add(norm * weights[i])
-                            };
-                            // SAFETY: `level` was checked against the CPU; `r` and the column
-                            // vectors have the same padded length.
-                            unsafe { row_avx2(cols, skew, &tables, write, &mut r) };
-                            continue;
-                        }
-                        // SAFETY: as above, with `n`.
-                        unsafe { row_avx2(cols, skew, &tables, Write::Set(norm), &mut n) }
-                    }
-                    _ => {
-                        for (v, &x) in n.iter_mut().zip(&cols.x) {
-                            *v = noise.base2(x, y, None) as f32;
-                        }
+        let norm = NORM_2D as f32;
+        for (k, row) in band.chunks_mut(width).enumerate() {
+            let py = row_y(self.region, first_row + k);
+            for (i, (o, cols)) in self.noise.octaves().iter().zip(&self.columns).enumerate() {
+                let y = self.noise.lattice2(0.0, py)[1] * o.scale + o.offset[1];
+                let simd = cols.simd_ok && y.abs() < SIMD_LIMIT;
+                let skew = RowSkew::new(y, self.seed);
+                let w = self.weights[i];
+                if simd && self.fused {
+                    let write = if i == 0 { Write::Set(norm * w) } else { Write::Add(norm * w) };
+                    if simd_row(cols, skew, write, &mut r) {
+                        continue;
                     }
                 }
-                match level {
-                    #[cfg(target_arch = "x86_64")]
-                    SimdLevel::Avx2Fma => {
-                        // SAFETY: as above.
-                        unsafe { add_avx2(&combiner, i, weights[i], &n, &mut r, &mut s) }
+                if !(simd && simd_row(cols, skew, Write::Set(norm), &mut n)) {
+                    for (v, &x) in n.iter_mut().zip(&cols.x) {
+                        *v = self.noise.base2(x, y, None) as f32;
                     }
-                    _ => combiner.add(i, weights[i], &n, &mut r, &mut s),
                 }
+                self.combiner.add(i, w, &n, &mut r, &mut s);
             }
-            match level {
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: `level` was checked against the CPU.
-                SimdLevel::Avx2Fma => unsafe { finish_avx2(&combiner, &r, row, &mut ext) },
-                _ => combiner.finish(&r[..region.width], row, &mut ext),
-            }
+            self.combiner.finish(&r[..width], row, &mut ext);
         }
         ext.get()
-    })
+    }
 }
 
-/// [`RowCombiner::add`] compiled for AVX2 (so its loops vectorise 8 wide).
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn add_avx2(c: &RowCombiner, i: usize, w: f32, n: &[f32], r: &mut [f32], s: &mut [f32]) {
-    c.add(i, w, n, r, s);
+impl BandJob for SimplexJob<'_> {
+    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+        self.band(first_row, band, |_, _, _, _| false)
+    }
+
+    /// [`SimplexJob::band`] with the kernel in `V` lanes (inlined into the `#[target_feature]`
+    /// functions of [`fill_bands`], so the combiner loops are compiled for the same
+    /// instruction set).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32) {
+        // `inline(always)` down to the intrinsics (see `LatticeJob::band_simd`).
+        self.band(
+            first_row,
+            band,
+            #[inline(always)]
+            |cols, skew, write, out| {
+                // SAFETY: the column vectors and `out` all have `padded` entries, a multiple of
+                // `V::N` (`fill_simplex` padded to the level's lanes).
+                unsafe { row_simd(v, cols, skew, &self.tables, write, out) };
+                true
+            },
+        )
+    }
 }
 
-/// [`RowCombiner::finish`] compiled for AVX2.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn finish_avx2(c: &RowCombiner, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
-    c.finish(&r[..out.len()], out, ext);
-}
-
-/// The 8 upper-half-plane gradients (entries `0..8` of [`gradients_2d`]), for `vpermps`
-/// lookups indexed by the low 3 bits of the hash; the top bit of the hash negates them (see
+/// The 8 upper-half-plane gradients (entries `0..8` of [`gradients_2d`]), for table lookups
+/// indexed by the low 3 bits of the hash; the top bit of the hash negates them (see
 /// [`crate::simplex::gradient_index`]).
 struct GradTables {
     cos: [f32; 8],
@@ -223,99 +242,110 @@ impl GradTables {
     }
 }
 
-/// One octave of one row: `out[i]` = `write` of the unnormalised opensimplex2 sum at column
-/// `i` of `cols` and the row of `row`.
+/// One octave of one row in vectors of `V`: `out[i]` = `write` of the unnormalised
+/// opensimplex2 sum at column `i` of `cols` and the row of `row`.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `out` and the vectors of `cols` have the same length, a
-/// multiple of [`LANES`].
+/// `out` and the vectors of `cols` have the same length, a multiple of `V::N`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2(cols: &Columns, row: RowSkew, t: &GradTables, write: Write, out: &mut [f32]) {
+#[inline(always)]
+unsafe fn row_simd<V: Lanes>(
+    v: V,
+    cols: &Columns,
+    row: RowSkew,
+    t: &GradTables,
+    write: Write,
+    out: &mut [f32],
+) {
     use crate::simplex::{G2, RADIUS2_2D};
-    use std::arch::x86_64::*;
     let len = out.len();
     assert!(cols.fa.len() == len && cols.fb.len() == len && cols.h.len() == len);
-    assert_eq!(len % LANES, 0);
-    // SAFETY: every pointer access stays within the column vectors and `out` (whole vectors of
-    // LANES at offsets below `len`, checked above) or the fixed-size gradient tables.
-    unsafe {
-        let cos = _mm256_loadu_ps(t.cos.as_ptr());
-        let sin = _mm256_loadu_ps(t.sin.as_ptr());
-        let sign_bit = _mm256_set1_epi32(i32::MIN);
-        let g2 = _mm256_set1_ps(G2 as f32);
-        let radius2 = _mm256_set1_ps(RADIUS2_2D as f32);
-        let one = _mm256_set1_ps(1.0);
-        let corner11 = _mm256_set1_ps((1.0 - 2.0 * G2) as f32);
-        let zero = _mm256_setzero_ps();
-        let px = _mm256_set1_epi32(PRIME_X as i32);
-        let py = _mm256_set1_epi32(PRIME_Y as i32);
-        let pxy = _mm256_set1_epi32(PRIME_X.wrapping_add(PRIME_Y) as i32);
-        let px_f = _mm256_castsi256_ps(px);
-        let py_f = _mm256_castsi256_ps(py);
-        let g2_minus_1 = _mm256_set1_ps((G2 - 1.0) as f32);
-        let mul = _mm256_set1_epi32(SIMPLEX_MUL as i32);
-        let row_fa = _mm256_set1_ps(row.fa);
-        let row_fb = _mm256_set1_ps(row.fb);
-        let row_h = _mm256_set1_epi32(row.h as i32);
+    assert_eq!(len % V::N, 0);
+    let (cos, sin) = (v.table8(&t.cos), v.table8(&t.sin));
+    let g2 = v.splat(G2 as f32);
+    let radius2 = v.splat(RADIUS2_2D as f32);
+    let one = v.splat(1.0);
+    let corner11 = v.splat((1.0 - 2.0 * G2) as f32);
+    let zero = v.splat(0.0);
+    let zero_i = v.splat_i(0);
+    let px = v.splat_i(PRIME_X as i32);
+    let py = v.splat_i(PRIME_Y as i32);
+    let pxy = v.splat_i(PRIME_X.wrapping_add(PRIME_Y) as i32);
+    let g2_minus_1 = v.splat((G2 - 1.0) as f32);
+    let mul = v.splat_i(SIMPLEX_MUL as i32);
+    let row_fa = v.splat(row.fa);
+    let row_fb = v.splat(row.fb);
+    let row_h = v.splat_i(row.h as i32);
 
-        // Lattice hash of `v = i·PRIME_X + j·PRIME_Y` → gradient → falloff⁴·(g·d), one corner.
-        let corner = |v: __m256i, dx: __m256, dy: __m256| -> __m256 {
-            let h = _mm256_mullo_epi32(_mm256_xor_si256(v, _mm256_srli_epi32::<16>(v)), mul);
-            let h = _mm256_xor_si256(h, _mm256_srli_epi32::<15>(h));
-            // `vpermps` reads the low 3 bits of each lane: the gradient index (h & 7); bit 31
-            // negates the dot product.
-            let c = _mm256_permutevar8x32_ps(cos, h);
-            let s = _mm256_permutevar8x32_ps(sin, h);
-            let dot = _mm256_fmadd_ps(c, dx, _mm256_mul_ps(s, dy));
-            let dot = _mm256_xor_ps(dot, _mm256_castsi256_ps(_mm256_and_si256(h, sign_bit)));
-            let a = _mm256_fnmadd_ps(dy, dy, _mm256_fnmadd_ps(dx, dx, radius2));
-            let a = _mm256_max_ps(a, zero);
-            let a2 = _mm256_mul_ps(a, a);
-            _mm256_mul_ps(_mm256_mul_ps(a2, a2), dot)
-        };
+    let cc = CornerConsts::<V> { cos, sin, radius2, zero, mul };
 
-        for k in (0..len).step_by(LANES) {
+    for k in (0..len).step_by(V::N) {
+        // SAFETY: `k + N <= len` and every column vector and `out` hold `len` values.
+        unsafe {
             // Step 1: fraction and hashed cell of the skewed point, with the carry of the two
-            // fractions (all ones in a lane where the sum reached 1).
-            let sx = _mm256_add_ps(_mm256_loadu_ps(cols.fa.as_ptr().add(k)), row_fa);
-            let sy = _mm256_add_ps(_mm256_loadu_ps(cols.fb.as_ptr().add(k)), row_fb);
-            let carry_x = _mm256_cmp_ps::<_CMP_GE_OQ>(sx, one);
-            let carry_y = _mm256_cmp_ps::<_CMP_GE_OQ>(sy, one);
-            let fx = _mm256_sub_ps(sx, _mm256_and_ps(carry_x, one));
-            let fy = _mm256_sub_ps(sy, _mm256_and_ps(carry_y, one));
+            // fractions (lanes where the sum reached 1).
+            let sx = v.add(v.load(cols.fa.as_ptr().add(k)), row_fa);
+            let sy = v.add(v.load(cols.fb.as_ptr().add(k)), row_fb);
+            let carry_x = v.ge(sx, one);
+            let carry_y = v.ge(sy, one);
+            let fx = v.sub(sx, v.select(carry_x, zero, one));
+            let fy = v.sub(sy, v.select(carry_y, zero, one));
             // Hash input of corner (0, 0): seed + i·PRIME_X + j·PRIME_Y.
-            let v0 = _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_loadu_si256(cols.h.as_ptr().add(k).cast()), row_h),
-                _mm256_add_epi32(
-                    _mm256_and_si256(_mm256_castps_si256(carry_x), px),
-                    _mm256_and_si256(_mm256_castps_si256(carry_y), py),
-                ),
+            let v0 = v.add_i(
+                v.add_i(v.load_i(cols.h.as_ptr().add(k).cast()), row_h),
+                v.add_i(v.select_i(carry_x, zero_i, px), v.select_i(carry_y, zero_i, py)),
             );
 
             // Step 2: unskew and the three corners.
-            let t0 = _mm256_mul_ps(_mm256_add_ps(fx, fy), g2);
-            let x0 = _mm256_sub_ps(fx, t0);
-            let y0 = _mm256_sub_ps(fy, t0);
-            // Hash inputs of the corners (1, 1) and the middle corner: (1, 0) where fx > fy, else (0, 1).
-            let v1 = _mm256_add_epi32(v0, pxy);
-            let right = _mm256_cmp_ps::<_CMP_GT_OQ>(fx, fy);
-            let vm = _mm256_add_epi32(v0, _mm256_castps_si256(_mm256_blendv_ps(py_f, px_f, right)));
-            let xm = _mm256_add_ps(x0, _mm256_blendv_ps(g2, g2_minus_1, right));
-            let ym = _mm256_add_ps(y0, _mm256_blendv_ps(g2_minus_1, g2, right));
-            let x1 = _mm256_sub_ps(x0, corner11);
-            let y1 = _mm256_sub_ps(y0, corner11);
+            let t0 = v.mul(v.add(fx, fy), g2);
+            let x0 = v.sub(fx, t0);
+            let y0 = v.sub(fy, t0);
+            // Hash inputs of the corners (1, 1) and the middle corner: (1, 0) where fx > fy,
+            // else (0, 1).
+            let v1 = v.add_i(v0, pxy);
+            let right = v.gt(fx, fy);
+            let vm = v.add_i(v0, v.select_i(right, py, px));
+            let xm = v.add(x0, v.select(right, g2, g2_minus_1));
+            let ym = v.add(y0, v.select(right, g2_minus_1, g2));
+            let x1 = v.sub(x0, corner11);
+            let y1 = v.sub(y0, corner11);
 
             // Steps 3 and 4.
-            let sum =
-                _mm256_add_ps(_mm256_add_ps(corner(v0, x0, y0), corner(vm, xm, ym)), corner(v1, x1, y1));
+            let sum = v.add(
+                v.add(corner(v, &cc, v0, x0, y0), corner(v, &cc, vm, xm, ym)),
+                corner(v, &cc, v1, x1, y1),
+            );
             let o = out.as_mut_ptr().add(k);
             match write {
-                Write::Set(f) => _mm256_storeu_ps(o, _mm256_mul_ps(sum, _mm256_set1_ps(f))),
-                Write::Add(f) => {
-                    _mm256_storeu_ps(o, _mm256_fmadd_ps(sum, _mm256_set1_ps(f), _mm256_loadu_ps(o)))
-                }
+                Write::Set(f) => v.store(o, v.mul(sum, v.splat(f))),
+                Write::Add(f) => v.store(o, v.fma(sum, v.splat(f), v.load(o))),
             }
         }
     }
+}
+
+/// The constants of [`corner`], in vectors of `V`.
+#[cfg(target_arch = "x86_64")]
+struct CornerConsts<V: Lanes> {
+    cos: V::Table8,
+    sin: V::Table8,
+    radius2: V::F,
+    zero: V::F,
+    mul: V::I,
+}
+
+/// One corner of the simplex: lattice hash of `h = seed + i·PRIME_X + j·PRIME_Y` → gradient →
+/// `max(r² − |d|², 0)⁴·(g·d)` at offset `d = (dx, dy)`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn corner<V: Lanes>(v: V, c: &CornerConsts<V>, h: V::I, dx: V::F, dy: V::F) -> V::F {
+    let h = v.mul_i(v.xor_i(h, v.shr_i(h, 16)), c.mul);
+    let h = v.xor_i(h, v.shr_i(h, 15));
+    // The gradient index is the low 3 bits of the hash; bit 31 negates the dot product.
+    let gx = v.lookup8(c.cos, h);
+    let gy = v.lookup8(c.sin, h);
+    let dot = v.flip_sign(v.fma(gx, dx, v.mul(gy, dy)), h);
+    let a = v.max(v.fnma(dy, dy, v.fnma(dx, dx, c.radius2)), c.zero);
+    let a2 = v.mul(a, a);
+    v.mul(v.mul(a2, a2), dot)
 }
