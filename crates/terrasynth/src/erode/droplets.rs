@@ -44,6 +44,12 @@ pub struct DropletParams {
     pub batch_size: usize,
     /// Seed; droplet k of the whole run starts from `derive_seed(seed, k)`.
     pub seed: u64,
+    /// Sea level, height units, or `None` (default) for no sea. Where the droplet stands below
+    /// it (bilinear height at its position), it is in still water: its capacity is 0, so it
+    /// never erodes and drops `deposit` of its load per step as it slows down (a delta fan);
+    /// with no load left it stops. Droplets spawned below sea level do nothing. Without this,
+    /// droplets spawned on the near-flat sea floor scratch it into a field of closed pits.
+    pub sea_level: Option<f64>,
 }
 
 impl Default for DropletParams {
@@ -63,6 +69,7 @@ impl Default for DropletParams {
             initial_water: 1.0,
             batch_size: 1,
             seed: 0,
+            sea_level: None,
         }
     }
 }
@@ -90,7 +97,11 @@ impl DropletParams {
         check_range("evaporate", self.evaporate, 0.0, 1.0)?;
         check_range("gravity", self.gravity, 0.0, 1000.0)?;
         check_range("initial-speed", self.initial_speed, 0.0, 1000.0)?;
-        check_range("initial-water", self.initial_water, 0.0, 1000.0)
+        check_range("initial-water", self.initial_water, 0.0, 1000.0)?;
+        if let Some(s) = self.sea_level {
+            check_range("sea-level", s, -f64::MAX, f64::MAX)?;
+        }
+        Ok(())
     }
 }
 
@@ -107,6 +118,10 @@ impl DropletParams {
 /// 5. otherwise erode `min((C − sediment)·erode, −Δh)` from the cells within `radius` of the
 ///    old cell (weights ∝ 1 − dist/radius, normalised over the cells inside the map);
 /// 6. `speed = sqrt(max(0, speed² + Δh·gravity))`, `water *= 1 − evaporate`.
+///
+/// With a sea level ([`DropletParams::sea_level`]), a droplet whose position is below it has
+/// capacity 0 (it only deposits, `sediment·deposit` per step, and stops once empty), so the
+/// sea floor is never dug and rivers build small deltas.
 ///
 /// Differences from Lague, for mass accounting: a droplet that dies on the map deposits its
 /// remaining sediment at its last position (bilinear); one that leaves the map takes its
@@ -236,6 +251,7 @@ impl Sim<'_> {
         let mut pos = (rng.range_f64(0.0, xmax), rng.range_f64(0.0, ymax));
         let mut dir = (0.0f64, 0.0f64);
         let (mut speed, mut water, mut sediment) = (p.initial_speed, p.initial_water, 0.0f64);
+        let sea_level = p.sea_level;
         for _ in 0..p.max_lifetime {
             let (x0, y0) = (pos.0 as usize, pos.1 as usize);
             let (u, v) = (pos.0 - x0 as f64, pos.1 - y0 as f64);
@@ -253,7 +269,12 @@ impl Sim<'_> {
             let (nx0, ny0) = (next.0 as usize, next.1 as usize);
             let (new_height, _, _) = sample(field, w, nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
             let dh = new_height - height;
-            let capacity = (-dh * speed * water * p.capacity).max(p.min_capacity);
+            let underwater = sea_level.is_some_and(|s| height < s);
+            if underwater && sediment == 0.0 {
+                return 0.0;
+            }
+            let capacity =
+                if underwater { 0.0 } else { (-dh * speed * water * p.capacity).max(p.min_capacity) };
             if sediment > capacity || dh > 0.0 {
                 let amount = if dh > 0.0 { dh.min(sediment) } else { (sediment - capacity) * p.deposit };
                 sediment -= deposit_bilinear(field, w, x0, y0, u, v, amount);

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::topology::{Boundary, Neighbourhood, Stencil, Topology};
+use super::topology::{Boundary, Exchange, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, check_range, to_f64};
 use crate::{Grid, Heightmap, Result};
 
@@ -247,16 +247,19 @@ impl Default for HydraulicOlsenParams {
 
 /// Olsen's optimised hydraulic erosion (Olsen 2004; seed 001 §3): Ks = Kc so water is always
 /// saturated, `m = Kc·w`, and no sediment map is kept; water moves only to the lowest
-/// neighbour; updates are in place. Our exact reading, per iteration:
+/// neighbour; updates are in place (here: per colour, see step 2). Our exact reading, per iteration:
 /// 1. rain: `w += Kr` and the new water dissolves its load at once, `h −= Kc·Kr`;
-/// 2. one row-major in-place sweep: with `a = h + w`, find the neighbour l with the lowest
-///    `a_l`; if `d = a − a_l > 0`, move `Δw = min(w, d/2)` of water to l (its saturated load
-///    `Kc·Δw` travels with it, so h does not change);
+/// 2. one sweep moving water down: with `a = h + w`, a cell whose lowest neighbour l (lowest
+///    `a_l`) has `d = a − a_l > 0` moves `Δw = min(w, d/2)` of water to l (its saturated load
+///    `Kc·Δw` travels with it, so h does not change). Olsen does this in place in row-major
+///    order, which carries water along the sweep; here it is a coloured exchange (see
+///    [`super::ThermalOlsenEroder`]): per colour, each cell sends `min(w, d/(k + 1))`, k being
+///    the number of cells feeding the same neighbour;
 /// 3. evaporate `Δw_e = Ke·w`, `w −= Δw_e`, and the load that no longer fits is deposited,
 ///    `h += Kc·Δw_e`.
 ///
-/// **Conserved**: Σ(h + Kc·w) ([`Eroder::volume`] returns it). Sequential sweep, so identical
-/// for any thread count.
+/// **Conserved**: Σ(h + Kc·w) ([`Eroder::volume`] returns it). No visit order: parallel and
+/// bit-identical for any thread count.
 #[derive(Clone, Debug)]
 pub struct HydraulicOlsenEroder {
     surface: Grid<f64>,
@@ -266,6 +269,9 @@ pub struct HydraulicOlsenEroder {
     loaded: bool,
     stencil: Stencil,
     params: HydraulicOlsenParams,
+    /// Sweeps done so far (picks the colour that goes first in the next one).
+    sweeps: u64,
+    exchange: Exchange,
 }
 
 impl HydraulicOlsenEroder {
@@ -278,7 +284,15 @@ impl HydraulicOlsenEroder {
         check_finite(map)?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
         let stencil = Stencil::new(topo, params.neighbourhood);
-        Ok(Self { surface: to_f64(map), water: vec![0.0; map.len()], loaded: true, stencil, params })
+        Ok(Self {
+            surface: to_f64(map),
+            water: vec![0.0; map.len()],
+            loaded: true,
+            stencil,
+            params,
+            sweeps: 0,
+            exchange: Exchange::default(),
+        })
     }
 
     /// Water depth per cell (row-major).
@@ -291,7 +305,6 @@ impl Eroder for HydraulicOlsenEroder {
     fn run_one_step(&mut self) -> Result<()> {
         let HydraulicOlsenParams { kr, kc, ke, .. } = self.params;
         let stencil = &self.stencil;
-        let topo = stencil.topo;
         let h = self.surface.as_mut_slice();
         let water = &mut self.water;
         if !self.loaded {
@@ -304,25 +317,24 @@ impl Eroder for HydraulicOlsenEroder {
             *w += kr;
             *h -= kc * kr;
         }
-        for y in 0..topo.height {
-            for x in 0..topo.width {
-                let i = y * topo.width + x;
-                let a = h[i] + water[i];
+        let nb = self.params.neighbourhood;
+        for colour in Exchange::colour_order(nb, self.sweeps) {
+            let (hs, ws) = (&*h, &*water);
+            self.exchange.choose(stencil, nb, colour, |x, y, i| {
+                let a = hs[i] + ws[i];
                 let (mut d_max, mut lowest) = (0.0, i);
                 stencil.for_each(x, y, |j| {
-                    let d = a - (h[j] + water[j]);
+                    let d = a - (hs[j] + ws[j]);
                     if d > d_max {
                         d_max = d;
                         lowest = j;
                     }
                 });
-                if d_max > 0.0 {
-                    let moved = water[i].min(d_max / 2.0);
-                    water[i] -= moved;
-                    water[lowest] += moved;
-                }
-            }
+                (d_max > 0.0 && ws[i] > 0.0).then_some((lowest, d_max, ws[i]))
+            });
+            self.exchange.apply(stencil, water);
         }
+        self.sweeps += 1;
         for (h, w) in h.iter_mut().zip(water.iter_mut()) {
             let evaporated = ke * *w;
             *w -= evaporated;

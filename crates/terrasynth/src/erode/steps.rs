@@ -101,6 +101,13 @@ const DROPLETS: &[ParamSpec] = &[
     float("gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
     int("max-lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
     int("batch-size", 1, 1_000_000, 1.0, "Droplets sharing one height snapshot (1 = sequential, in place)."),
+    ParamSpec {
+        name: "use-sea-level",
+        kind: ParamKind::Bool,
+        default: Def::Bool(true),
+        unit: "",
+        doc: "Below the terrain's sea level droplets only deposit (no erosion of the sea floor, small deltas).",
+    },
 ];
 
 const STREAM_POWER: &[ParamSpec] = &[
@@ -148,7 +155,7 @@ pub fn steps() -> Vec<StepInfo> {
         entry(
             "thermal-olsen",
             "Olsen's optimised thermal erosion: level each cell with its lowest neighbour where the drop \
-             exceeds the talus, in place.",
+             exceeds the talus (coloured exchange sweeps, no streaks).",
             "Olsen 2004 (optimised thermal erosion); seed 001 §3",
             THERMAL_OLSEN,
         ),
@@ -161,7 +168,7 @@ pub fn steps() -> Vec<StepInfo> {
         ),
         entry(
             "hydraulic-olsen",
-            "Olsen's optimised hydraulic erosion: saturated water (Ks = Kc), lowest neighbour only, in place.",
+            "Olsen's optimised hydraulic erosion: saturated water (Ks = Kc), lowest neighbour only (coloured exchange sweeps).",
             "Olsen 2004 (optimised hydraulic erosion); seed 001 §3",
             HYDRAULIC_OLSEN,
         ),
@@ -260,6 +267,7 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 max_lifetime: params.usize("max-lifetime")?,
                 batch_size: params.usize("batch-size")?,
                 seed,
+                sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
                 ..DropletParams::default()
             },
         )?),

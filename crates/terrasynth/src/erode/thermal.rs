@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::topology::{Boundary, Neighbourhood, Stencil, Topology};
+use super::topology::{Boundary, Exchange, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, check_range, to_f64};
 use crate::{Grid, Heightmap, Result};
 
@@ -170,6 +170,9 @@ struct Leveller {
     stencil: Stencil,
     params: ThermalOlsenParams,
     mode: Mode,
+    /// Sweeps done so far (picks the colour that goes first in the next one).
+    sweeps: u64,
+    exchange: Exchange,
 }
 
 impl Leveller {
@@ -177,39 +180,46 @@ impl Leveller {
         check_range("talus", params.talus, 0.0, f64::MAX)?;
         check_finite(map)?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
-        Ok(Self { surface: to_f64(map), stencil: Stencil::new(topo, params.neighbourhood), params, mode })
+        Ok(Self {
+            surface: to_f64(map),
+            stencil: Stencil::new(topo, params.neighbourhood),
+            params,
+            mode,
+            sweeps: 0,
+            exchange: Exchange::default(),
+        })
     }
 
-    /// One row-major sweep; each cell levels itself with its lowest neighbour, in place.
+    /// One sweep: one coloured exchange pass per colour ([`Exchange`]); each cell of the
+    /// colour moves `d_max/2` (shared when several cells feed the same neighbour) to its lowest
+    /// neighbour when the mode's condition on `d_max` holds.
     fn sweep(&mut self) {
-        let talus = self.params.talus;
-        let stencil = &self.stencil;
-        let topo = stencil.topo;
-        let h = self.surface.as_mut_slice();
-        for y in 0..topo.height {
-            for x in 0..topo.width {
-                let i = y * topo.width + x;
-                let hi = h[i];
-                let mut d_max = 0.0;
-                let mut lowest = i;
-                stencil.for_each(x, y, |j| {
-                    let d = hi - h[j];
-                    if d > d_max {
-                        d_max = d;
-                        lowest = j;
-                    }
-                });
-                let act = match self.mode {
-                    Mode::Steep => d_max > talus,
-                    Mode::Gentle => d_max > 0.0 && d_max <= talus,
-                };
-                if act {
-                    let dh = d_max / 2.0;
-                    h[i] -= dh;
-                    h[lowest] += dh;
+        let Self { surface, stencil, params, mode, sweeps, exchange } = self;
+        let (talus, nb, mode) = (params.talus, params.neighbourhood, *mode);
+        let level = |h: &[f64], x: usize, y: usize, i: usize| {
+            let hi = h[i];
+            let mut d_max = 0.0;
+            let mut lowest = i;
+            stencil.for_each(x, y, |j| {
+                let d = hi - h[j];
+                if d > d_max {
+                    d_max = d;
+                    lowest = j;
                 }
-            }
+            });
+            let act = match mode {
+                Mode::Steep => d_max > talus,
+                Mode::Gentle => d_max > 0.0 && d_max <= talus,
+            };
+            act.then_some((lowest, d_max))
+        };
+        for colour in Exchange::colour_order(nb, *sweeps) {
+            let h = surface.as_slice();
+            exchange
+                .choose(stencil, nb, colour, |x, y, i| level(h, x, y, i).map(|(l, d)| (l, d, f64::INFINITY)));
+            exchange.apply(stencil, surface.as_mut_slice());
         }
+        *sweeps += 1;
     }
 }
 
@@ -243,10 +253,17 @@ leveller_eroder!(
     /// Olsen's speed-optimised thermal erosion (Olsen 2004, "Thermal erosion — optimised";
     /// seed 001 §3): Von Neumann-type neighbourhood (rotated by default), material moves only to
     /// the lowest neighbour, by `Δh = d_max/2` (levelling the pair) whenever `d_max > T`, with
-    /// updates written in place during a row-major sweep (no difference map, no oscillation).
+    /// no difference map.
     ///
-    /// Sequential by nature (each update feeds the next cell), hence trivially identical for any
-    /// thread count. Volume is conserved up to `f64` rounding.
+    /// Olsen updates in place during a row-major sweep; that carries material along the sweep
+    /// and leaves streaks, so each sweep here is a coloured exchange instead (see the module
+    /// docs and `docs/EROSION.md`): the cells are split into colours with no two neighbours
+    /// alike (2 for Von Neumann and rotated Von Neumann, 4 for Moore), and per colour every cell
+    /// picks its lowest neighbour from the current heights, then moves `d_max/(k + 1)` to it,
+    /// k being the number of cells of that colour feeding the same neighbour (`d_max/2` when it
+    /// is alone, as in Olsen). No visit order, so no directional bias; parallel and
+    /// bit-identical for any thread count. Volume is conserved up to `f64` rounding. Exact ties
+    /// between lowest neighbours go to the first in offset order.
     ThermalOlsenEroder,
     Mode::Steep
 );
@@ -254,12 +271,12 @@ leveller_eroder!(
 leveller_eroder!(
     /// Olsen's erosion algorithm (Olsen 2004, "erosion", inverted thermal erosion; seed 001 §3):
     /// the optimised thermal scheme applied where `0 < d_max ≤ T` instead of `d_max > T`. Per
-    /// cell, in place: find the lowest neighbour l with `d_max = h − h_l`; if `0 < d_max ≤ T`,
-    /// move `d_max/2` from h to h_l. Gentle slopes are levelled into plateaus while steep slopes
-    /// are kept, raising the erosion score ε. Olsen: T between 8/N and 16/N (16/N chosen), 50
+    /// cell: find the lowest neighbour l with `d_max = h − h_l`; if `0 < d_max ≤ T`, move
+    /// `d_max/2` from h to h_l. Gentle slopes are levelled into plateaus while steep slopes are
+    /// kept, raising the erosion score ε. Olsen: T between 8/N and 16/N (16/N chosen), 50
     /// iterations, Von Neumann neighbourhood (set `neighbourhood` accordingly; see
-    /// [`ThermalOlsenParams`]). The in-place row-major sweep moves material along the sweep
-    /// direction within one iteration, which shows as axis-aligned streaks on rough maps.
+    /// [`ThermalOlsenParams`]). Each sweep is a coloured exchange as in
+    /// [`ThermalOlsenEroder`] (Olsen's in-place row-major sweep drew row/column streaks).
     OlsenEroder,
     Mode::Gentle
 );

@@ -1,5 +1,7 @@
 //! Neighbourhoods and boundaries shared by the cellular erosions.
 
+use rayon::prelude::*;
+
 use crate::{Error, Result};
 
 /// Which cells count as neighbours of a cell (Olsen 2004, Fig. 13; seed 001 §3).
@@ -126,5 +128,135 @@ impl Stencil {
                 }
             }
         }
+    }
+}
+
+/// The colour of cell `(x, y)` for neighbourhood `nb` (see [`Exchange`]): no two neighbours
+/// share a colour (except across the seam of a wrapped map with an odd side).
+#[inline]
+pub(crate) fn colour_of(nb: Neighbourhood, x: usize, y: usize) -> usize {
+    match nb {
+        Neighbourhood::VonNeumann => (x + y) & 1,
+        Neighbourhood::RotatedVonNeumann => x & 1,
+        Neighbourhood::Moore => (x & 1) | ((y & 1) << 1),
+    }
+}
+
+/// Number of colours of [`colour_of`].
+fn colours(nb: Neighbourhood) -> usize {
+    if nb == Neighbourhood::Moore { 4 } else { 2 }
+}
+
+/// Scratch buffers of one coloured exchange pass (Olsen's "move to the lowest neighbour"
+/// schemes without a visit order).
+///
+/// A pass handles the cells of one colour (no two neighbours share a colour: Von Neumann
+/// `(x + y) mod 2`, rotated Von Neumann `x mod 2`, Moore `(x mod 2, y mod 2)`):
+/// 1. [`Exchange::choose`]: every cell of the colour picks, from the current values, one
+///    receiver (a neighbour, so of another colour), a wanted amount `d` and a cap;
+/// 2. [`Exchange::apply`]: a receiver fed by `k` cells gets `min(cap_i, d_i/(k + 1))` from each,
+///    and each feeder loses exactly that. With one feeder this is Olsen's `d/2` (the pair is
+///    levelled); with k feeders of equal drop the group is levelled, so a pit fed from all sides
+///    does not overshoot as it would with `d/2` from each.
+///
+/// Every cell is computed from values fixed before the phase, so the result does not depend on
+/// any visit order (no directional bias) nor on the thread count (rows run in parallel), and
+/// what a feeder loses is computed with the same arithmetic as what its receiver gains, so the
+/// total is conserved up to `f64` rounding.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Exchange {
+    receiver: Vec<u32>,
+    want: Vec<f64>,
+    cap: Vec<f64>,
+    feeders: Vec<u32>,
+}
+
+/// No receiver.
+const NONE: u32 = u32::MAX;
+
+impl Exchange {
+    /// The colours in the order sweep number `sweep` visits them: starting at `sweep mod c`,
+    /// so no colour always goes first.
+    pub fn colour_order(nb: Neighbourhood, sweep: u64) -> impl Iterator<Item = usize> {
+        let c = colours(nb);
+        (0..c).map(move |k| (sweep as usize + k) % c)
+    }
+
+    /// Phase 1: `pick(x, y, i)` for every cell of `colour` returns `Some((receiver, d, cap))`
+    /// or `None`.
+    pub fn choose(
+        &mut self,
+        stencil: &Stencil,
+        nb: Neighbourhood,
+        colour: usize,
+        pick: impl Fn(usize, usize, usize) -> Option<(usize, f64, f64)> + Sync,
+    ) {
+        let t = stencil.topo;
+        let (w, n) = (t.width, t.width * t.height);
+        if self.receiver.len() != n {
+            self.receiver = vec![NONE; n];
+            self.want = vec![0.0; n];
+            self.cap = vec![0.0; n];
+            self.feeders = vec![0; n];
+        }
+        self.receiver
+            .par_chunks_mut(w)
+            .zip(self.want.par_chunks_mut(w))
+            .zip(self.cap.par_chunks_mut(w))
+            .enumerate()
+            .for_each(|(y, ((r, d), c))| {
+                for x in 0..w {
+                    r[x] = NONE;
+                    if colour_of(nb, x, y) == colour
+                        && let Some((j, want, cap)) = pick(x, y, y * w + x)
+                    {
+                        r[x] = j as u32;
+                        d[x] = want;
+                        c[x] = cap;
+                    }
+                }
+            });
+    }
+
+    /// Phase 2: moves the chosen amounts within `values` (receivers gain, feeders lose).
+    pub fn apply(&mut self, stencil: &Stencil, values: &mut [f64]) {
+        let w = stencil.topo.width;
+        let (receiver, want, cap) = (&self.receiver, &self.want, &self.cap);
+        let share = |j: usize, k: u32| cap[j].min(want[j] / (k + 1) as f64);
+        values.par_chunks_mut(w).zip(self.feeders.par_chunks_mut(w)).enumerate().for_each(|(y, (v, f))| {
+            for x in 0..w {
+                let i = (y * w + x) as u32;
+                let mut k = 0;
+                stencil.for_each(x, y, |j| k += (receiver[j] == i) as u32);
+                f[x] = k;
+                if k > 0 {
+                    // Shares summed in ascending order, so the gain does not depend on which
+                    // side each feeder is on (a + b + c is not c + b + a in floating point).
+                    let mut shares = [0.0f64; 8];
+                    let mut m = 0;
+                    stencil.for_each(x, y, |j| {
+                        if receiver[j] == i {
+                            shares[m] = share(j, k);
+                            m += 1;
+                        }
+                    });
+                    let shares = &mut shares[..m];
+                    if m > 2 {
+                        shares.sort_unstable_by(f64::total_cmp);
+                    }
+                    v[x] += shares.iter().sum::<f64>();
+                }
+            }
+        });
+        let feeders = &self.feeders;
+        values.par_chunks_mut(w).enumerate().for_each(|(y, v)| {
+            for (x, value) in v.iter_mut().enumerate() {
+                let i = y * w + x;
+                let r = receiver[i];
+                if r != NONE {
+                    *value -= share(i, feeders[r as usize]);
+                }
+            }
+        });
     }
 }
