@@ -58,10 +58,13 @@ shot 3d
 stop
 
 start --tool terraform --view shaded --no-help
-xdotool mousemove $((CX - 150)) $((CY + 60)) mousedown 1
-for i in $(seq 1 30); do xdotool mousemove $((CX - 150 + i * 10)) $((CY + 60 - i * 3)); sleep 0.05; done
-xdotool mouseup 1
-sleep 1
+# Four strokes along the same path (each one undo step), so the raised ridge is visible.
+for pass in 1 2 3 4; do
+  xdotool mousemove $((CX - 150)) $((CY + 60)) mousedown 1
+  for i in $(seq 1 30); do xdotool mousemove $((CX - 150 + i * 10)) $((CY + 60 - i * 3)); sleep 0.05; done
+  xdotool mouseup 1
+  sleep 1
+done
 xdotool mousemove $((CX + 40)) $((CY - 120))
 sleep 2
 shot terraform

@@ -47,6 +47,14 @@ fn prompt_shown(h: &Harness<'static, TerrainApp>) -> bool {
     h.query_by_label("Unsaved changes").is_some()
 }
 
+/// Closes the window with unsaved changes: the close must be cancelled and the prompt shown.
+fn open_prompt(h: &mut Harness<'static, TerrainApp>) {
+    let cmds = request_close(h);
+    assert!(cancels(&cmds), "the close is cancelled while the prompt is up: {cmds:?}");
+    h.step();
+    assert!(prompt_shown(h), "the prompt is shown");
+}
+
 /// The app with one terraform stroke painted (unsaved).
 fn edited(spec: HarnessSpec) -> Harness<'static, TerrainApp> {
     let mut h = harness(spec);
@@ -71,10 +79,7 @@ fn close_with_unsaved_changes_asks_and_keep_editing_keeps_the_work() {
     let mut h = edited(HarnessSpec::default());
     let bytes = h.state().height_bytes();
     let doc = h.state().doc.clone();
-    let cmds = request_close(&mut h);
-    assert!(cancels(&cmds), "the close is cancelled while the prompt is up: {cmds:?}");
-    h.step();
-    assert!(prompt_shown(&h), "the prompt is shown");
+    open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Keep editing");
     assert!(!closes(&cmds), "keep editing does not close: {cmds:?}");
     assert!(!prompt_shown(&h), "the prompt is gone");
@@ -91,8 +96,7 @@ fn discard_and_close_closes_without_saving() {
     let path = dir.join("never.tsproj");
     let mut h = edited(HarnessSpec::default());
     h.state_mut().project_path = path.display().to_string();
-    assert!(cancels(&request_close(&mut h)));
-    h.step();
+    open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Discard and close");
     assert!(closes(&cmds), "discard sends Close: {cmds:?}");
     assert!(!path.exists(), "nothing saved");
@@ -107,8 +111,7 @@ fn save_and_close_writes_the_project_then_closes() {
     let mut h = edited(HarnessSpec::default());
     h.state_mut().project_path = path.display().to_string();
     let doc = h.state().doc.clone();
-    assert!(cancels(&request_close(&mut h)));
-    h.step();
+    open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Save and close");
     assert!(closes(&cmds), "save sends Close: {cmds:?}");
     let (saved, _) = load_project::<ViewSettings>(&path).expect("project written");
@@ -125,8 +128,7 @@ fn save_and_close_stays_open_when_saving_fails() {
     std::fs::create_dir_all(&path).unwrap();
     let mut h = edited(HarnessSpec::default());
     h.state_mut().project_path = path.display().to_string();
-    assert!(cancels(&request_close(&mut h)));
-    h.step();
+    open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Save and close");
     assert!(!closes(&cmds), "a failed save does not close: {cmds:?}");
     assert!(h.state().error.as_deref().is_some_and(|e| e.contains("Cannot save")), "{:?}", h.state().error);
