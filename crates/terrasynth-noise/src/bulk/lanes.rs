@@ -72,6 +72,8 @@ pub(crate) trait Lanes: Copy {
     fn fnma(self, a: Self::F, b: Self::F, c: Self::F) -> Self::F;
     /// `max(a, b)` (operands are never NaN here).
     fn max(self, a: Self::F, b: Self::F) -> Self::F;
+    /// `min(a, b)` (operands are never NaN here).
+    fn min(self, a: Self::F, b: Self::F) -> Self::F;
     /// `a` with its sign bit flipped in the lanes where bit 31 of `h` is set.
     fn flip_sign(self, a: Self::F, h: Self::I) -> Self::F;
 
@@ -174,6 +176,10 @@ impl Lanes for Avx2 {
     #[inline(always)]
     fn max(self, a: __m256, b: __m256) -> __m256 {
         unsafe { _mm256_max_ps(a, b) }
+    }
+    #[inline(always)]
+    fn min(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_min_ps(a, b) }
     }
     #[inline(always)]
     fn flip_sign(self, a: __m256, h: __m256i) -> __m256 {
@@ -310,6 +316,10 @@ impl Lanes for Avx2x2 {
     #[inline(always)]
     fn max(self, a: Self::F, b: Self::F) -> Self::F {
         halves!(self, max, a, b)
+    }
+    #[inline(always)]
+    fn min(self, a: Self::F, b: Self::F) -> Self::F {
+        halves!(self, min, a, b)
     }
     #[inline(always)]
     fn flip_sign(self, a: Self::F, h: Self::I) -> Self::F {
@@ -450,6 +460,10 @@ impl Lanes for Avx512 {
     #[inline(always)]
     fn max(self, a: __m512, b: __m512) -> __m512 {
         unsafe { _mm512_max_ps(a, b) }
+    }
+    #[inline(always)]
+    fn min(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_min_ps(a, b) }
     }
     #[inline(always)]
     fn flip_sign(self, a: __m512, h: __m512i) -> __m512 {

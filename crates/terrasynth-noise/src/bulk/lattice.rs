@@ -324,47 +324,89 @@ pub(crate) unsafe fn row_simd<V: Lanes>(
 ) {
     assert!(plan.lanes == V::N && out.len() == plan.padded_len());
     assert!(st.a.len() >= plan.cols.len() + ROW_PAD && st.b.len() >= plan.cols.len() + ROW_PAD);
-    let one = v.splat(1.0);
-    let one_i = v.splat_i(1);
-    let a_ptr = st.a.as_ptr();
-    let b_ptr = st.b.as_ptr();
-    for (k, o) in out.chunks_exact_mut(V::N).enumerate() {
-        let i = k * V::N;
-        // SAFETY (all loads below): `i + N <= padded_len`, the plan arrays have `padded_len`
-        // entries (`chunk_base` one per vector); slots are `< cols.len() − 1`, and `a`/`b`
-        // hold `cols.len() + ROW_PAD` entries, so a window of `N ≤ ROW_PAD` values at `base`
-        // and a gather at any slot + 1 are in bounds; window indices are in `0..N` (checked
-        // when the plan was made).
-        unsafe {
-            let s0 = v.load_i(plan.slot.as_ptr().add(i));
-            let base = *plan.chunk_base.get_unchecked(k);
-            let (a0, a1, b0, b1);
-            if base >= 0 {
-                let i0 = v.sub_i(s0, v.splat_i(base));
-                let i1 = v.add_i(i0, one_i);
-                let (ap, bp) = (a_ptr.add(base as usize), b_ptr.add(base as usize));
-                a0 = v.window(ap, i0);
-                a1 = v.window(ap, i1);
-                b0 = v.window(bp, i0);
-                b1 = v.window(bp, i1);
-            } else {
-                let s1 = v.add_i(s0, one_i);
-                a0 = v.gather(a_ptr, s0);
-                a1 = v.gather(a_ptr, s1);
-                b0 = v.gather(b_ptr, s0);
-                b1 = v.gather(b_ptr, s1);
-            }
-            let fx = v.load(plan.fx.as_ptr().add(i));
-            let u = v.load(plan.u.as_ptr().add(i));
-            let t0 = v.fma(a0, fx, b0);
-            let t1 = v.fma(a1, v.sub(fx, one), b1);
-            let n = v.fma(u, v.sub(t1, t0), t0);
-            let o = o.as_mut_ptr();
-            match write {
-                Write::Value => v.store(o, n),
-                Write::Weighted(w) => v.store(o, v.mul(v.splat(w), n)),
-                Write::Accumulate(w) => v.store(o, v.add(v.load(o), v.mul(v.splat(w), n))),
+    let src = RowSource {
+        slot: plan.slot.as_ptr(),
+        chunk_base: plan.chunk_base.as_ptr(),
+        fx: plan.fx.as_ptr(),
+        u: plan.u.as_ptr(),
+        a: st.a.as_ptr(),
+        b: st.b.as_ptr(),
+    };
+    let chunks = out.chunks_exact_mut(V::N).enumerate();
+    // One loop per write mode (no branch per vector); plain loops, not closures, so that
+    // nothing is outlined without the caller's target features.
+    // SAFETY (the `noise_vector` calls): `k < padded_len / N`, see `noise_vector`.
+    match write {
+        Write::Value => {
+            for (k, o) in chunks {
+                unsafe { v.store(o.as_mut_ptr(), noise_vector(v, &src, k)) }
             }
         }
+        Write::Weighted(w) => {
+            let w = v.splat(w);
+            for (k, o) in chunks {
+                unsafe { v.store(o.as_mut_ptr(), v.mul(w, noise_vector(v, &src, k))) }
+            }
+        }
+        Write::Accumulate(w) => {
+            let w = v.splat(w);
+            for (k, o) in chunks {
+                let o = o.as_mut_ptr();
+                unsafe { v.store(o, v.add(v.load(o), v.mul(w, noise_vector(v, &src, k)))) }
+            }
+        }
+    }
+}
+
+/// The arrays a row kernel reads, as raw pointers (kept in registers across the loop).
+#[cfg(target_arch = "x86_64")]
+struct RowSource {
+    slot: *const i32,
+    chunk_base: *const i32,
+    fx: *const f32,
+    u: *const f32,
+    a: *const f32,
+    b: *const f32,
+}
+
+/// `n` of the `k`-th vector of samples of a row (see [`row_simd`]).
+///
+/// # Safety
+/// `src` points into a plan made for `V::N` lanes and a state prepared for it, and
+/// `(k + 1)·N` is at most the plan's padded length.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn noise_vector<V: Lanes>(v: V, src: &RowSource, k: usize) -> V::F {
+    let i = k * V::N;
+    // SAFETY (all loads below): `i + N <= padded_len`, the plan arrays have `padded_len`
+    // entries (`chunk_base` one per vector); slots are `< cols.len() − 1`, and `a`/`b` hold
+    // `cols.len() + ROW_PAD` entries, so a window of `N ≤ ROW_PAD` values at `base` and a
+    // gather at any slot + 1 are in bounds; window indices are in `0..N` (checked when the
+    // plan was made).
+    unsafe {
+        let s0 = v.load_i(src.slot.add(i));
+        let base = *src.chunk_base.add(k);
+        let one_i = v.splat_i(1);
+        let (a0, a1, b0, b1);
+        if base >= 0 {
+            let i0 = v.sub_i(s0, v.splat_i(base));
+            let i1 = v.add_i(i0, one_i);
+            let (ap, bp) = (src.a.add(base as usize), src.b.add(base as usize));
+            a0 = v.window(ap, i0);
+            a1 = v.window(ap, i1);
+            b0 = v.window(bp, i0);
+            b1 = v.window(bp, i1);
+        } else {
+            let s1 = v.add_i(s0, one_i);
+            a0 = v.gather(src.a, s0);
+            a1 = v.gather(src.a, s1);
+            b0 = v.gather(src.b, s0);
+            b1 = v.gather(src.b, s1);
+        }
+        let fx = v.load(src.fx.add(i));
+        let u = v.load(src.u.add(i));
+        let t0 = v.fma(a0, fx, b0);
+        let t1 = v.fma(a1, v.sub(fx, v.splat(1.0)), b1);
+        v.fma(u, v.sub(t1, t0), t0)
     }
 }

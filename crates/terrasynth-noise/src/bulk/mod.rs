@@ -393,8 +393,8 @@ unsafe fn band_avx512<J: BandJob>(job: &J, v: Avx512, first_row: usize, band: &m
     job.band_simd(v, first_row, band)
 }
 
-/// Independent lanes of [`Extremes`].
-const LANES: usize = 8;
+/// Independent lanes of [`Extremes`] (the widest vector).
+const LANES: usize = lattice::MAX_LANES;
 
 /// A running `(min, max)` kept in [`LANES`] independent lanes, so that updating it
 /// vectorises.
@@ -546,6 +546,30 @@ impl RowCombiner {
         }
     }
 
+    /// [`RowCombiner::finish`] in vectors of `V` (the same bits: one multiplication per
+    /// sample; min/max are exact).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn finish_simd<V: Lanes>(&self, v: V, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
+        assert!(r.len() == out.len() && V::N <= LANES);
+        let k = v.splat(self.inv_norm);
+        // SAFETY: `ext.lo`/`ext.hi` hold `LANES ≥ N` values; every chunk holds `N`.
+        unsafe {
+            let (mut lo, mut hi) = (v.load(ext.lo.as_ptr()), v.load(ext.hi.as_ptr()));
+            let done = out.len() - out.len() % V::N;
+            let mut outs = out.chunks_exact_mut(V::N);
+            for (o, r) in (&mut outs).zip(r.chunks_exact(V::N)) {
+                let x = v.mul(v.load(r.as_ptr()), k);
+                v.store(o.as_mut_ptr(), x);
+                lo = v.min(lo, x);
+                hi = v.max(hi, x);
+            }
+            v.store(ext.lo.as_mut_ptr(), lo);
+            v.store(ext.hi.as_mut_ptr(), hi);
+            self.finish(&r[done..], outs.into_remainder(), ext);
+        }
+    }
+
     /// Writes the normalised output of the running sums and takes it into `ext`.
     #[inline(always)]
     pub(crate) fn finish(&self, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
@@ -636,9 +660,10 @@ impl LatticeJob<'_> {
     /// One band of rows starting at row `first_row`, tile by tile; `kernel(plan, state, out,
     /// write)` computes one octave of one row of a tile.
     #[inline(always)]
-    fn band<K>(&self, first_row: usize, band: &mut [f32], kernel: K) -> (f32, f32)
+    fn band<K, F>(&self, first_row: usize, band: &mut [f32], kernel: K, finish: F) -> (f32, f32)
     where
         K: Fn(&ColumnPlan, &RowState, &mut [f32], Write),
+        F: Fn(&[f32], &mut [f32], &mut Extremes),
     {
         let width = self.region.width;
         let rows = band.len() / width;
@@ -674,7 +699,7 @@ impl LatticeJob<'_> {
                     }
                 }
                 let out = &mut band[k * width + tile.start..][..tile.width];
-                self.combiner.finish(&r[..tile.width], out, &mut ext);
+                finish(&r[..tile.width], out, &mut ext);
             }
         }
         ext.get()
@@ -683,7 +708,7 @@ impl LatticeJob<'_> {
 
 impl BandJob for LatticeJob<'_> {
     fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
-        self.band(first_row, band, lattice::row_scalar)
+        self.band(first_row, band, lattice::row_scalar, |r, out, ext| self.combiner.finish(r, out, ext))
     }
 
     /// [`LatticeJob::band`] with the kernel in `V` lanes (inlined into the
@@ -703,6 +728,8 @@ impl BandJob for LatticeJob<'_> {
                 // plan's padded length and `st` was just prepared for `plan`.
                 unsafe { lattice::row_simd(v, plan, st, out, write) }
             },
+            #[inline(always)]
+            |r, out, ext| self.combiner.finish_simd(v, r, out, ext),
         )
     }
 }

@@ -161,9 +161,10 @@ impl SimplexJob<'_> {
     /// One band of rows. `simd_row(columns, skew, write, out)` runs the SIMD row kernel and
     /// returns `true`, or returns `false` to take the point kernel.
     #[inline(always)]
-    fn band<K>(&self, first_row: usize, band: &mut [f32], simd_row: K) -> (f32, f32)
+    fn band<K, F>(&self, first_row: usize, band: &mut [f32], simd_row: K, finish: F) -> (f32, f32)
     where
         K: Fn(&Columns, RowSkew, Write, &mut [f32]) -> bool,
+        F: Fn(&[f32], &mut [f32], &mut Extremes),
     {
         let width = self.region.width;
         let mut n = vec![0.0f32; self.padded];
@@ -191,7 +192,7 @@ impl SimplexJob<'_> {
                 }
                 self.combiner.add(i, w, &n, &mut r, &mut s);
             }
-            self.combiner.finish(&r[..width], row, &mut ext);
+            finish(&r[..width], row, &mut ext);
         }
         ext.get()
     }
@@ -199,7 +200,7 @@ impl SimplexJob<'_> {
 
 impl BandJob for SimplexJob<'_> {
     fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
-        self.band(first_row, band, |_, _, _, _| false)
+        self.band(first_row, band, |_, _, _, _| false, |r, out, ext| self.combiner.finish(r, out, ext))
     }
 
     /// [`SimplexJob::band`] with the kernel in `V` lanes (inlined into the `#[target_feature]`
@@ -219,6 +220,8 @@ impl BandJob for SimplexJob<'_> {
                 unsafe { row_simd(v, cols, skew, &self.tables, write, out) };
                 true
             },
+            #[inline(always)]
+            |r, out, ext| self.combiner.finish_simd(v, r, out, ext),
         )
     }
 }
