@@ -8,6 +8,10 @@
 //! scale; the vertical exaggeration `e` is applied when drawing (`Z·e`), so changing it never
 //! rebuilds the mesh. Each vertex stores its position, the slope `(∂Z/∂X, ∂Z/∂Y)` by central
 //! differences over the neighbouring samples (one-sided at the border) and its palette colour.
+//! Four side walls close the block (a diorama): from the border samples (or the sea level,
+//! if higher) down to [`WALL_DEPTH`] below the lowest point, soil brown shaded by the side's
+//! facing, so the sea floor seen through the translucent water has sides instead of sky
+//! around it.
 //!
 //! **Lighting** (both renderers, per vertex, Gouraud): normal `n = normalize(−e·∂Z/∂X,
 //! −e·∂Z/∂Y, 1)`, sun `L = normalize(−1, 1, 1.2)` (from the north-west, high), colour = palette
@@ -53,6 +57,11 @@ pub const WATER: ([f32; 3], f32) = ([30.0, 90.0, 170.0], 0.65);
 pub const FOCAL: f32 = 0.9;
 /// Near and far clipping distances, map widths.
 pub const NEAR_FAR: [f32; 2] = [0.01, 100.0];
+/// Colour of the side walls (sRGB, soil brown) before shading.
+pub const WALL: [f32; 3] = [112.0, 94.0, 74.0];
+/// How far the side walls reach below the lowest point of the mesh (or the sea, if lower), in
+/// map widths at exaggeration 1.
+pub const WALL_DEPTH: f32 = 0.02;
 /// Allowed range of [`Camera::detail`].
 pub const DETAIL_RANGE: [u32; 2] = [32, 1024];
 
@@ -254,23 +263,80 @@ impl Mesh3d {
                     Vertex3d { pos: [px(i), py(j), hv * zk], grad: [gx, gy], color: [c[0], c[1], c[2], 255] };
             }
         });
-        Self { nx, ny, vertices, sea_z: sea_level * zk, half, step }
+        let sea_z = sea_level * zk;
+        let lowest = vertices.iter().map(|v| v.pos[2]).fold(sea_z, f32::min);
+        let mut mesh = Self { nx, ny, vertices, sea_z, half, step };
+        mesh.add_walls(lowest - WALL_DEPTH, sea_z);
+        mesh
     }
 
-    /// Number of triangles drawn.
+    /// Appends the four side walls (see [`WALL_DEPTH`]): per side, the border vertices again
+    /// (raised to `sea_z` where they are under water, so the water surface meets the walls)
+    /// and the same points at `base`, coloured [`WALL`] shaded by the side's facing.
+    fn add_walls(&mut self, base: f32, sea_z: f32) {
+        let (nx, ny) = (self.nx, self.ny);
+        if nx < 2 || ny < 2 {
+            return;
+        }
+        let flat = light_factor([0.0, 0.0], 1.0);
+        // (grid indices along the side, outward normal)
+        let sides: [(Vec<usize>, [f32; 3]); 4] = [
+            ((0..nx).collect(), [0.0, 1.0, 0.0]),
+            ((0..ny).map(|j| j * nx + nx - 1).collect(), [1.0, 0.0, 0.0]),
+            ((0..nx).map(|i| (ny - 1) * nx + i).collect(), [0.0, -1.0, 0.0]),
+            ((0..ny).map(|j| j * nx).collect(), [-1.0, 0.0, 0.0]),
+        ];
+        for (ids, normal) in sides {
+            // The shader lights these (slope 0) as flat ground: pre-divide by that factor.
+            let lit = (AMBIENT + (1.0 - AMBIENT) * dot(normal, LIGHT).max(0.0)) / flat;
+            let color = |k: f32| {
+                let c = WALL.map(|c| (c * lit * k).round().clamp(0.0, 255.0) as u8);
+                [c[0], c[1], c[2], 255]
+            };
+            for k in ids {
+                let p = self.vertices[k].pos;
+                let top = [p[0], p[1], p[2].max(sea_z)];
+                self.vertices.push(Vertex3d { pos: top, grad: [0.0; 2], color: color(1.0) });
+                self.vertices.push(Vertex3d { pos: [p[0], p[1], base], grad: [0.0; 2], color: color(0.6) });
+            }
+        }
+    }
+
+    /// Number of triangles drawn: two per grid square and two per wall segment.
     pub fn triangle_count(&self) -> usize {
-        2 * (self.nx - 1) * (self.ny - 1)
+        let walls = if self.nx < 2 || self.ny < 2 { 0 } else { 4 * (self.nx - 1) + 4 * (self.ny - 1) };
+        2 * (self.nx - 1) * (self.ny - 1) + walls
     }
 
-    /// Triangle list: two triangles per grid square, counter-clockwise seen from above.
+    /// Triangle list: two triangles per grid square (counter-clockwise seen from above), then
+    /// the walls, two triangles per segment. Squares go row by row from the north-west corner.
     pub fn indices(&self) -> Vec<u32> {
+        self.indices_from(false, false)
+    }
+
+    /// [`Mesh3d::indices`] with the squares ordered from another corner: from the east if
+    /// `from_east`, from the south if `from_south` (drawing from the corner nearest the eye
+    /// lets the depth test reject hidden pixels before they are shaded).
+    pub fn indices_from(&self, from_east: bool, from_south: bool) -> Vec<u32> {
         let nx = self.nx as u32;
         let mut out = Vec::with_capacity(self.triangle_count() * 3);
-        for j in 0..self.ny as u32 - 1 {
-            for i in 0..nx - 1 {
+        let order = |n: u32, flip: bool| (0..n).map(move |k| if flip { n - 1 - k } else { k });
+        for j in order(self.ny as u32 - 1, from_south) {
+            for i in order(nx - 1, from_east) {
                 let a = j * nx + i;
                 let (b, c, d) = (a + 1, a + nx, a + nx + 1);
                 out.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+        if self.nx >= 2 && self.ny >= 2 {
+            let mut first = (self.nx * self.ny) as u32;
+            for n in [self.nx, self.ny, self.nx, self.ny] {
+                for k in 0..n as u32 - 1 {
+                    let (t0, b0, t1, b1) =
+                        (first + 2 * k, first + 2 * k + 1, first + 2 * k + 2, first + 2 * k + 3);
+                    out.extend_from_slice(&[t0, b0, t1, t1, b0, b1]);
+                }
+                first += 2 * n as u32;
             }
         }
         out
@@ -436,8 +502,9 @@ mod tests {
         // step = ⌈257 / 64⌉ = 5: columns 0, 5, …, 255 and 256 (53); rows 0, 5, …, 125 and 128 (27).
         let m = mesh_of(&map, 0.0, 64);
         assert_eq!((m.step, m.nx, m.ny), (5, 53, 27));
-        assert_eq!(m.vertices.len(), 53 * 27);
-        assert_eq!(m.triangle_count(), 2 * 52 * 26);
+        // Grid, then 2 vertices per border sample on each of the 4 walls.
+        assert_eq!(m.vertices.len(), 53 * 27 + 2 * (2 * 53 + 2 * 27));
+        assert_eq!(m.triangle_count(), 2 * 52 * 26 + 4 * 52 + 4 * 26);
         assert_eq!(m.indices().len(), 3 * m.triangle_count());
         assert_eq!(m.vertex_bytes().len(), m.vertices.len() * Vertex3d::BYTES);
         // Above the map size every cell is a vertex; the detail is clamped to [32, 1024].
@@ -473,7 +540,7 @@ mod tests {
         let zk = 100.0 / 64.0;
         // ∂Z/∂X = 0.01 · zk · 64 per map width; ∂Z/∂Y = −0.02 · zk · 64.
         let want = [0.01 * zk * 64.0, -0.02 * zk * 64.0];
-        for v in &m.vertices {
+        for v in &m.vertices[..m.nx * m.ny] {
             assert!((v.grad[0] - want[0]).abs() < 1e-3 && (v.grad[1] - want[1]).abs() < 1e-3, "{v:?}");
         }
         // Flat ground: n = (0, 0, 1), light = 0.3 + 0.7 · L.z.
@@ -490,11 +557,33 @@ mod tests {
     fn triangles_are_counter_clockwise_from_above() {
         let map = Heightmap::new(33, 33, 1.0).unwrap();
         let m = mesh_of(&map, 0.0, 32);
-        for t in m.indices().chunks_exact(3) {
+        let grid = 2 * (m.nx - 1) * (m.ny - 1);
+        for t in m.indices()[..3 * grid].chunks_exact(3) {
             let [a, b, c] = [0, 1, 2].map(|k| m.vertices[t[k] as usize].pos);
             let z = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
             assert!(z > 0.0);
         }
+        // The walls are vertical quads on the map border, from the surface down to the base.
+        let base = -WALL_DEPTH; // flat map at 0 and sea at 0
+        for t in m.indices()[3 * grid..].chunks_exact(3) {
+            let p = [0, 1, 2].map(|k| m.vertices[t[k] as usize].pos);
+            assert!(p.iter().all(|p| p[0].abs() == 0.5 || p[1].abs() == 0.5), "{p:?}");
+            assert!(p.iter().all(|p| p[2] == 0.0 || p[2] == base), "{p:?}");
+            assert!(p.iter().any(|p| p[2] == base) && p.iter().any(|p| p[2] == 0.0));
+        }
+        assert_eq!(m.indices().len(), 3 * m.triangle_count());
+        // The other drawing orders hold the same triangles.
+        let sorted = |v: Vec<u32>| {
+            let mut t: Vec<[u32; 3]> = v.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+            t.sort_unstable();
+            t
+        };
+        for (e, s) in [(true, false), (false, true), (true, true)] {
+            assert_eq!(sorted(m.indices_from(e, s)), sorted(m.indices()));
+        }
+        // From the south-east corner the first square is the last one of the grid.
+        let a = (m.ny as u32 - 2) * m.nx as u32 + m.nx as u32 - 2;
+        assert_eq!(m.indices_from(true, true)[..3], [a, a + m.nx as u32, a + 1]);
     }
 
     #[test]
