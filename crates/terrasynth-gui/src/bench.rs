@@ -10,7 +10,8 @@
 //!    Mesa's software Vulkan): the LOD mesh built and uploaded, then 60 frames of 1280×800 while
 //!    the camera orbits, waiting for the GPU after each frame (`device.poll(Wait)`); the median
 //!    frame time and its fps, at rest (detail 256), while moving (128), and at detail 512 for
-//!    reference. Then a few frames of the software fallback for comparison.
+//!    reference, with the process's CPU time per frame (lavapipe renders on the CPU, so on a
+//!    loaded machine this says more than the wall time). Then a few frames of the software fallback for comparison.
 
 use std::time::Instant;
 
@@ -107,11 +108,13 @@ pub fn run() {
                 gpu.upload(k as u64, mesh);
                 gpu.wait();
                 let upload = t0.elapsed().as_secs_f64();
-                let (median, fps) = gpu_frames(&mut gpu, k as u64, cam, [1280, 800], 60);
+                let (median, fps, cpu) = gpu_frames(&mut gpu, k as u64, cam, [1280, 800], 60);
                 println!(
-                    "3D view 2049² (wgpu on {adapter}): {:.1} ms median per 1280×800 frame ({fps:.0} fps), {} \
-                     (every {} cells, {} triangles); mesh rebuild {:.1} ms + upload {:.1} ms",
+                    "3D view 2049² (wgpu on {adapter}): {:.1} ms median per 1280×800 frame ({fps:.0} fps; \
+                     {:.1} ms CPU per frame, all threads), {} (every {} cells, {} triangles); mesh rebuild \
+                     {:.1} ms + upload {:.1} ms",
                     median * 1e3,
+                    cpu * 1e3,
                     ["at rest", "while moving", "detail 512"][k],
                     mesh.step,
                     mesh.triangle_count(),
@@ -143,9 +146,19 @@ pub fn run() {
 
 /// Renders `frames` frames of mesh `key` while orbiting (after 3 warm-up frames), waiting for
 /// the GPU after each; returns the median frame time (s) and the fps it gives.
-fn gpu_frames(gpu: &mut GpuTerrain, key: u64, mut cam: Camera, size: [u32; 2], frames: usize) -> (f64, f64) {
+fn gpu_frames(
+    gpu: &mut GpuTerrain,
+    key: u64,
+    mut cam: Camera,
+    size: [u32; 2],
+    frames: usize,
+) -> (f64, f64, f64) {
     let mut times = Vec::with_capacity(frames);
+    let mut cpu0 = 0.0;
     for f in 0..frames + 3 {
+        if f == 3 {
+            cpu0 = process_cpu_seconds();
+        }
         cam.orbit(6.0, if f % 40 < 20 { 1.0 } else { -1.0 });
         let t0 = Instant::now();
         gpu.render(key, &cam, size).expect("mesh uploaded");
@@ -154,7 +167,19 @@ fn gpu_frames(gpu: &mut GpuTerrain, key: u64, mut cam: Camera, size: [u32; 2], f
             times.push(t0.elapsed().as_secs_f64());
         }
     }
+    let cpu = (process_cpu_seconds() - cpu0) / frames as f64;
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
-    (median, 1.0 / median)
+    (median, 1.0 / median, cpu)
+}
+
+/// User + system CPU time of this process (all threads, lavapipe's included), seconds, from
+/// `/proc/self/stat` at 100 ticks per second; 0 where that file does not exist.
+fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    // Fields after the command name: state is field 3, utime 14 and stime 15.
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let tick = |i: usize| f.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(14) + tick(15)) / 100.0
 }
