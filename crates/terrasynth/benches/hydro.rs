@@ -4,17 +4,23 @@
 //! cargo bench -p terrasynth --bench hydro -- write <dem.f32> <side>    # value-noise fBm DEM, raw f32 LE
 //! cargo bench -p terrasynth --bench hydro -- run <dem.f32> <side> <filled.f32> [runs]
 //! cargo bench -p terrasynth --bench hydro -- editor                   # 1025² tracer + brush dab timings
+//! cargo bench -p terrasynth --bench hydro -- stream-power [side] [runs] # one stream-power step
 //! ```
+//! `stream-power` uses the base terrain of `benches/erode.rs` (diamond-square, normalised) and
+//! times one `StreamPowerEroder` step after a warm-up step (median of `runs`, default 3), and
+//! its routing (`FlowRouting::compute`) alone.
 //! `run` times fill (Priority-Flood+ε) + D8 + accumulation, median of `runs` (default 3), and
 //! writes the exact (ε-free) fill for comparison with pysheds. `scripts/bench-hydro.sh` drives it.
 
 use std::io::{Read, Write};
 use std::time::Instant;
 
-use terrasynth::Heightmap;
-use terrasynth::hydro::{DepressionFiller, FlowRouter, RiverMode, RiverTracer};
+use terrasynth::erode::{Eroder, StreamPowerEroder, StreamPowerParams};
+use terrasynth::generate::{DiamondSquare, Generator};
+use terrasynth::hydro::{DepressionFiller, FlowRouter, FlowRouting, RiverMode, RiverTracer};
 use terrasynth::noise::rng::mix64;
 use terrasynth::shape::brush::{Brush, BrushMode};
+use terrasynth::{Heightmap, Progress};
 
 /// Value noise: bilinear-smoothstep interpolation of hashed lattice values in [0, 1).
 fn value_noise(x: f64, y: f64, seed: u64) -> f64 {
@@ -159,8 +165,40 @@ fn main() {
                 median(times) * 1e3
             );
         }
+        Some("stream-power") => {
+            let side: usize = args.get(1).map_or(4096, |s| s.parse().expect("side"));
+            let runs: usize = args.get(2).map_or(3, |r| r.parse().expect("runs"));
+            let mut map =
+                DiamondSquare::new(1.0, 1.0, 0).unwrap().generate(side, side, 42, &Progress::new()).unwrap();
+            map.normalize();
+            let mut e = StreamPowerEroder::new(&map, StreamPowerParams::default()).expect("eroder");
+            e.run_one_step().expect("step");
+            let (mut step, mut cpu, mut routing) = (vec![], vec![], vec![]);
+            let base: Vec<bool> = (0..side * side)
+                .map(|i| i % side == 0 || i / side == 0 || i % side + 1 == side || i / side + 1 == side)
+                .collect();
+            let mut flow = FlowRouting::default();
+            for _ in 0..runs {
+                let c0 = cpu_seconds();
+                let t0 = Instant::now();
+                e.run_one_step().expect("step");
+                step.push(t0.elapsed().as_secs_f64());
+                cpu.push(cpu_seconds() - c0);
+                let t0 = Instant::now();
+                flow.compute(e.surface().as_slice(), side, side, 1.0, &base);
+                routing.push(t0.elapsed().as_secs_f64());
+            }
+            println!(
+                "stream power {side}x{side}: one step {:.3} s wall, {:.2} s CPU; routing alone {:.3} s (median of {runs}); {} threads",
+                median(step),
+                median(cpu),
+                median(routing),
+                rayon::current_num_threads()
+            );
+        }
         _ => eprintln!(
-            "usage: hydro write <dem.f32> <side> | run <dem.f32> <side> <filled.f32> [runs] | editor"
+            "usage: hydro write <dem.f32> <side> | run <dem.f32> <side> <filled.f32> [runs] | editor \
+             | stream-power [side] [runs]"
         ),
     }
 }

@@ -94,6 +94,8 @@ pub struct StreamPowerEroder {
     params: StreamPowerParams,
     flow: FlowRouting,
     scratch: Grid<f64>,
+    /// Per-cell incision factor `K·dt·A^m / L^n` of the current step.
+    factor: Vec<f64>,
 }
 
 impl StreamPowerEroder {
@@ -113,7 +115,14 @@ impl StreamPowerEroder {
             })
             .collect();
         let surface = to_f64(map);
-        Ok(Self { scratch: surface.clone(), surface, base, params, flow: FlowRouting::default() })
+        Ok(Self {
+            scratch: surface.clone(),
+            surface,
+            base,
+            params,
+            flow: FlowRouting::default(),
+            factor: Vec::new(),
+        })
     }
 
     /// Replaces the base-level mask (`true` = outlet, fixed height).
@@ -137,9 +146,18 @@ impl StreamPowerEroder {
     }
 
     fn incise(&mut self) {
-        let StreamPowerParams { k, m, n, dt, .. } = self.params;
-        let h = self.surface.as_mut_slice();
+        let StreamPowerParams { k, m, n, dt, dx, .. } = self.params;
         let flow = &self.flow;
+        // F = K·dt·A^m / L^n per cell, in parallel (the same per-cell arithmetic whatever the
+        // thread count); L is dx or dx·√2, so L^n takes two values.
+        let (side, diagonal) = (dx.powf(n), (dx * std::f64::consts::SQRT_2).powf(n));
+        let factor = &mut self.factor;
+        factor.resize(flow.area.len(), 0.0);
+        factor.par_iter_mut().zip(&flow.area).zip(&flow.distance).for_each(|((f, &a), &l)| {
+            let ln = if l == dx { side } else { diagonal };
+            *f = k * dt * a.powf(m) / ln;
+        });
+        let h = self.surface.as_mut_slice();
         for &i in &flow.stack {
             let i = i as usize;
             let r = flow.receiver[i] as usize;
@@ -151,7 +169,7 @@ impl StreamPowerEroder {
             if h0 <= hr {
                 continue;
             }
-            let f = k * dt * flow.area[i].powf(m) / flow.distance[i].powf(n);
+            let f = factor[i];
             h[i] = if n == 1.0 { (h0 + f * hr) / (1.0 + f) } else { newton(h0, hr, f, n) };
         }
     }

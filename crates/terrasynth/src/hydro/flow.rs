@@ -414,4 +414,35 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn walk_order_lists_receivers_before_donors_and_detects_cycles() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(5);
+        let n = 500;
+        // A random forest: each cell drains to a lower-numbered cell or is a root.
+        let receivers: Vec<u32> = (0..n as u32)
+            .map(|i| if i < 3 || rng.below(10) == 0 { i } else { rng.below(i as u64) as u32 })
+            .collect();
+        let order = topological_order(&receivers);
+        assert_eq!(order.len(), n);
+        let mut pos = vec![usize::MAX; n];
+        for (p, &c) in order.iter().enumerate() {
+            assert_eq!(pos[c as usize], usize::MAX, "cell {c} listed twice");
+            pos[c as usize] = p;
+        }
+        for (i, &r) in receivers.iter().enumerate() {
+            assert!(r as usize == i || pos[r as usize] < pos[i], "cell {i} before its receiver {r}");
+        }
+        // Unit accumulation along the order: every root collects its whole tree.
+        let mut acc = vec![1.0; n];
+        accumulate_in_order(&order, &receivers, &mut acc);
+        let roots: f64 = (0..n).filter(|&i| receivers[i] as usize == i).map(|i| acc[i]).sum();
+        assert_eq!(roots, n as f64);
+        // A 2-cycle (cells 1 and 2) with a donor (3): the cycle is never listed.
+        let cyclic = vec![0, 2, 1, 1, 0];
+        let mut listed = topological_order(&cyclic);
+        listed.sort_unstable();
+        assert_eq!(listed, vec![0, 3, 4]);
+        assert!(FlowField::from_receivers(5, 1, 1.0, cyclic).is_err());
+    }
 }
