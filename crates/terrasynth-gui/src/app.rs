@@ -1294,10 +1294,11 @@ impl TerrainApp {
             }
         }
         let (Some(t), Some(s)) = (&self.terrain, &self.style) else { return };
+        let hs = self.doc.recipe.exports.height_scale as f32;
+        cam.keep_above(&t.height, hs, t.sea_level);
         // Level of detail: the full detail at rest, half of it while the camera moves.
         let detail = cam.lod_detail(response.dragged() || scrolling);
         let cam = *cam;
-        let hs = self.doc.recipe.exports.height_scale as f32;
         let build = || Mesh3d::build(&t.height, &s.palette, &s.fraction, t.sea_level, hs, detail);
         let ppp = ui.ctx().pixels_per_point();
         let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));

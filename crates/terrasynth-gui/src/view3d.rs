@@ -147,6 +147,36 @@ impl Camera {
         ViewBasis { eye, forward, right, up }
     }
 
+    /// Raises the camera (pitch first, then distance) until the eye is at least 0.01 map
+    /// widths above the ground under it, so zooming or orbiting never puts the eye inside a
+    /// mountain. `map`, `height_scale` and `sea_level` as for [`Mesh3d::build`].
+    pub fn keep_above(&mut self, map: &Heightmap, height_scale: f32, sea_level: f32) {
+        let (w, h) = (map.width(), map.height());
+        let span = (w.max(h) - 1).max(1) as f32;
+        let zk = z_scale(map, height_scale);
+        let ground = |x: f32, y: f32| {
+            let cx = ((x + (w - 1) as f32 / span * 0.5) * span).round();
+            let cy = (((h - 1) as f32 / span * 0.5 - y) * span).round();
+            if cx < 0.0 || cy < 0.0 || cx > (w - 1) as f32 || cy > (h - 1) as f32 {
+                return f32::NEG_INFINITY;
+            }
+            map[(cx as usize, cy as usize)] * zk * self.exaggeration
+        };
+        for _ in 0..200 {
+            let eye = self.basis(sea_level * zk).eye;
+            if eye[2] >= ground(eye[0], eye[1]) + 0.01 {
+                return;
+            }
+            if self.pitch < 1.55 {
+                self.pitch = (self.pitch + 0.02).min(1.55);
+            } else if self.distance < 6.0 {
+                self.distance = (self.distance * 1.05).min(6.0);
+            } else {
+                return;
+            }
+        }
+    }
+
     /// The view-projection matrix (column-major, `m[column][row]`) for an image of `aspect` =
     /// width / height: clip `x = 2·FOCAL/aspect · x_view`, `y = 2·FOCAL · y_view`, `w = z_view`
     /// (distance along the view direction), and depth `z_ndc = f/(f−n) · (1 − n / z_view)`
@@ -176,6 +206,13 @@ fn row(v: [f32; 3], eye: [f32; 3]) -> [f32; 4] {
 
 fn scale4(r: [f32; 4], k: f32) -> [f32; 4] {
     r.map(|x| x * k)
+}
+
+/// World `Z` per height unit at exaggeration 1: height scale / (cell size × (longer side − 1)),
+/// so relief is true to scale with the map spanning 1 along its longer side.
+pub fn z_scale(map: &Heightmap, height_scale: f32) -> f32 {
+    let span = (map.width().max(map.height()) - 1).max(1) as f32;
+    height_scale / (map.cell_size() as f32 * span)
 }
 
 /// Light factor `AMBIENT + (1 − AMBIENT) · max(0, n · LIGHT)` of a vertex with slope `grad`
@@ -243,7 +280,7 @@ impl Mesh3d {
         let xs: Vec<usize> = terrasynth::render::mesh::lod_samples(w, step);
         let ys: Vec<usize> = terrasynth::render::mesh::lod_samples(h, step);
         let span = (long - 1).max(1) as f32;
-        let zk = height_scale / (map.cell_size() as f32 * span);
+        let zk = z_scale(map, height_scale);
         let half = [(w - 1) as f32 / span * 0.5, (h - 1) as f32 / span * 0.5];
         let s = map.as_slice();
         let (nx, ny) = (xs.len(), ys.len());
@@ -607,6 +644,25 @@ mod tests {
             let depth = clip[2] / clip[3];
             assert!(depth > 0.0 && depth < 1.0);
         }
+    }
+
+    #[test]
+    fn the_eye_stays_above_the_ground() {
+        // A tall plateau (Z = 0.5 at exaggeration 1) over the whole map.
+        let map = Heightmap::from_fn(65, 65, 1.0, |_, _| 1.0).unwrap();
+        let hs = 32.0; // Z per height unit = 32 / 64 = 0.5
+        let mut cam = Camera { pitch: 0.1, distance: 0.3, exaggeration: 2.0, ..Camera::default() };
+        // Target at max(0, sea·e)/2 = 0: the eye starts 0.03 high, inside the 1.0-high plateau.
+        assert!(cam.basis(0.0).eye[2] < 1.0);
+        cam.keep_above(&map, hs, 0.0);
+        let eye = cam.basis(0.0).eye;
+        assert!(eye[2] >= 1.01 || eye[0].abs() > 0.5 || eye[1].abs() > 0.5, "{eye:?} {cam:?}");
+        assert!(cam.pitch > 0.1);
+        // A camera already above the ground is left alone.
+        let high = Camera::default();
+        let mut c = high;
+        c.keep_above(&map, 1.0, 0.0);
+        assert_eq!(c, high);
     }
 
     #[test]
