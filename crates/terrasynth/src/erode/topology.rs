@@ -194,6 +194,8 @@ impl Exchange {
         let t = stencil.topo;
         let (w, n) = (t.width, t.width * t.height);
         if self.receiver.len() != n {
+            // Receivers are reset to NONE as they are used (in `apply`), so only cells of the
+            // colour need writing here.
             self.receiver = vec![NONE; n];
             self.want = vec![0.0; n];
             self.cap = vec![0.0; n];
@@ -205,11 +207,16 @@ impl Exchange {
             .zip(self.cap.par_chunks_mut(w))
             .enumerate()
             .for_each(|(y, ((r, d), c))| {
-                for x in 0..w {
-                    r[x] = NONE;
-                    if colour_of(nb, x, y) == colour
-                        && let Some((j, want, cap)) = pick(x, y, y * w + x)
-                    {
+                // The first x of the colour in row y (cells of one colour are 2 apart in x).
+                let first = match nb {
+                    Neighbourhood::VonNeumann => (colour + y) & 1,
+                    Neighbourhood::RotatedVonNeumann => colour,
+                    Neighbourhood::Moore if (colour >> 1) == (y & 1) => colour & 1,
+                    Neighbourhood::Moore => return,
+                };
+                for x in (first..w).step_by(2) {
+                    debug_assert_eq!(colour_of(nb, x, y), colour);
+                    if let Some((j, want, cap)) = pick(x, y, y * w + x) {
                         r[x] = j as u32;
                         d[x] = want;
                         c[x] = cap;
@@ -218,43 +225,51 @@ impl Exchange {
             });
     }
 
-    /// Phase 2: moves the chosen amounts within `values` (receivers gain, feeders lose).
+    /// Phase 2: moves the chosen amounts within `values` (receivers gain, feeders lose) and
+    /// clears the choices.
     pub fn apply(&mut self, stencil: &Stencil, values: &mut [f64]) {
         let w = stencil.topo.width;
-        let (receiver, want, cap) = (&self.receiver, &self.want, &self.cap);
+        let (want, cap) = (&self.want, &self.cap);
         let share = |j: usize, k: u32| cap[j].min(want[j] / (k + 1) as f64);
+        let receiver = &self.receiver;
         values.par_chunks_mut(w).zip(self.feeders.par_chunks_mut(w)).enumerate().for_each(|(y, (v, f))| {
             for x in 0..w {
                 let i = (y * w + x) as u32;
+                let mut from = [0usize; 8];
                 let mut k = 0;
-                stencil.for_each(x, y, |j| k += (receiver[j] == i) as u32);
-                f[x] = k;
-                if k > 0 {
-                    // Shares summed in ascending order, so the gain does not depend on which
-                    // side each feeder is on (a + b + c is not c + b + a in floating point).
-                    let mut shares = [0.0f64; 8];
-                    let mut m = 0;
-                    stencil.for_each(x, y, |j| {
-                        if receiver[j] == i {
-                            shares[m] = share(j, k);
-                            m += 1;
-                        }
-                    });
-                    let shares = &mut shares[..m];
-                    if m > 2 {
-                        shares.sort_unstable_by(f64::total_cmp);
+                stencil.for_each(x, y, |j| {
+                    if receiver[j] == i {
+                        from[k] = j;
+                        k += 1;
                     }
-                    v[x] += shares.iter().sum::<f64>();
+                });
+                f[x] = k as u32;
+                match k {
+                    0 => {}
+                    1 => v[x] += share(from[0], 1),
+                    _ => {
+                        // Shares summed in ascending order, so the gain does not depend on
+                        // which side each feeder is on (a + b + c is not c + b + a in floating
+                        // point).
+                        let mut shares = [0.0f64; 8];
+                        for (s, &j) in shares.iter_mut().zip(&from[..k]) {
+                            *s = share(j, k as u32);
+                        }
+                        let shares = &mut shares[..k];
+                        if k > 2 {
+                            shares.sort_unstable_by(f64::total_cmp);
+                        }
+                        v[x] += shares.iter().sum::<f64>();
+                    }
                 }
             }
         });
         let feeders = &self.feeders;
-        values.par_chunks_mut(w).enumerate().for_each(|(y, v)| {
-            for (x, value) in v.iter_mut().enumerate() {
-                let i = y * w + x;
-                let r = receiver[i];
-                if r != NONE {
-                    *value -= share(i, feeders[r as usize]);
+        values.par_chunks_mut(w).zip(self.receiver.par_chunks_mut(w)).enumerate().for_each(|(y, (v, r))| {
+            for (x, (value, rx)) in v.iter_mut().zip(r.iter_mut()).enumerate() {
+                if *rx != NONE {
+                    *value -= share(y * w + x, feeders[*rx as usize]);
+                    *rx = NONE;
                 }
             }
         });
