@@ -16,7 +16,8 @@
 //! of rows through its offset builder. The table reports the median of `runs` timings (default 5)
 //! in Msamples/s and the ratio to the fastest peer of the row. Single-threaded timings are the
 //! CPU time of the one worker thread (robust to other processes on a shared machine); parallel
-//! timings are wall time. `TERRASYNTH_BENCH_PEERS=0` times terrasynth alone (quick checks).
+//! timings are wall time. `TERRASYNTH_BENCH_PEERS=0` (or `none`) times terrasynth alone (quick
+//! checks).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -301,7 +302,9 @@ fn main() {
         if only.as_deref().is_some_and(|w| w != work.key()) {
             continue;
         }
-        let with_peers = std::env::var("TERRASYNTH_BENCH_PEERS").map_or(true, |v| v != "0");
+        // TERRASYNTH_BENCH_PEERS=0 or =none: terrasynth alone.
+        let with_peers =
+            std::env::var("TERRASYNTH_BENCH_PEERS").map_or(true, |v| !matches!(v.trim(), "0" | "none"));
         let peers: Vec<Option<FillFn>> = if !with_peers {
             vec![None, None, None, None, None]
         } else {

@@ -85,6 +85,10 @@ pub(crate) trait Lanes: Copy {
     fn select(self, m: Self::M, f: Self::F, t: Self::F) -> Self::F;
     /// `t` where `m` is set, else `f`.
     fn select_i(self, m: Self::M, f: Self::I, t: Self::I) -> Self::I;
+    /// `x` where `m` is set, else `+0.0` (the same bits as `select(m, splat(0.0), x)`).
+    fn keep(self, m: Self::M, x: Self::F) -> Self::F;
+    /// `x` where `m` is set, else 0.
+    fn keep_i(self, m: Self::M, x: Self::I) -> Self::I;
 
     /// `a + b` (wrapping).
     fn add_i(self, a: Self::I, b: Self::I) -> Self::I;
@@ -203,6 +207,15 @@ impl Lanes for Avx2 {
     #[inline(always)]
     fn select_i(self, m: __m256, f: __m256i, t: __m256i) -> __m256i {
         unsafe { _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(f), _mm256_castsi256_ps(t), m)) }
+    }
+    #[inline(always)]
+    fn keep(self, m: __m256, x: __m256) -> __m256 {
+        // A compare mask is all ones or all zeros per lane.
+        unsafe { _mm256_and_ps(m, x) }
+    }
+    #[inline(always)]
+    fn keep_i(self, m: __m256, x: __m256i) -> __m256i {
+        unsafe { _mm256_and_si256(_mm256_castps_si256(m), x) }
     }
     #[inline(always)]
     fn add_i(self, a: __m256i, b: __m256i) -> __m256i {
@@ -340,6 +353,14 @@ impl Lanes for Avx2x2 {
     #[inline(always)]
     fn select_i(self, m: Self::M, f: Self::I, t: Self::I) -> Self::I {
         halves!(self, select_i, m, f, t)
+    }
+    #[inline(always)]
+    fn keep(self, m: Self::M, x: Self::F) -> Self::F {
+        halves!(self, keep, m, x)
+    }
+    #[inline(always)]
+    fn keep_i(self, m: Self::M, x: Self::I) -> Self::I {
+        halves!(self, keep_i, m, x)
     }
     #[inline(always)]
     fn add_i(self, a: Self::I, b: Self::I) -> Self::I {
@@ -488,6 +509,15 @@ impl Lanes for Avx512 {
     #[inline(always)]
     fn select_i(self, m: __mmask16, f: __m512i, t: __m512i) -> __m512i {
         unsafe { _mm512_mask_blend_epi32(m, f, t) }
+    }
+    #[inline(always)]
+    fn keep(self, m: __mmask16, x: __m512) -> __m512 {
+        // Zero-masking move: `x` where the mask bit is set, else 0.
+        unsafe { _mm512_maskz_mov_ps(m, x) }
+    }
+    #[inline(always)]
+    fn keep_i(self, m: __mmask16, x: __m512i) -> __m512i {
+        unsafe { _mm512_maskz_mov_epi32(m, x) }
     }
     #[inline(always)]
     fn add_i(self, a: __m512i, b: __m512i) -> __m512i {

@@ -553,19 +553,26 @@ impl RowCombiner {
     pub(crate) fn finish_simd<V: Lanes>(&self, v: V, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
         assert!(r.len() == out.len() && V::N <= LANES);
         let k = v.splat(self.inv_norm);
-        // SAFETY: `ext.lo`/`ext.hi` hold `LANES ≥ N` values; every chunk holds `N`.
+        // Fresh accumulators (kept in registers), merged into `ext` after the loop.
+        let (mut lo, mut hi) = (v.splat(f32::INFINITY), v.splat(f32::NEG_INFINITY));
+        let done = out.len() - out.len() % V::N;
+        let mut outs = out.chunks_exact_mut(V::N);
+        // SAFETY: every chunk holds `N` values; `lanes` holds `LANES ≥ N`.
         unsafe {
-            let (mut lo, mut hi) = (v.load(ext.lo.as_ptr()), v.load(ext.hi.as_ptr()));
-            let done = out.len() - out.len() % V::N;
-            let mut outs = out.chunks_exact_mut(V::N);
             for (o, r) in (&mut outs).zip(r.chunks_exact(V::N)) {
                 let x = v.mul(v.load(r.as_ptr()), k);
                 v.store(o.as_mut_ptr(), x);
                 lo = v.min(lo, x);
                 hi = v.max(hi, x);
             }
-            v.store(ext.lo.as_mut_ptr(), lo);
-            v.store(ext.hi.as_mut_ptr(), hi);
+            if done > 0 {
+                // Every lane of `lo` and `hi` is now a sample value.
+                let mut lanes = [0.0f32; LANES];
+                v.store(lanes.as_mut_ptr(), lo);
+                ext.update(&lanes[..V::N]);
+                v.store(lanes.as_mut_ptr(), hi);
+                ext.update(&lanes[..V::N]);
+            }
             self.finish(&r[done..], outs.into_remainder(), ext);
         }
     }

@@ -260,21 +260,13 @@ unsafe fn row_simd<V: Lanes>(
     write: Write,
     out: &mut [f32],
 ) {
-    use crate::simplex::{G2, RADIUS2_2D};
+    use crate::simplex::RADIUS2_2D;
     let len = out.len();
     assert!(cols.fa.len() == len && cols.fb.len() == len && cols.h.len() == len);
     assert_eq!(len % V::N, 0);
     let (cos, sin) = (v.table8(&t.cos), v.table8(&t.sin));
-    let g2 = v.splat(G2 as f32);
     let radius2 = v.splat(RADIUS2_2D as f32);
-    let one = v.splat(1.0);
-    let corner11 = v.splat((1.0 - 2.0 * G2) as f32);
     let zero = v.splat(0.0);
-    let zero_i = v.splat_i(0);
-    let px = v.splat_i(PRIME_X as i32);
-    let py = v.splat_i(PRIME_Y as i32);
-    let pxy = v.splat_i(PRIME_X.wrapping_add(PRIME_Y) as i32);
-    let g2_minus_1 = v.splat((G2 - 1.0) as f32);
     let mul = v.splat_i(SIMPLEX_MUL as i32);
     let row_fa = v.splat(row.fa);
     let row_fb = v.splat(row.fb);
@@ -282,49 +274,88 @@ unsafe fn row_simd<V: Lanes>(
 
     let cc = CornerConsts::<V> { cos, sin, radius2, zero, mul };
 
-    for k in (0..len).step_by(V::N) {
-        // SAFETY: `k + N <= len` and every column vector and `out` hold `len` values.
-        unsafe {
-            // Step 1: fraction and hashed cell of the skewed point, with the carry of the two
-            // fractions (lanes where the sum reached 1).
-            let sx = v.add(v.load(cols.fa.as_ptr().add(k)), row_fa);
-            let sy = v.add(v.load(cols.fb.as_ptr().add(k)), row_fb);
-            let carry_x = v.ge(sx, one);
-            let carry_y = v.ge(sy, one);
-            let fx = v.sub(sx, v.select(carry_x, zero, one));
-            let fy = v.sub(sy, v.select(carry_y, zero, one));
-            // Hash input of corner (0, 0): seed + i·PRIME_X + j·PRIME_Y.
-            let v0 = v.add_i(
-                v.add_i(v.load_i(cols.h.as_ptr().add(k).cast()), row_h),
-                v.add_i(v.select_i(carry_x, zero_i, px), v.select_i(carry_y, zero_i, py)),
-            );
-
-            // Step 2: unskew and the three corners.
-            let t0 = v.mul(v.add(fx, fy), g2);
-            let x0 = v.sub(fx, t0);
-            let y0 = v.sub(fy, t0);
-            // Hash inputs of the corners (1, 1) and the middle corner: (1, 0) where fx > fy,
-            // else (0, 1).
-            let v1 = v.add_i(v0, pxy);
-            let right = v.gt(fx, fy);
-            let vm = v.add_i(v0, v.select_i(right, py, px));
-            let xm = v.add(x0, v.select(right, g2, g2_minus_1));
-            let ym = v.add(y0, v.select(right, g2_minus_1, g2));
-            let x1 = v.sub(x0, corner11);
-            let y1 = v.sub(y0, corner11);
-
-            // Steps 3 and 4.
-            let sum = v.add(
-                v.add(corner(v, &cc, v0, x0, y0), corner(v, &cc, vm, xm, ym)),
-                corner(v, &cc, v1, x1, y1),
-            );
-            let o = out.as_mut_ptr().add(k);
-            match write {
-                Write::Set(f) => v.store(o, v.mul(sum, v.splat(f))),
-                Write::Add(f) => v.store(o, v.fma(sum, v.splat(f), v.load(o))),
+    // SAFETY (the `sum_vector` calls and the stores): `k + N <= len`, and every column vector and
+    // `out` hold `len` values. One loop per write mode (no branch per vector).
+    match write {
+        Write::Set(f) => {
+            let f = v.splat(f);
+            for k in (0..len).step_by(V::N) {
+                unsafe {
+                    v.store(
+                        out.as_mut_ptr().add(k),
+                        v.mul(sum_vector(v, &cc, cols, row_fa, row_fb, row_h, k), f),
+                    )
+                }
+            }
+        }
+        Write::Add(f) => {
+            let f = v.splat(f);
+            for k in (0..len).step_by(V::N) {
+                let o = unsafe { out.as_mut_ptr().add(k) };
+                unsafe { v.store(o, v.fma(sum_vector(v, &cc, cols, row_fa, row_fb, row_h, k), f, v.load(o))) }
             }
         }
     }
+}
+
+/// The unnormalised opensimplex2 sum of the vector of columns at `k` (steps 1 to 3 of the
+/// module docs).
+///
+/// # Safety
+/// `k + N` is at most the length of the column vectors.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn sum_vector<V: Lanes>(
+    v: V,
+    cc: &CornerConsts<V>,
+    cols: &Columns,
+    row_fa: V::F,
+    row_fb: V::F,
+    row_h: V::I,
+    k: usize,
+) -> V::F {
+    use crate::simplex::G2;
+    let g2 = v.splat(G2 as f32);
+    let one = v.splat(1.0);
+    // SAFETY: `k + N <= len` of the column vectors (the caller's contract).
+    let (fa, fb, h) = unsafe {
+        (
+            v.load(cols.fa.as_ptr().add(k)),
+            v.load(cols.fb.as_ptr().add(k)),
+            v.load_i(cols.h.as_ptr().add(k).cast()),
+        )
+    };
+    // Step 1: fraction and hashed cell of the skewed point, with the carry of the two
+    // fractions (lanes where the sum reached 1).
+    let sx = v.add(fa, row_fa);
+    let sy = v.add(fb, row_fb);
+    let carry_x = v.ge(sx, one);
+    let carry_y = v.ge(sy, one);
+    let fx = v.sub(sx, v.keep(carry_x, one));
+    let fy = v.sub(sy, v.keep(carry_y, one));
+    // Hash input of corner (0, 0): seed + i·PRIME_X + j·PRIME_Y.
+    let px = v.splat_i(PRIME_X as i32);
+    let py = v.splat_i(PRIME_Y as i32);
+    let v0 = v.add_i(v.add_i(h, row_h), v.add_i(v.keep_i(carry_x, px), v.keep_i(carry_y, py)));
+
+    // Step 2: unskew and the three corners.
+    let t0 = v.mul(v.add(fx, fy), g2);
+    let x0 = v.sub(fx, t0);
+    let y0 = v.sub(fy, t0);
+    // Hash inputs of the corners (1, 1) and the middle corner: (1, 0) where fx > fy, else
+    // (0, 1).
+    let v1 = v.add_i(v0, v.splat_i(PRIME_X.wrapping_add(PRIME_Y) as i32));
+    let right = v.gt(fx, fy);
+    let g2_minus_1 = v.splat((G2 - 1.0) as f32);
+    let vm = v.add_i(v0, v.select_i(right, py, px));
+    let xm = v.add(x0, v.select(right, g2, g2_minus_1));
+    let ym = v.add(y0, v.select(right, g2_minus_1, g2));
+    let corner11 = v.splat((1.0 - 2.0 * G2) as f32);
+    let x1 = v.sub(x0, corner11);
+    let y1 = v.sub(y0, corner11);
+
+    // Step 3.
+    v.add(v.add(corner(v, cc, v0, x0, y0), corner(v, cc, vm, xm, ym)), corner(v, cc, v1, x1, y1))
 }
 
 /// The constants of [`corner`], in vectors of `V`.
