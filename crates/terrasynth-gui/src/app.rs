@@ -1297,14 +1297,17 @@ impl TerrainApp {
         let hs = self.doc.recipe.exports.height_scale as f32;
         cam.keep_above(&t.height, hs, t.sea_level);
         // Level of detail: the full detail at rest, half of it while the camera moves.
-        let detail = cam.lod_detail(response.dragged() || scrolling);
+        let moving = response.dragged() || scrolling;
+        let detail = cam.lod_detail(moving);
         let cam = *cam;
         let build = || Mesh3d::build(&t.height, &s.palette, &s.fraction, t.sea_level, hs, detail);
         let ppp = ui.ctx().pixels_per_point();
         let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
         let lod = if let Some(gpu) = &mut self.gpu3d {
-            // wgpu: full resolution; the mesh stays on the GPU while only the camera changes.
-            let px = [(rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32];
+            // wgpu: full resolution at rest, half while moving (a quarter of the pixels to shade
+            // on a software rasteriser); the mesh stays on the GPU while only the camera changes.
+            let k = if moving { 0.5 * ppp } else { ppp };
+            let px = [(rect.width() * k).round() as u32, (rect.height() * k).round() as u32];
             let key = self.version.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(detail);
             let drawn = gpu.draw(key, build, &cam, px);
             drawn.map(|(tex, lod)| {

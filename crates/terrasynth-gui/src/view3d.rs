@@ -20,7 +20,7 @@
 //! map at `Z = sea·e`, blended over what is behind it as 0.35 · behind + 0.65 · (30, 90, 170).
 //!
 //! **Projection**: pinhole camera looking at [`Camera::target`] (at half the sea height) from
-//! [`Camera::eye`]; focal length 0.9 × image height (vertical field of view ≈ 58°), near plane
+//! [`Camera::basis`]; focal length 0.9 × image height (vertical field of view ≈ 58°), near plane
 //! 0.01, far plane 100 map widths.
 //!
 //! **LOD policy** (the editor, `app.rs`): one regular grid per detail level. The mesh is built
@@ -28,11 +28,14 @@
 //! every 9th cell, 52 k vertices, 104 k triangles) and at half that while the user drags or
 //! zooms; both levels stay cached on the GPU, so a drag switches meshes without rebuilding. A
 //! map or detail change rebuilds the mesh (≈ 10 ms at 2049²); camera moves only change the
-//! view matrix. At the default camera a grid square of the 256 mesh spans ≈ 2 pixels of a
-//! 1280×800 view at the target, more in the foreground. A regular grid was chosen over a
-//! distance-based (quadtree/chunked) LOD because it is simple, has no cracks and is the same
-//! mesh for both renderers; its cost is that close-ups show the facets (raise the detail:
-//! 512 halves the facet size but measured ≈ 16 fps on lavapipe, see docs/GUI.md).
+//! view matrix. While the camera moves the wgpu path also renders at half resolution (a
+//! quarter of the pixels, shown stretched), since per-pixel work dominates on software
+//! rasterisers; at rest it renders once at full resolution. At the default camera a grid
+//! square of the 256 mesh spans ≈ 2 pixels of a 1280×800 view at the target, more in the
+//! foreground. A regular grid was chosen over a distance-based (quadtree/chunked) LOD because
+//! it is simple, has no cracks and is the same mesh for both renderers; its cost is that
+//! close-ups show the facets (raise the detail: 512 halves the facet size but takes ≈ 3× the
+//! frame time of 256 on lavapipe, see docs/GUI.md).
 
 use eframe::egui::{Color32, ColorImage};
 use rayon::prelude::*;
