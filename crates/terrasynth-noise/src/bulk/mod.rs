@@ -222,7 +222,7 @@ impl Noise {
     /// Equals [`NoiseFn::get2`](crate::NoiseFn::get2) at `(x0 + i·dx, y0 + j·dy)` within 1e-6;
     /// uses every rayon thread and the best SIMD level of the CPU ([`Noise::bulk_simd_level`]),
     /// or the level forced by the environment variable `TERRASYNTH_SIMD` (see the
-    /// [module docs](crate::bulk)).
+    /// [crate docs](crate#bulk-fill-and-simd)).
     ///
     /// Errors: [`NoiseError::BufferSize`] when `out.len() != width·height`;
     /// [`NoiseError::InvalidParameter`] for an empty region or a non-finite origin or spacing,
