@@ -60,6 +60,7 @@ mod simplex;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests;
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
@@ -200,7 +201,8 @@ fn kernels_agree(a: SimdLevel, b: SimdLevel) -> bool {
         "kind = \"opensimplex2\", seed = 7, fractal = \"billow\", octaves = 2, frequency = 0.7",
     ];
     let region = Region { x0: -5.3, y0: 2.9, dx: 0.71, dy: 0.53, width: 45, height: 5 };
-    SPECS.iter().all(|text| {
+    let was = SEQUENTIAL.with(|s| s.replace(true));
+    let agree = SPECS.iter().all(|text| {
         let Ok(noise) = crate::NoiseSpec::from_inline_toml(text).and_then(|s| s.build()) else {
             return false;
         };
@@ -212,7 +214,9 @@ fn kernels_agree(a: SimdLevel, b: SimdLevel) -> bool {
             return false;
         };
         ra == rb && out_a.iter().zip(&out_b).all(|(x, y)| x.to_bits() == y.to_bits())
-    })
+    });
+    SEQUENTIAL.with(|s| s.set(was));
+    agree
 }
 
 impl Noise {
@@ -312,15 +316,33 @@ fn check_region(region: &Region, len: usize) -> Result<(), NoiseError> {
 }
 
 /// Runs `fill_band(first_row, band) -> (min, max)` over bands of [`BAND_ROWS`] rows in
-/// parallel and reduces the per-band `(min, max)`.
+/// parallel (on the calling thread during the SIMD self-check, see [`SEQUENTIAL`]) and
+/// reduces the per-band `(min, max)`.
 fn for_bands<F>(region: &Region, out: &mut [f32], fill_band: F) -> (f32, f32)
 where
     F: Fn(usize, &mut [f32]) -> (f32, f32) + Sync,
 {
+    let merge = |a: (f32, f32), b: (f32, f32)| (a.0.min(b.0), a.1.max(b.1));
+    let none = (f32::INFINITY, f32::NEG_INFINITY);
+    if SEQUENTIAL.with(Cell::get) {
+        return out
+            .chunks_mut(region.width * BAND_ROWS)
+            .enumerate()
+            .map(|(b, band)| fill_band(b * BAND_ROWS, band))
+            .fold(none, merge);
+    }
     out.par_chunks_mut(region.width * BAND_ROWS)
         .enumerate()
         .map(|(b, band)| fill_band(b * BAND_ROWS, band))
-        .reduce(|| (f32::INFINITY, f32::NEG_INFINITY), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .reduce(|| none, merge)
+}
+
+thread_local! {
+    /// Set while this thread runs the SIMD self-check: [`for_bands`] then stays on the calling
+    /// thread. The check runs inside the one-time initialisation of the SIMD level; were it to
+    /// wait on rayon jobs, this thread could steal a caller's task that fills too and re-enter
+    /// that initialisation.
+    static SEQUENTIAL: Cell<bool> = const { Cell::new(false) };
 }
 
 /// A bulk path that fills bands of rows, in portable code or in vectors of any [`Lanes`].
