@@ -26,10 +26,6 @@
 //! renderer's. Meshes are kept in a small cache keyed by the caller (the editor keeps the rest
 //! and the moving level of detail); uploading replaces the least recently used one.
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
-
 use eframe::wgpu;
 use eframe::wgpu::util::DeviceExt;
 
@@ -424,29 +420,16 @@ fn uniform_bytes(cam: &Camera, mesh: &GpuMesh, size: [u32; 2]) -> Vec<u8> {
 /// machine lavapipe, "llvmpipe"), or an error naming why there is none.
 pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String), String> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         .map_err(|e| format!("no wgpu adapter: {e}"))?;
     let info = adapter.get_info();
-    let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("terrasynth headless"),
         required_limits: adapter.limits(),
         ..Default::default()
     }))
     .map_err(|e| format!("no wgpu device on {}: {e}", info.name))?;
     Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
-}
-
-/// Runs a future to completion on this thread (wgpu's native futures are ready at once or
-/// after a device poll; no executor needed).
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::yield_now();
-    }
 }
 
 /// The 3D view's GPU side inside the editor: the renderer on eframe's wgpu device and the egui
