@@ -174,6 +174,29 @@ proptest! {
     }
 }
 
+/// Found by CI (proptest, shrunk): Barnes et al.'s ε rule sent a cell already one ulp above
+/// its closer to the pit queue, and flooding from it out of height order raised an equal
+/// neighbour by one more ulp on the second pass, so ε fill was not idempotent.
+#[test]
+fn epsilon_fill_is_idempotent_on_the_ci_counterexample() {
+    #[rustfmt::skip]
+    let data: [u8; 91] = [
+        0, 0, 1, 1, 1, 0, 0,  0, 0, 1, 0, 1, 0, 0,  0, 1, 1, 0, 1, 1, 0,
+        0, 3, 0, 1, 0, 3, 4,  5, 2, 0, 1, 4, 2, 2,  0, 3, 0, 0, 0, 5, 1,
+        1, 2, 1, 2, 5, 2, 3,  0, 1, 1, 1, 5, 2, 2,  5, 4, 0, 5, 1, 5, 1,
+        3, 4, 0, 1, 5, 0, 5,  1, 2, 5, 4, 3, 5, 5,  3, 5, 3, 3, 5, 4, 3,
+        2, 5, 2, 1, 5, 5, 4,
+    ];
+    let dem = Heightmap::from_vec(7, 13, 1.0, data.iter().map(|&v| f32::from(v)).collect()).unwrap();
+    let eps = DepressionFiller::with_epsilon().fill(&dem, NO_SEA).unwrap();
+    let again = DepressionFiller::with_epsilon().fill(&eps, NO_SEA).unwrap();
+    let differing: Vec<usize> =
+        (0..dem.len()).filter(|&i| eps.as_slice()[i] != again.as_slice()[i]).collect();
+    assert!(differing.is_empty(), "second ε fill changed cells {differing:?}");
+    // The surface really has ε steps to keep: a lake raised by up to 8 ulps above 1.0.
+    assert_eq!(eps[(2, 9)], 1.0f32 + 8.0 * f32::EPSILON);
+}
+
 #[test]
 fn flats_drain_toward_the_outlet() {
     // A flat plateau walled in by high edge cells, with a single low exit on the east edge:

@@ -4,10 +4,15 @@
 //! Priority-Flood (Barnes, Lehman & Mulla 2014, Algorithms 2–3) with two queues besides the
 //! priority queue:
 //! - the **pit queue** (FIFO, Barnes et al.'s "improved" variant): an open neighbour `n` of a
-//!   cell `c` taken from the priority or pit queue with `z(n) ≤ lim(c)` (`lim = z(c)`, or
-//!   `nextafter(z(c), +inf)` with ε) lies in a depression or on a flat; it is raised to
-//!   `lim(c)` and flooded breadth-first, so the ε gradient on a lake is one ulp per cell of
-//!   flood distance;
+//!   cell `c` taken from the priority or pit queue with `z(n) ≤ z(c)` lies in a depression or
+//!   on a flat; it is raised to `lim(c)` (`lim = z(c)`, or `nextafter(z(c), +inf)` with ε) and
+//!   flooded breadth-first, so the ε gradient on a lake is one ulp per cell of flood distance.
+//!   Barnes et al.'s Algorithm 3 also sends a cell already at exactly `nextafter(z(c))` to the
+//!   pit queue; that cell drains strictly through `c` anyway, and flooding from it out of
+//!   height order can raise an equal neighbour whose own lower neighbour is still waiting in
+//!   the priority queue. Here it keeps its height and takes the slope path, which makes the ε
+//!   fill idempotent: on a surface where every cell has a strictly lower neighbour, nothing is
+//!   raised (property-tested);
 //! - the **slope stack** (Zhou, Sun & Fu 2016, "An efficient variant of the Priority-Flood
 //!   algorithm for filling depressions in raster digital elevation models", Computers &
 //!   Geosciences 90:87–96): a cell `n` reached from `c` with `z(n) ≥ z(c)` keeps its own
@@ -320,9 +325,12 @@ impl<H: FloodHeight> Flood<H> {
                 closed.set(nb);
                 visit(c, nb);
                 let zn = z[nb];
-                if queued && zn <= lim {
-                    // In a depression or on a flat: raised to the current level, flooded
-                    // breadth-first (as Barnes et al.).
+                if queued && zn <= zc {
+                    // In a depression or on a flat: raised to the current level (one ulp
+                    // above it with ε), flooded breadth-first (as Barnes et al.). A cell
+                    // already at `nextafter(z(c))` drains strictly through `c` and keeps its
+                    // height on the slope path instead: raising only cells not higher than
+                    // `c` makes the ε fill idempotent (module docs).
                     z[nb] = lim;
                     pit.push_back(nb as u32);
                 } else {
