@@ -100,38 +100,49 @@ pub fn run() {
         let mesh = Mesh3d::build(&terrain.height, &palette, &fraction, terrain.sea_level, hs, detail);
         (mesh, t0.elapsed().as_secs_f64())
     };
-    let meshes = [build(cam.lod_detail(false)), build(cam.lod_detail(true)), build(512)];
+    let meshes = [build(cam.lod_detail(false)), build(cam.lod_detail(true)), build(128), build(512)];
     match crate::view3d_gpu::headless_device() {
-        Ok((device, queue, adapter)) => {
-            let mut gpu = GpuTerrain::new(&device, &queue);
-            for (k, (mesh, build_s)) in meshes.iter().enumerate() {
+        Ok((device, queue, adapter, samples)) => {
+            println!("3D view 2049²: wgpu on {adapter}, {samples}× MSAA available");
+            let mut gpu = GpuTerrain::new(&device, &queue, samples);
+            // (mesh, size, MSAA, what)
+            let cases: [(usize, [u32; 2], bool, &str); 6] = [
+                (0, [1280, 800], true, "at rest as the editor draws it (MSAA)"),
+                (0, [1280, 800], false, "at rest without MSAA"),
+                (1, [640, 400], false, "while moving as the editor draws it (half resolution, stretched)"),
+                (1, [1280, 800], false, "moving mesh at full resolution without MSAA"),
+                (
+                    2,
+                    [640, 400],
+                    false,
+                    "detail 128 at half resolution (the moving frame before 2026-11-23 04:10)",
+                ),
+                (3, [1280, 800], false, "detail 512 without MSAA, for reference"),
+            ];
+            for (k, size, aa, what) in cases {
+                if aa && samples == 1 {
+                    continue;
+                }
+                let (mesh, build_s) = &meshes[k];
                 let t0 = Instant::now();
                 gpu.upload(k as u64, mesh);
                 gpu.wait();
                 let upload = t0.elapsed().as_secs_f64();
-                let (median, fps, cpu) = gpu_frames(&mut gpu, k as u64, cam, [1280, 800], 60);
+                gpu.set_antialias(aa);
+                let (median, fps, cpu) = gpu_frames(&mut gpu, k as u64, cam, size, 60);
                 println!(
-                    "3D view 2049² (wgpu on {adapter}): {:.1} ms median per 1280×800 frame ({fps:.0} fps; \
-                     {:.1} ms CPU per frame, all threads), {} (every {} cells, {} triangles); mesh rebuild \
-                     {:.1} ms + upload {:.1} ms",
+                    "3D view 2049²: {:.1} ms median per {}×{} frame ({fps:.0} fps; {:.1} ms CPU per frame, all \
+                     threads), {what} (every {} cells, {} triangles); mesh build {:.1} ms + upload {:.1} ms",
                     median * 1e3,
+                    size[0],
+                    size[1],
                     cpu * 1e3,
-                    ["at rest", "while moving", "detail 512"][k],
                     mesh.step,
                     mesh.triangle_count(),
                     build_s * 1e3,
                     upload * 1e3
                 );
             }
-            // What the editor draws while the camera moves: the moving mesh at half resolution.
-            gpu.upload(1, &meshes[1].0);
-            let (median, fps, cpu) = gpu_frames(&mut gpu, 1, cam, [640, 400], 60);
-            println!(
-                "3D view 2049² (wgpu): {:.1} ms median per 640×400 frame ({fps:.0} fps; {:.1} ms CPU per frame), \
-                 while moving as the editor draws it (half resolution, shown stretched to 1280×800)",
-                median * 1e3,
-                cpu * 1e3
-            );
         }
         Err(e) => println!("3D view 2049² (wgpu): not measured, {e}"),
     }

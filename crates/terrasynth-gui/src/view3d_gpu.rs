@@ -35,6 +35,9 @@ use crate::view3d::{AMBIENT, Camera, LIGHT, Mesh3d, SKY, Vertex3d, WATER};
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// Format of the depth buffer.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Samples per pixel wanted for antialiasing (MSAA); [`msaa_samples`] falls back to 1 where
+/// the adapter cannot multisample or resolve the formats.
+pub const MSAA: u32 = 4;
 /// Meshes kept on the GPU at once.
 const MESH_CACHE: usize = 2;
 /// Size of the uniform block in bytes: a 4×4 matrix and five `vec4`.
@@ -55,27 +58,53 @@ struct GpuMesh {
 /// The offscreen colour and depth textures.
 struct Target {
     size: [u32; 2],
+    samples: u32,
+    /// The single-sampled colour texture shown by egui (the resolve target under MSAA).
     color: wgpu::Texture,
     color_view: wgpu::TextureView,
+    /// The multisampled colour texture drawn into (`None` without MSAA).
+    msaa_view: Option<wgpu::TextureView>,
     depth_view: wgpu::TextureView,
+}
+
+/// Samples per pixel the renderer uses on `adapter`: [`MSAA`] if the colour and depth formats
+/// support that count and the colour format can be resolved, else 1.
+pub fn msaa_samples(adapter: &wgpu::Adapter) -> u32 {
+    let color = adapter.get_texture_format_features(COLOR_FORMAT).flags;
+    let depth = adapter.get_texture_format_features(DEPTH_FORMAT).flags;
+    let ok = color.sample_count_supported(MSAA)
+        && color.contains(wgpu::TextureFormatFeatureFlags::MULTISAMPLE_RESOLVE)
+        && depth.sample_count_supported(MSAA);
+    if ok { MSAA } else { 1 }
+}
+
+/// The three pipelines for one sample count.
+struct Pipelines {
+    samples: u32,
+    sky: wgpu::RenderPipeline,
+    terrain: wgpu::RenderPipeline,
+    water: wgpu::RenderPipeline,
 }
 
 /// The terrain renderer on one wgpu device.
 pub struct GpuTerrain {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    sky: wgpu::RenderPipeline,
-    terrain: wgpu::RenderPipeline,
-    water: wgpu::RenderPipeline,
+    /// Pipelines without MSAA, then (if the adapter has it) with MSAA.
+    pipelines: Vec<Pipelines>,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     meshes: Vec<GpuMesh>,
     target: Option<Target>,
+    antialias: bool,
 }
 
 impl GpuTerrain {
-    /// Creates the pipelines on `device` (cheap handles: wgpu devices and queues are shared).
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+    /// Creates the pipelines on `device` (cheap handles: wgpu devices and queues are shared)
+    /// for 1 and `samples` samples per pixel (`samples` from [`msaa_samples`]; 1 = no MSAA).
+    /// Frames are antialiased (drawn with `samples`) until [`GpuTerrain::set_antialias`] says
+    /// otherwise.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, samples: u32) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain-3d shader"),
             source: wgpu::ShaderSource::Wgsl(include_str!("view3d_terrain.wgsl").into()),
@@ -121,7 +150,8 @@ impl GpuTerrain {
                         topology: wgpu::PrimitiveTopology,
                         depth_write: bool,
                         depth_compare: wgpu::CompareFunction,
-                        blend: Option<wgpu::BlendState>| {
+                        blend: Option<wgpu::BlendState>,
+                        samples: u32| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -139,7 +169,7 @@ impl GpuTerrain {
                     stencil: Default::default(),
                     bias: Default::default(),
                 }),
-                multisample: wgpu::MultisampleState::default(),
+                multisample: wgpu::MultisampleState { count: samples, ..Default::default() },
                 fragment: Some(wgpu::FragmentState {
                     module: &shader,
                     entry_point: Some(&format!("fs_{entry}")),
@@ -154,44 +184,56 @@ impl GpuTerrain {
                 cache: None,
             })
         };
-        let sky = pipeline(
-            "terrain-3d sky",
-            "sky",
-            &[],
-            wgpu::PrimitiveTopology::TriangleList,
-            false,
-            wgpu::CompareFunction::LessEqual,
-            None,
-        );
-        let terrain = pipeline(
-            "terrain-3d terrain",
-            "terrain",
-            &[Some(vertex_layout)],
-            wgpu::PrimitiveTopology::TriangleList,
-            true,
-            wgpu::CompareFunction::Less,
-            None,
-        );
-        let water = pipeline(
-            "terrain-3d water",
-            "water",
-            &[],
-            wgpu::PrimitiveTopology::TriangleStrip,
-            false,
-            wgpu::CompareFunction::Less,
-            Some(wgpu::BlendState::ALPHA_BLENDING),
-        );
+        let set = |samples: u32| Pipelines {
+            samples,
+            sky: pipeline(
+                "terrain-3d sky",
+                "sky",
+                &[],
+                wgpu::PrimitiveTopology::TriangleList,
+                false,
+                wgpu::CompareFunction::LessEqual,
+                None,
+                samples,
+            ),
+            terrain: pipeline(
+                "terrain-3d terrain",
+                "terrain",
+                &[Some(vertex_layout.clone())],
+                wgpu::PrimitiveTopology::TriangleList,
+                true,
+                wgpu::CompareFunction::Less,
+                None,
+                samples,
+            ),
+            water: pipeline(
+                "terrain-3d water",
+                "water",
+                &[],
+                wgpu::PrimitiveTopology::TriangleStrip,
+                false,
+                wgpu::CompareFunction::Less,
+                Some(wgpu::BlendState::ALPHA_BLENDING),
+                samples,
+            ),
+        };
+        let pipelines = if samples > 1 { vec![set(1), set(samples)] } else { vec![set(1)] };
         Self {
             device: device.clone(),
             queue: queue.clone(),
-            sky,
-            terrain,
-            water,
+            pipelines,
             uniforms,
             bind_group,
             meshes: Vec::new(),
             target: None,
+            antialias: true,
         }
+    }
+
+    /// Whether the next frames use MSAA (if the adapter has it): the editor turns it off
+    /// while the camera moves (4× MSAA costs ≈ 3.5× the frame time on lavapipe).
+    pub fn set_antialias(&mut self, on: bool) {
+        self.antialias = on;
     }
 
     /// Whether a mesh with this key is on the GPU.
@@ -259,10 +301,13 @@ impl GpuTerrain {
             self.meshes.insert(0, m);
         }
         let size = [size[0].clamp(8, 4096), size[1].clamp(8, 4096)];
-        let recreated = self.target.as_ref().is_none_or(|t| t.size != size);
+        let set = if self.antialias { self.pipelines.len() - 1 } else { 0 };
+        let samples = self.pipelines[set].samples;
+        let recreated = self.target.as_ref().is_none_or(|t| t.size != size || t.samples != samples);
         if recreated {
-            self.target = Some(self.make_target(size));
+            self.target = Some(self.make_target(size, samples));
         }
+        let pipes = &self.pipelines[set];
         let (Some(target), Some(mesh)) = (&self.target, self.meshes.first()) else { return None };
         self.queue.write_buffer(&self.uniforms, 0, &uniform_bytes(cam, mesh, size));
         let mut encoder =
@@ -270,13 +315,19 @@ impl GpuTerrain {
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("terrain-3d"),
+                // Under MSAA: draw into the multisampled texture and resolve into the shown one
+                // (the samples themselves are not kept).
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target.color_view,
+                    view: target.msaa_view.as_ref().unwrap_or(&target.color_view),
                     depth_slice: None,
-                    resolve_target: None,
+                    resolve_target: target.msaa_view.as_ref().map(|_| &target.color_view),
                     ops: wgpu::Operations {
                         load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
+                        store: if target.msaa_view.is_some() {
+                            wgpu::StoreOp::Discard
+                        } else {
+                            wgpu::StoreOp::Store
+                        },
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
@@ -292,7 +343,7 @@ impl GpuTerrain {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_pipeline(&self.terrain);
+            pass.set_pipeline(&pipes.terrain);
             pass.set_vertex_buffer(0, mesh.vertices.slice(..));
             pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
             // Front to back: start from the map corner nearest the eye.
@@ -301,9 +352,9 @@ impl GpuTerrain {
             let n = mesh.index_count;
             pass.draw_indexed(corner * n..(corner + 1) * n, 0, 0..1);
             // The sky only where no terrain was drawn (depth still 1).
-            pass.set_pipeline(&self.sky);
+            pass.set_pipeline(&pipes.sky);
             pass.draw(0..3, 0..1);
-            pass.set_pipeline(&self.water);
+            pass.set_pipeline(&pipes.water);
             pass.draw(0..4, 0..1);
         }
         self.queue.submit([encoder.finish()]);
@@ -368,14 +419,14 @@ impl GpuTerrain {
         Some(([w, h], out))
     }
 
-    fn make_target(&self, size: [u32; 2]) -> Target {
+    fn make_target(&self, size: [u32; 2], n: u32) -> Target {
         let extent = wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 };
-        let texture = |label: &str, format: wgpu::TextureFormat, usage: wgpu::TextureUsages| {
+        let texture = |label: &str, format: wgpu::TextureFormat, usage: wgpu::TextureUsages, samples: u32| {
             self.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
                 size: extent,
                 mip_level_count: 1,
-                sample_count: 1,
+                sample_count: samples,
                 dimension: wgpu::TextureDimension::D2,
                 format,
                 usage,
@@ -388,11 +439,17 @@ impl GpuTerrain {
             wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC,
+            1,
         );
-        let depth = texture("terrain-3d depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let msaa = (n > 1).then(|| {
+            texture("terrain-3d colour (MSAA)", COLOR_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT, n)
+        });
+        let depth = texture("terrain-3d depth", DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT, n);
         Target {
             size,
+            samples: n,
             color_view: color.create_view(&Default::default()),
+            msaa_view: msaa.map(|t| t.create_view(&Default::default())),
             depth_view: depth.create_view(&Default::default()),
             color,
         }
@@ -417,8 +474,9 @@ fn uniform_bytes(cam: &Camera, mesh: &GpuMesh, size: [u32; 2]) -> Vec<u8> {
 }
 
 /// A wgpu device without a window (benchmark, tests): the first adapter wgpu finds (on this
-/// machine lavapipe, "llvmpipe"), or an error naming why there is none.
-pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String), String> {
+/// machine lavapipe, "llvmpipe"), or an error naming why there is none. Also returns the
+/// adapter's name and backend, and the samples per pixel to draw with ([`msaa_samples`]).
+pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String, u32), String> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         .map_err(|e| format!("no wgpu adapter: {e}"))?;
@@ -429,7 +487,7 @@ pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String), String> 
         ..Default::default()
     }))
     .map_err(|e| format!("no wgpu device on {}: {e}", info.name))?;
-    Ok((device, queue, format!("{} ({:?})", info.name, info.backend)))
+    Ok((device, queue, format!("{} ({:?})", info.name, info.backend), msaa_samples(&adapter)))
 }
 
 /// The 3D view's GPU side inside the editor: the renderer on eframe's wgpu device and the egui
@@ -438,24 +496,33 @@ pub struct View3dGpu {
     render_state: eframe::egui_wgpu::RenderState,
     terrain: GpuTerrain,
     texture: Option<eframe::egui::TextureId>,
-    /// What the target shows: (mesh key, size, camera bits); `None` = must redraw.
-    drawn: Option<(u64, [u32; 2], [u32; 6])>,
+    /// What the target shows: (mesh key, size, camera bits, antialiased); `None` = must redraw.
+    drawn: Option<(u64, [u32; 2], [u32; 6], bool)>,
+    /// The camera of the previous call to [`View3dGpu::draw`].
+    last_cam: Option<[u32; 6]>,
 }
 
 impl View3dGpu {
     /// Renderer on eframe's device (from `CreationContext::wgpu_render_state`).
     pub fn new(render_state: &eframe::egui_wgpu::RenderState) -> Self {
         Self {
-            terrain: GpuTerrain::new(&render_state.device, &render_state.queue),
+            terrain: GpuTerrain::new(
+                &render_state.device,
+                &render_state.queue,
+                msaa_samples(&render_state.adapter),
+            ),
             render_state: render_state.clone(),
             texture: None,
             drawn: None,
+            last_cam: None,
         }
     }
 
     /// Draws the mesh `key` (built by `build` only if it is not on the GPU yet) seen from
     /// `cam` at `size` pixels, unless the same picture is already in the target. Returns the
-    /// egui texture to show and the mesh's (cells between samples, triangles).
+    /// egui texture to show and the mesh's (cells between samples, triangles). A camera that
+    /// did not change since the previous call is at rest: that frame is drawn with MSAA (once;
+    /// nothing is redrawn while it stays), frames of a moving camera without.
     pub fn draw(
         &mut self,
         key: u64,
@@ -468,8 +535,11 @@ impl View3dGpu {
         }
         let cam_bits = [cam.yaw, cam.pitch, cam.distance, cam.target[0], cam.target[1], cam.exaggeration]
             .map(f32::to_bits);
-        let want = (key, size, cam_bits);
+        let still = self.last_cam.is_none_or(|c| c == cam_bits);
+        self.last_cam = Some(cam_bits);
+        let want = (key, size, cam_bits, still);
         if self.drawn != Some(want) || self.texture.is_none() {
+            self.terrain.set_antialias(still);
             let recreated = self.terrain.render(key, cam, size)?;
             let view = self.terrain.target_view()?;
             let mut renderer = self.render_state.renderer.write();
@@ -513,9 +583,9 @@ mod tests {
         .unwrap()
     }
 
-    fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
+    fn device() -> Option<(wgpu::Device, wgpu::Queue, u32)> {
         match headless_device() {
-            Ok((d, q, _)) => Some((d, q)),
+            Ok((d, q, _, n)) => Some((d, q, n)),
             Err(e) => {
                 println!("skipped: {e} (install mesa-vulkan-drivers for lavapipe)");
                 None
@@ -537,14 +607,14 @@ mod tests {
 
     #[test]
     fn renders_a_peak_seen_from_above() {
-        let Some((device, queue)) = device() else { return };
+        let Some((device, queue, samples)) = device() else { return };
         let map = peak();
         let palette = Palette::named("grayscale").unwrap();
         let sea = 0.3;
         let fraction = palette.fraction_map(0.0, 1.0, Some(sea));
         let mesh = Mesh3d::build(&map, &palette, &fraction, sea, 20.0, 64);
         assert_eq!(mesh.step, 2);
-        let mut gpu = GpuTerrain::new(&device, &queue);
+        let mut gpu = GpuTerrain::new(&device, &queue, samples);
         assert!(gpu.render(7, &Camera::default(), [64, 64]).is_none(), "no mesh yet");
         gpu.upload(7, &mesh);
         let cam = Camera { yaw: -1.0, pitch: 1.55, distance: 1.6, exaggeration: 1.0, ..Camera::default() };
@@ -589,29 +659,75 @@ mod tests {
         assert!(north_west > south_east + 40.0, "{north_west} vs {south_east}");
     }
 
-    #[test]
-    fn gpu_and_software_renderers_agree() {
-        let Some((device, queue)) = device() else { return };
+    /// The peak seen from the side as 128×96 RGBA pixels, drawn by the GPU with `samples`
+    /// samples per pixel, and the software fallback's picture of the same mesh.
+    fn side_view(device: &wgpu::Device, queue: &wgpu::Queue, samples: u32) -> (Vec<u8>, Vec<[u8; 4]>) {
         let map = peak();
         let palette = Palette::named("classic").unwrap();
         let fraction = palette.fraction_map(0.0, 1.0, Some(0.2));
         let mesh = Mesh3d::build(&map, &palette, &fraction, 0.2, 20.0, 64);
         let cam = Camera { yaw: -2.2, pitch: 0.5, distance: 1.2, exaggeration: 3.0, ..Camera::default() };
         let (w, h) = (128u32, 96u32);
-        let mut gpu = GpuTerrain::new(&device, &queue);
+        let mut gpu = GpuTerrain::new(device, queue, samples);
         gpu.upload(1, &mesh);
         gpu.render(1, &cam, [w, h]).expect("mesh uploaded");
         let (_, img) = gpu.read_pixels().expect("read back");
         let soft = mesh.render(&cam, w as usize, h as usize);
-        let mut far = 0;
-        for (k, c) in soft.pixels.iter().enumerate() {
-            let g = &img[k * 4..k * 4 + 3];
-            if c.to_array()[..3].iter().zip(g).any(|(a, b)| (*a as i32 - *b as i32).abs() > 12) {
-                far += 1;
+        (img, soft.pixels.iter().map(|c| c.to_array()).collect())
+    }
+
+    /// Pixels whose colour differs by more than `tol` in a channel.
+    fn count_differing(gpu: &[u8], other: &[[u8; 4]], tol: i32) -> usize {
+        other
+            .iter()
+            .enumerate()
+            .filter(|(k, c)| {
+                c[..3].iter().zip(&gpu[k * 4..k * 4 + 3]).any(|(a, b)| (*a as i32 - *b as i32).abs() > tol)
+            })
+            .count()
+    }
+
+    #[test]
+    fn gpu_and_software_renderers_agree() {
+        let Some((device, queue, samples)) = device() else { return };
+        // Without MSAA only pixels on silhouettes and the shoreline may differ (rasterisation
+        // rules); with it those pixels are blends, a few more.
+        for (n, percent) in [(1, 3), (samples, 6)] {
+            let (img, soft) = side_view(&device, &queue, n);
+            let far = count_differing(&img, &soft, 12);
+            assert!(far * 100 < soft.len() * percent, "{n}× MSAA: {far} of {} pixels differ", soft.len());
+        }
+    }
+
+    #[test]
+    fn msaa_blends_only_the_edges() {
+        let Some((device, queue, samples)) = device() else { return };
+        if samples == 1 {
+            println!("skipped: the adapter has no {MSAA}× MSAA");
+            return;
+        }
+        let (plain, _) = side_view(&device, &queue, 1);
+        let (aa, _) = side_view(&device, &queue, samples);
+        let plain: Vec<[u8; 4]> = plain.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+        // Silhouette, shoreline and wall edges change (some tens of pixels at least); the
+        // inside of every surface is shaded once per pixel either way, so stays the same.
+        let changed = count_differing(&aa, &plain, 2);
+        assert!(changed > 40 && changed * 100 < plain.len() * 8, "{changed} of {} pixels", plain.len());
+        // A pixel whose 3×3 neighbourhood is uniform without MSAA is not on an edge: unchanged.
+        let (w, h) = (128usize, 96usize);
+        for y in 1..h - 1 {
+            for x in 1..w - 1 {
+                let c = plain[y * w + x];
+                let flat = (0..9).all(|k| plain[(y + k / 3 - 1) * w + x + k % 3 - 1] == c);
+                let g = &aa[(y * w + x) * 4..(y * w + x) * 4 + 3];
+                if flat {
+                    assert!(
+                        c[..3].iter().zip(g).all(|(a, b)| (*a as i32 - *b as i32).abs() <= 2),
+                        "({x}, {y})"
+                    );
+                }
             }
         }
-        // Only pixels on silhouettes and the shoreline may differ (rasterisation rules).
-        assert!(far * 100 < soft.pixels.len() * 3, "{far} of {} pixels differ", soft.pixels.len());
     }
 
     /// Frame times of a few variants on a 2049² synthetic map (a measurement, not a check):
@@ -619,7 +735,7 @@ mod tests {
     #[test]
     #[ignore]
     fn frame_cost() {
-        let Some((device, queue)) = device() else { return };
+        let Some((device, queue, samples)) = device() else { return };
         let map = Heightmap::from_fn(2049, 2049, 1.0, |x, y| {
             let (u, v) = (x as f32 / 2048.0 - 0.5, y as f32 / 2048.0 - 0.5);
             (1.0 - 2.0 * (u * u + v * v)).max(0.0) * (0.7 + 0.3 * (u * 40.0).sin() * (v * 37.0).cos())
@@ -627,7 +743,7 @@ mod tests {
         .unwrap();
         let palette = Palette::named("classic").unwrap();
         let fraction = palette.fraction_map(0.0, 1.0, Some(0.2));
-        let mut gpu = GpuTerrain::new(&device, &queue);
+        let mut gpu = GpuTerrain::new(&device, &queue, samples);
         for detail in [128, 256, 512] {
             let mesh = Mesh3d::build(&map, &palette, &fraction, 0.2, 800.0, detail);
             gpu.upload(0, &mesh);
