@@ -7,13 +7,13 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
 use terrasynth::recipe::engine::Engine;
-use terrasynth::recipe::model::MAX_RECIPE_SIDE;
-use terrasynth::recipe::{Pipeline, Recipe, RunOutput, preset, registry};
+use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
+use terrasynth::recipe::{Pipeline, Recipe, RunOutput, memory, preset, registry};
 
 use crate::outputs;
 use crate::stepwise::{self, ErosionLog, LiveProgress};
@@ -48,6 +48,9 @@ pub struct GenerateArgs {
     /// Also write mesh.obj.
     #[arg(long)]
     pub obj: bool,
+    /// Mesh level of detail (vertex step 2^N), replacing the recipe's `exports.lod`; 0..=16.
+    #[arg(long, value_name = "N")]
+    pub lod: Option<u32>,
     /// Record the erosion score ε every K iterations of each erosion step into report.json
     /// (`trace`); K in 1..=1000000.
     #[arg(long, value_name = "K")]
@@ -113,6 +116,12 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
     if args.obj {
         recipe.exports.obj = true;
     }
+    if let Some(lod) = args.lod {
+        if lod > MAX_LOD {
+            bail!("invalid --lod {lod}: allowed an integer in 0..={MAX_LOD}");
+        }
+        recipe.exports.lod = lod;
+    }
     let threads = match args.threads {
         Some(n) if !(1..=MAX_THREADS).contains(&n) => {
             bail!("invalid --threads {n}: allowed an integer in 1..={MAX_THREADS}")
@@ -168,20 +177,25 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let (run, rendered) = pool.install(|| -> anyhow::Result<_> {
-        let (run, log) = run_pipeline(&plan, show_bar)?;
-        let rendered = outputs::render(&plan, &run, log)?;
-        Ok((run, rendered))
+    let (run, log) = pool.install(|| run_pipeline(&plan, show_bar))?;
+    let (written, seconds) = pool.install(|| -> anyhow::Result<_> {
+        let started = Instant::now();
+        memory::reset_peak();
+        // Everything that can fail on the terrain is checked here, before --out is touched.
+        let prepared = outputs::prepare(&plan, &run, log)?;
+        std::fs::create_dir_all(&plan.out)
+            .with_context(|| format!("cannot create --out {}", plan.out.display()))?;
+        let written = outputs::write(&plan, &run, &prepared, started)?;
+        Ok((written, started.elapsed().as_secs_f64()))
     })?;
-    std::fs::create_dir_all(&plan.out)
-        .with_context(|| format!("cannot create --out {}", plan.out.display()))?;
-    let written = pool.install(|| outputs::write(&plan, &run, &rendered))?;
     if show_bar {
         eprintln!(
-            "terrasynth: wrote {} files to {} in {:.2} s",
-            written.len(),
+            "terrasynth: wrote {} files to {} in {:.2} s (pipeline {:.2} s, outputs {:.2} s)",
+            written.files.len(),
             plan.out.display(),
-            run.seconds
+            run.seconds + seconds,
+            run.seconds,
+            seconds
         );
     }
     Ok(())

@@ -1,5 +1,8 @@
-//! The files `terrasynth generate` writes, computed in memory first ([`render`]) and then
-//! written one by one, each atomically ([`write`]).
+//! The files `terrasynth generate` writes. [`prepare`] computes what several files share
+//! (heights in metres, the hydrology layers, the biome map, metrics) without touching any file;
+//! [`write`] then writes every file as its own job, the jobs running in parallel on the
+//! command's thread pool, each file streamed row band by row band (no whole RGBA image, no
+//! mesh held in memory) and written atomically (temp file + rename, `terrasynth::io::atomic`).
 //!
 //! Height files: `height.png` and `height.r16` map the map's own min..max to 0..65535;
 //! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
@@ -7,83 +10,122 @@
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
 //! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
 //! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
-//! when the recipe has none, see [`crate::water`], are not). `water.png`, `flow.png`, `biomes.png`, `splat.png` (with the images) and
-//! `rivers.geojson` (always) come from the same hydrology layers; biomes and splat weights
-//! from `terrasynth::render::biomes`. Every file is listed in docs/OUTPUTS.md.
+//! when the recipe has none, see [`crate::water`], are not). `water.png`, `flow.png`,
+//! `biomes.png`, `splat.png` (with the images) and `rivers.geojson` (always) come from the
+//! same hydrology layers; biomes and splat weights from `terrasynth::render::biomes`. Every
+//! file is listed in docs/OUTPUTS.md, with the time and memory figures of large maps.
+//!
+//! Every pixel, vertex and value depends only on its own row's inputs, so the files are the
+//! same bytes on any thread count and whatever order the jobs run in.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use terrasynth::analyze::Metrics;
+use terrasynth::io::png::{PngLayout, write_png_rows};
 use terrasynth::io::tiff::GeoTiffOptions;
-use terrasynth::recipe::RunOutput;
 use terrasynth::recipe::engine::{Engine, EngineImport};
-use terrasynth::recipe::{Recipe, registry};
-use terrasynth::render::biomes::{Biome, BiomeOptions, classify};
-use terrasynth::render::{HillshadeOptions, Mesh, MeshOptions, hillshade, shade};
+use terrasynth::recipe::{Recipe, RunOutput, memory, registry};
+use terrasynth::render::biomes::{Biome, BiomeMap, BiomeOptions, classify};
+use terrasynth::render::hillshade::{Hillshader, hillshade_byte, shade_pixel};
+use terrasynth::render::palette::FractionMap;
+use terrasynth::render::{GridMesh, HillshadeOptions, MeshOptions, Palette};
 use terrasynth::{Heightmap, io};
 
 use crate::generate::Plan;
 use crate::stepwise::ErosionLog;
-use crate::water::{self, HydroView};
+use crate::water::{self, FlowImage, HydroView, WaterImage};
 
-/// Checks the output settings of a recipe that the library's validation does not cover.
+/// Margin for the GLB header and JSON when checking the 4 GiB limit before writing.
+const GLB_HEAD_MARGIN: u64 = 64 << 10;
+
+/// Checks the output settings of a recipe that the library's validation does not cover: a
+/// `mesh.glb` must stay under glTF's 4 GiB (checked here so that nothing is written when it
+/// would not).
 pub fn check_recipe_outputs(recipe: &Recipe) -> anyhow::Result<()> {
-    // The palette is validated by `Pipeline::new`; the mesh needs at least 2 cells a side,
-    // which the recipe's size rule already guarantees.
-    let _ = recipe;
+    let ex = &recipe.exports;
+    if ex.glb && recipe.width >= 2 && recipe.height >= 2 {
+        let (nx, ny) = GridMesh::grid_size(recipe.width, recipe.height, ex.lod);
+        let (v, i) = ((nx * ny) as u64, (6 * (nx - 1) * (ny - 1)) as u64);
+        let bytes = io::gltf::glb_bin_len(v, i, true) + GLB_HEAD_MARGIN;
+        if bytes > io::gltf::GLB_MAX_BYTES {
+            anyhow::bail!(
+                "mesh.glb of a {}x{} map at lod {} would be {:.2} GiB, over the 4 GiB limit of GLB: \
+                 use --lod {} or more (or exports.lod), or set exports.glb = false",
+                recipe.width,
+                recipe.height,
+                ex.lod,
+                bytes as f64 / (1u64 << 30) as f64,
+                smallest_glb_lod(recipe.width, recipe.height)
+            );
+        }
+    }
     Ok(())
 }
 
-/// Everything derived from the final terrain, ready to write.
-pub struct Rendered {
+/// The smallest mesh LOD whose GLB fits in 4 GiB.
+fn smallest_glb_lod(w: usize, h: usize) -> u32 {
+    (0..=terrasynth::render::mesh::MAX_LOD)
+        .find(|&lod| {
+            let (nx, ny) = GridMesh::grid_size(w, h, lod);
+            let (v, i) = ((nx * ny) as u64, (6 * (nx - 1) * (ny - 1)) as u64);
+            io::gltf::glb_bin_len(v, i, true) + GLB_HEAD_MARGIN <= io::gltf::GLB_MAX_BYTES
+        })
+        .unwrap_or(terrasynth::render::mesh::MAX_LOD)
+}
+
+/// What the output files share, computed before any file is written.
+pub struct Prepared<'t> {
     /// Lowest and highest height, height units.
     pub lo: f32,
     /// See `lo`.
     pub hi: f32,
-    /// Heights in metres (for EXR/TIFF and the hillshade).
+    /// Heights in metres (EXR/TIFF, images, mesh, biomes).
     pub metres: Heightmap,
+    /// Lowest and highest height in metres (the palette's range).
+    pub metres_range: (f32, f32),
+    /// Sea level in metres.
+    pub sea_level_m: f32,
     /// Engine import settings.
     pub engine: Option<EngineImport>,
-    /// `color.png`, `hillshade.png`, `shaded.png` pixels (RGB, grey, RGB), if images are on.
-    pub images: Option<(Vec<u8>, Vec<u8>, Vec<u8>)>,
-    /// The mesh, if glb or obj is on.
-    pub mesh: Option<Mesh>,
+    /// The recipe palette.
+    pub palette: Palette,
+    /// Rivers, lakes and flow (the recipe's, or computed).
+    pub view: HydroView<'t>,
+    /// Biome classes and fields.
+    pub biomes: BiomeMap,
+    /// Biome thresholds.
+    pub biome_opts: BiomeOptions,
+    /// Share of the map in each biome, by name.
+    pub biome_shares: Vec<(&'static str, f64)>,
+    /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
+    /// and rivers), if the images are on.
+    pub recipe_water: Option<Vec<bool>>,
+    /// The river-carved heights in metres for the mesh (`exports.carve-mesh`).
+    pub carved: Option<Heightmap>,
     /// Metrics of the final heights.
     pub metrics: Metrics,
     /// ε after each erosion step and the `--trace` records.
     pub erosion: ErosionLog,
-    /// Which hydrology layers were computed by the outputs (empty: all from the recipe).
-    pub hydro_computed: Vec<&'static str>,
-    /// Number of rivers and lakes drawn.
-    pub river_count: usize,
-    /// See `river_count`.
-    pub lake_count: usize,
-    /// `rivers.geojson`.
-    pub rivers_geojson: Value,
-    /// `water.png` (RGBA), `flow.png` (grey), `biomes.png` (RGB), `splat.png` (RGBA), if images are on.
-    pub hydro_images: Option<HydroImages>,
-    /// Share of the map in each biome, by name.
-    pub biome_shares: Vec<(&'static str, f64)>,
-}
-
-/// Pixels of the hydrology and biome images.
-pub struct HydroImages {
-    /// `water.png`, RGBA.
-    pub water: Vec<u8>,
-    /// `flow.png`, grey.
-    pub flow: Vec<u8>,
-    /// `biomes.png`, RGB.
-    pub biomes: Vec<u8>,
-    /// `splat.png`, RGBA = sand, grass, rock, snow weights summing to 255.
-    pub splat: Vec<u8>,
+    /// Seconds of each preparation part, in order.
+    pub timings: Vec<(&'static str, f64)>,
 }
 
 /// Depth in metres the largest river is cut into the mesh with `exports.carve-mesh`.
 pub const MESH_CARVE_DEPTH_M: f32 = 4.0;
 
-/// Computes the in-memory outputs (no file touched).
-pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Result<Rendered> {
+/// Runs `f` and appends its duration to `timings` under `name`.
+fn timed<T>(timings: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl FnOnce() -> T) -> T {
+    let t0 = Instant::now();
+    let out = f();
+    timings.push((name, t0.elapsed().as_secs_f64()));
+    out
+}
+
+/// Computes what the files share (no file touched; an error here leaves `--out` untouched).
+pub fn prepare<'t>(plan: &Plan, run: &'t RunOutput, erosion: ErosionLog) -> anyhow::Result<Prepared<'t>> {
     let recipe = plan.pipeline.recipe();
     let ex = &recipe.exports;
     let h = &run.terrain.height;
@@ -95,69 +137,47 @@ pub fn render(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Resu
         // A flat map still exports: give the 16-bit range a nonzero width.
         hi = lo + 1.0;
     }
+    let mut timings = Vec::new();
     let scale = ex.height_scale;
-    let metres = h.map(|&v| (v as f64 * scale) as f32);
+    let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
+    let metres_range = metres.min_max().unwrap_or((0.0, 1.0));
     let sea_level_m = (run.terrain.sea_level as f64 * scale) as f32;
-    let sea_m = Some(sea_level_m);
     let engine = plan
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = recipe.palette.resolve()?;
-    let view = HydroView::new(&run.terrain)?;
-    let (w, hgt) = (h.width(), h.height());
-    let fresh = view.fresh_water_mask(w, hgt);
+    let view = timed(&mut timings, "hydrology", || HydroView::new(&run.terrain))?;
     let biome_opts = BiomeOptions::default();
-    let biomes = classify(&metres, sea_level_m, &fresh, Some(&view.flow), &biome_opts)?;
+    let biomes = timed(&mut timings, "biomes", || {
+        let fresh = view.fresh_water_mask(h.width(), h.height());
+        classify(&metres, sea_level_m, &fresh, Some(&view.flow), &biome_opts)
+    })?;
     let shares = biomes.shares();
     let biome_shares = Biome::ALL.iter().zip(shares).map(|(b, s)| (b.name(), s)).collect();
-    let hydro_images = ex.images.then(|| HydroImages {
-        water: water::water_rgba(&view, h, run.terrain.sea_level),
-        flow: water::flow_gray(&view),
-        biomes: biomes.rgb(),
-        splat: biomes.splat_rgba(&biome_opts),
-    });
-    let rivers_geojson = water::rivers_geojson(&view, h.cell_size(), scale);
-    let images = if ex.images {
-        let shade_opts = HillshadeOptions::default();
-        let mut color = palette.colorize(&metres, sea_m);
-        for (px, &wet) in color.chunks_exact_mut(3).zip(&recipe_water_mask(&run.terrain)) {
-            if wet {
-                px.copy_from_slice(&FRESH_WATER);
-            }
-        }
-        let hs = hillshade(&metres, &shade_opts, sea_m)?;
-        let grey: Vec<u8> = hs.iter().map(|&v| (v.clamp(0.0, 1.0) * 255.0).round() as u8).collect();
-        let shaded = shade(&color, &hs, &shade_opts)?;
-        Some((color, grey, shaded))
+    let recipe_water = ex.images.then(|| recipe_water_mask(&run.terrain));
+    let carved = if (ex.glb || ex.obj) && ex.carve_mesh {
+        Some(timed(&mut timings, "carve", || water::carved(&metres, &view, scale, MESH_CARVE_DEPTH_M))?)
     } else {
         None
     };
-    let mesh = if ex.glb || ex.obj {
-        let opts = MeshOptions { height_scale: 1.0, lod: ex.lod, colors: Some(palette), sea_level: sea_m };
-        if ex.carve_mesh {
-            let carved = water::carved(&metres, &view, scale, MESH_CARVE_DEPTH_M)?;
-            Some(Mesh::from_heightmap(&carved, opts)?)
-        } else {
-            Some(Mesh::from_heightmap(&metres, opts)?)
-        }
-    } else {
-        None
-    };
-    Ok(Rendered {
+    let metrics = timed(&mut timings, "metrics", || Metrics::compute(h));
+    Ok(Prepared {
         lo,
         hi,
         metres,
+        metres_range,
+        sea_level_m,
         engine,
-        images,
-        mesh,
-        metrics: Metrics::compute(h),
-        erosion,
-        hydro_computed: view.computed.clone(),
-        river_count: view.rivers.len(),
-        lake_count: view.lake_count,
-        rivers_geojson,
-        hydro_images,
+        palette,
+        view,
+        biomes,
+        biome_opts,
         biome_shares,
+        recipe_water,
+        carved,
+        metrics,
+        erosion,
+        timings,
     })
 }
 
@@ -178,95 +198,235 @@ fn recipe_water_mask(terrain: &terrasynth::recipe::Terrain) -> Vec<bool> {
     mask
 }
 
-/// The map with its rows in reverse order (south row first).
-fn flipped(map: &Heightmap) -> anyhow::Result<Heightmap> {
-    let h = map.height();
-    Ok(Heightmap::from_fn(map.width(), h, map.cell_size(), |x, y| map[(x, h - 1 - y)])?)
+/// The palette colour of every cell of a row, with the recipe's water painted over.
+struct ColorRows<'a> {
+    metres: &'a Heightmap,
+    palette: &'a Palette,
+    fm: FractionMap,
+    water: Option<&'a [bool]>,
 }
 
-/// Writes every output; returns the file names written (report.json last).
-pub fn write(plan: &Plan, run: &RunOutput, r: &Rendered) -> anyhow::Result<Vec<String>> {
+impl ColorRows<'_> {
+    fn row(&self, y: usize, out: &mut [u8]) {
+        let w = self.metres.width();
+        let z = &self.metres.as_slice()[y * w..(y + 1) * w];
+        for (x, (px, &v)) in out.chunks_exact_mut(3).zip(z).enumerate() {
+            let wet = self.water.is_some_and(|m| m[y * w + x]);
+            px.copy_from_slice(&if wet { FRESH_WATER } else { self.palette.color_at(self.fm.fraction(v)) });
+        }
+    }
+}
+
+/// One output job: the files it writes (the first names its timing) and how.
+struct Job<'s> {
+    files: Vec<&'static str>,
+    run: Box<dyn Fn() -> anyhow::Result<()> + Send + Sync + 's>,
+}
+
+impl<'s> Job<'s> {
+    fn new(file: &'static str, run: impl Fn() -> anyhow::Result<()> + Send + Sync + 's) -> Self {
+        Self { files: vec![file], run: Box::new(run) }
+    }
+}
+
+/// What [`write`] did: the files written (report.json last) and the timings for the report.
+pub struct Written {
+    /// File names, in report order.
+    pub files: Vec<String>,
+}
+
+/// Output timings for report.json.
+pub struct OutputTimings {
+    /// Seconds per job, by its first file name.
+    pub files: Vec<(&'static str, f64)>,
+    /// Wall time from the start of [`prepare`] to the last file before report.json.
+    pub seconds: f64,
+    /// Peak heap bytes over the same span (None without the counting allocator).
+    pub peak_bytes: Option<usize>,
+}
+
+/// Writes every output (see the module docs); `started`: when [`prepare`] began (the
+/// peak-memory window was reset then). Returns the file names written, report.json last.
+pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> anyhow::Result<Written> {
     let recipe = plan.pipeline.recipe();
     let ex = &recipe.exports;
     let h = &run.terrain.height;
+    let (w, hgt) = (h.width(), h.height());
     let out = |name: &str| -> PathBuf { plan.out.join(name) };
-    let mut files: Vec<String> = Vec::new();
-    let mut done = |name: &str| files.push(name.to_string());
-    if ex.png {
-        io::png::write_png16(out("height.png"), h, r.lo, r.hi)?;
-        done("height.png");
-    }
-    if ex.r16 {
-        io::raw::write_r16(out("height.r16"), h, r.lo, r.hi)?;
-        done("height.r16");
-    }
-    if plan.engine == Some(Engine::Unity) {
-        io::raw::write_r16(out("height.raw"), &flipped(h)?, r.lo, r.hi)?;
-        done("height.raw");
+    let (lo, hi) = (p.lo, p.hi);
+    let sea_m = Some(p.sea_level_m);
+    let shade_opts = HillshadeOptions::default();
+    let colors = ColorRows {
+        metres: &p.metres,
+        palette: &p.palette,
+        fm: p.palette.fraction_map(p.metres_range.0, p.metres_range.1, sea_m),
+        water: p.recipe_water.as_deref(),
+    };
+    let shader = Hillshader::new(&p.metres, &shade_opts, sea_m)?;
+    let (ambient, flat) = (shade_opts.ambient, shade_opts.altitude_deg.to_radians().sin());
+    let mesh_map = p.carved.as_ref().unwrap_or(&p.metres);
+    let mesh_opts =
+        MeshOptions { height_scale: 1.0, lod: ex.lod, colors: Some(p.palette.clone()), sea_level: sea_m };
+
+    let mut jobs: Vec<Job> = Vec::new();
+    // The two largest files first, so they start at once on two threads.
+    if ex.glb {
+        jobs.push(Job::new("mesh.glb", || {
+            let grid = GridMesh::new(mesh_map, mesh_opts.clone())?;
+            Ok(io::gltf::write_glb_grid(out("mesh.glb"), &grid)?)
+        }));
     }
     if ex.exr {
-        io::exr::write(out("height.exr"), &r.metres)?;
-        done("height.exr");
+        jobs.push(Job::new("height.exr", || Ok(io::exr::write(out("height.exr"), &p.metres)?)));
+    }
+    if ex.png {
+        jobs.push(Job::new("height.png", || Ok(io::png::write_png16(out("height.png"), h, lo, hi)?)));
+    }
+    if ex.r16 {
+        jobs.push(Job::new("height.r16", || Ok(io::raw::write_r16(out("height.r16"), h, lo, hi)?)));
+    }
+    if plan.engine == Some(Engine::Unity) {
+        jobs.push(Job::new("height.raw", || {
+            let flip = io::raw::R16Options { flip_y: true, big_endian: false };
+            Ok(io::raw::write_r16_with(out("height.raw"), h, lo, hi, flip)?)
+        }));
     }
     if ex.tiff {
-        io::tiff::write_geotiff(out("height.tif"), &r.metres, &GeoTiffOptions::default())?;
-        done("height.tif");
+        jobs.push(Job::new("height.tif", || {
+            Ok(io::tiff::write_geotiff(out("height.tif"), &p.metres, &GeoTiffOptions::default())?)
+        }));
     }
-    if let Some((color, grey, shaded)) = &r.images {
-        let (w, hgt) = (h.width(), h.height());
-        io::png::write_rgb8(out("color.png"), w, hgt, color)?;
-        done("color.png");
-        io::png::write_gray8(out("hillshade.png"), w, hgt, grey)?;
-        done("hillshade.png");
-        io::png::write_rgb8(out("shaded.png"), w, hgt, shaded)?;
-        done("shaded.png");
+    if ex.images {
+        jobs.push(Job::new("color.png", || {
+            Ok(write_png_rows(out("color.png"), w, hgt, PngLayout::Rgb8, |y, row| colors.row(y, row))?)
+        }));
+        jobs.push(Job::new("hillshade.png", || {
+            Ok(write_png_rows(out("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
+                let mut hs = vec![0f32; w];
+                shader.row(y, &mut hs);
+                for (o, &v) in row.iter_mut().zip(&hs) {
+                    *o = hillshade_byte(v);
+                }
+            })?)
+        }));
+        jobs.push(Job::new("shaded.png", || {
+            Ok(write_png_rows(out("shaded.png"), w, hgt, PngLayout::Rgb8, |y, row| {
+                let mut hs = vec![0f32; w];
+                shader.row(y, &mut hs);
+                colors.row(y, row);
+                for (px, &v) in row.chunks_exact_mut(3).zip(&hs) {
+                    px.copy_from_slice(&shade_pixel([px[0], px[1], px[2]], v, ambient, flat));
+                }
+            })?)
+        }));
+        jobs.push(Job::new("water.png", || {
+            let img = WaterImage::new(&p.view, h, run.terrain.sea_level);
+            Ok(write_png_rows(out("water.png"), w, hgt, PngLayout::Rgba8, |y, row| img.row(y, row))?)
+        }));
+        jobs.push(Job::new("flow.png", || {
+            let img = FlowImage::new(&p.view);
+            Ok(write_png_rows(out("flow.png"), w, hgt, PngLayout::Gray8, |y, row| img.row(y, row))?)
+        }));
+        jobs.push(Job::new("biomes.png", || {
+            Ok(write_png_rows(out("biomes.png"), w, hgt, PngLayout::Rgb8, |y, row| {
+                for (px, b) in row.chunks_exact_mut(3).zip(&p.biomes.classes[y * w..(y + 1) * w]) {
+                    px.copy_from_slice(&b.color());
+                }
+            })?)
+        }));
+        jobs.push(Job::new("splat.png", || {
+            Ok(write_png_rows(out("splat.png"), w, hgt, PngLayout::Rgba8, |y, row| {
+                for (x, px) in row.chunks_exact_mut(4).enumerate() {
+                    px.copy_from_slice(&p.biomes.splat_at(y * w + x, &p.biome_opts));
+                }
+            })?)
+        }));
     }
-    if let Some(img) = &r.hydro_images {
-        let (w, hgt) = (h.width(), h.height());
-        io::png::write_rgba8(out("water.png"), w, hgt, &img.water)?;
-        done("water.png");
-        io::png::write_gray8(out("flow.png"), w, hgt, &img.flow)?;
-        done("flow.png");
-        io::png::write_rgb8(out("biomes.png"), w, hgt, &img.biomes)?;
-        done("biomes.png");
-        io::png::write_rgba8(out("splat.png"), w, hgt, &img.splat)?;
-        done("splat.png");
-    }
-    write_json(&out("rivers.geojson"), &r.rivers_geojson)?;
-    done("rivers.geojson");
-    if let Some(mesh) = &r.mesh {
-        if ex.glb {
-            io::gltf::write_glb(out("mesh.glb"), mesh)?;
-            done("mesh.glb");
+    jobs.push(Job::new("rivers.geojson", || {
+        let value = water::rivers_geojson(&p.view, h.cell_size(), ex.height_scale);
+        write_json(&out("rivers.geojson"), &value)
+    }));
+    if ex.obj {
+        let mut files = vec!["mesh.obj"];
+        if ex.images {
+            files.push("mesh.mtl");
         }
-        if ex.obj {
-            let texture = ex.images.then_some("color.png");
-            io::obj::write_obj(out("mesh.obj"), mesh, texture)?;
-            done("mesh.obj");
-            if texture.is_some() {
-                done("mesh.mtl");
-            }
-        }
+        jobs.push(Job {
+            files,
+            run: Box::new(|| {
+                let grid = GridMesh::new(mesh_map, mesh_opts.clone())?;
+                let texture = ex.images.then_some("color.png");
+                Ok(io::obj::write_obj_grid(out("mesh.obj"), &grid, texture)?)
+            }),
+        });
     }
-    let report = report_json(plan, run, r, &files);
+
+    // One rayon task per job; each job's rows are parallel too. Results come back in job
+    // order whatever the schedule.
+    let seconds: Vec<f64> = jobs
+        .par_iter()
+        .with_max_len(1)
+        .map(|job| {
+            let t0 = Instant::now();
+            (job.run)()?;
+            Ok(t0.elapsed().as_secs_f64())
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let timings = OutputTimings {
+        files: jobs.iter().zip(&seconds).map(|(j, &s)| (j.files[0], s)).collect(),
+        seconds: started.elapsed().as_secs_f64(),
+        peak_bytes: memory::peak_bytes(),
+    };
+    let mut files: Vec<String> = FILE_ORDER
+        .iter()
+        .filter(|name| jobs.iter().any(|j| j.files.contains(name)))
+        .map(|name| name.to_string())
+        .collect();
+    let report = report_json(plan, run, p, &files, &timings);
     write_json(&out("report.json"), &report)?;
     files.push("report.json".into());
-    Ok(files)
+    Ok(Written { files })
 }
 
+/// Order of the files in report.json's `files` (the order they were written in before the
+/// outputs ran in parallel).
+const FILE_ORDER: &[&str] = &[
+    "height.png",
+    "height.r16",
+    "height.raw",
+    "height.exr",
+    "height.tif",
+    "color.png",
+    "hillshade.png",
+    "shaded.png",
+    "water.png",
+    "flow.png",
+    "biomes.png",
+    "splat.png",
+    "rivers.geojson",
+    "mesh.glb",
+    "mesh.obj",
+    "mesh.mtl",
+];
+
+/// Writes pretty JSON and a final newline, atomically, streamed (no text copy in memory).
 fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    io::atomic::write_bytes_atomic(path, text.as_bytes())?;
+    io::atomic::write_atomic(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, value)
+            .map_err(|e| terrasynth::Error::Io { path: path.to_path_buf(), source: e.into() })?;
+        w.write_all(b"\n").map_err(|e| terrasynth::Error::Io { path: path.to_path_buf(), source: e })
+    })?;
     Ok(())
 }
 
 /// report.json: resolved recipe, seed, version, height range, engine settings, files, metrics,
 /// `erosion_scores` (ε after each erosion step), `hydrology` (river and lake counts, which
 /// layers the outputs computed), `biomes` (share of the map per biome), `trace` (with
-/// `--trace K`), per-step `timings` and `run` (threads, total time, peak memory). Only `timings` and `run`
-/// depend on the machine and thread count; everything else is a pure function of the recipe.
-pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String]) -> Value {
+/// `--trace K`), per-step `timings` and `run` (threads; pipeline time and peak memory;
+/// `outputs`: time of each preparation part and of each file, the outputs' wall time and peak
+/// memory; `total_seconds`). Only `timings` and `run` depend on the machine and thread count;
+/// everything else is a pure function of the recipe.
+fn report_json(plan: &Plan, run: &RunOutput, p: &Prepared, files: &[String], t: &OutputTimings) -> Value {
     let reg = registry();
     let resolved = plan.pipeline.resolved_recipe(&reg);
     let recipe = plan.pipeline.recipe();
@@ -277,6 +437,9 @@ pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String])
         .iter()
         .map(|t| json!({"step": t.step, "type": t.name, "seconds": t.seconds, "peak_bytes": t.peak_bytes}))
         .collect();
+    let seconds_map = |list: &[(&'static str, f64)]| -> serde_json::Map<String, Value> {
+        list.iter().map(|(n, s)| (n.to_string(), json!(s))).collect()
+    };
     let mut report = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "seed": recipe.seed,
@@ -284,31 +447,38 @@ pub fn report_json(plan: &Plan, run: &RunOutput, r: &Rendered, files: &[String])
         "size": {"width": h.width(), "height": h.height(), "cell_size_m": h.cell_size()},
         "sea_level": run.terrain.sea_level,
         "height_range": {
-            "min": r.lo, "max": r.hi,
-            "min_m": r.lo as f64 * scale, "max_m": r.hi as f64 * scale,
+            "min": p.lo, "max": p.hi,
+            "min_m": p.lo as f64 * scale, "max_m": p.hi as f64 * scale,
             "height_scale_m": scale,
         },
-        "engine": r.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+        "engine": p.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
         "files": files,
-        "metrics": serde_json::to_value(r.metrics).unwrap_or(Value::Null),
-        "erosion_scores": serde_json::to_value(&r.erosion.scores).unwrap_or(Value::Null),
+        "metrics": serde_json::to_value(p.metrics).unwrap_or(Value::Null),
+        "erosion_scores": serde_json::to_value(&p.erosion.scores).unwrap_or(Value::Null),
         "hydrology": {
-            "computed_by_outputs": r.hydro_computed,
-            "rivers": r.river_count,
-            "lakes": r.lake_count,
+            "computed_by_outputs": p.view.computed,
+            "rivers": p.view.rivers.len(),
+            "lakes": p.view.lake_count,
         },
-        "biomes": r.biome_shares.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
+        "biomes": p.biome_shares.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "timings": timings,
         "run": {
             "threads": plan.threads,
             "seconds": run.seconds,
             "peak_bytes": run.peak_bytes,
+            "outputs": {
+                "prepare": seconds_map(&p.timings),
+                "files": seconds_map(&t.files),
+                "seconds": t.seconds,
+                "peak_bytes": t.peak_bytes,
+            },
+            "total_seconds": run.seconds + t.seconds,
         },
     });
     if plan.trace.is_some()
         && let Some(obj) = report.as_object_mut()
     {
-        obj.insert("trace".into(), serde_json::to_value(&r.erosion.trace).unwrap_or(Value::Null));
+        obj.insert("trace".into(), serde_json::to_value(&p.erosion.trace).unwrap_or(Value::Null));
     }
     report
 }

@@ -9,6 +9,7 @@
 //! covering at least max(4, cells / 2000) cells (small pits are left out). The terrain itself
 //! is never changed.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
@@ -22,51 +23,52 @@ pub const DEFAULT_RIVER_THRESHOLD: f64 = 0.002;
 /// Channel width in cells of the largest computed river (the `rivers` step's default).
 pub const DEFAULT_MAX_WIDTH: f32 = 3.0;
 
-/// The hydrology layers the outputs draw.
-pub struct HydroView {
+/// The hydrology layers the outputs draw: borrowed from the recipe's terrain when its steps
+/// made them, computed (and owned) otherwise.
+pub struct HydroView<'t> {
     /// D8 flow accumulation per cell, in cells.
-    pub flow: Vec<f32>,
+    pub flow: Cow<'t, [f32]>,
     /// River polylines, upstream first (grid coordinates).
-    pub rivers: Vec<River>,
+    pub rivers: Cow<'t, [River]>,
     /// Lake id per cell (0 = none).
-    pub lake_labels: Vec<u32>,
+    pub lake_labels: Cow<'t, [u32]>,
     /// Number of lakes.
     pub lake_count: usize,
     /// Which layers were computed by the outputs rather than taken from the recipe's steps.
     pub computed: Vec<&'static str>,
 }
 
-impl HydroView {
+impl<'t> HydroView<'t> {
     /// Takes the recipe's layers and computes the missing ones (module docs).
-    pub fn new(terrain: &Terrain) -> anyhow::Result<Self> {
+    pub fn new(terrain: &'t Terrain) -> anyhow::Result<Self> {
         let h = &terrain.height;
         let sea = terrain.sea_level;
         let mut computed = Vec::new();
         let have_rivers = terrain.hydro.flow.is_some() || !terrain.hydro.rivers.is_empty();
         let (flow, rivers) = match (&terrain.hydro.flow, have_rivers) {
-            (Some(f), true) => (f.as_slice().to_vec(), terrain.hydro.rivers.clone()),
+            (Some(f), true) => (Cow::Borrowed(f.as_slice()), Cow::Borrowed(terrain.hydro.rivers.as_slice())),
             _ => {
                 let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
                 let field = FlowRouter.d8(&filled, sea)?;
                 let acc = field.accumulate(None)?;
                 computed.push("flow");
                 let rivers = if have_rivers {
-                    terrain.hydro.rivers.clone()
+                    Cow::Borrowed(terrain.hydro.rivers.as_slice())
                 } else {
                     computed.push("rivers");
                     let threshold = (DEFAULT_RIVER_THRESHOLD * h.len() as f64).max(1.0);
-                    extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?
+                    Cow::Owned(extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?)
                 };
-                (acc.as_slice().iter().map(|&a| a as f32).collect(), rivers)
+                (Cow::Owned(acc.as_slice().iter().map(|&a| a as f32).collect()), rivers)
             }
         };
         let (lake_labels, lake_count) = match &terrain.hydro.lake_labels {
-            Some(l) => (l.as_slice().to_vec(), terrain.hydro.lakes.len()),
+            Some(l) => (Cow::Borrowed(l.as_slice()), terrain.hydro.lakes.len()),
             None => {
                 computed.push("lakes");
                 let min_area = (h.len() / 2000).max(4);
                 let map = find_lakes(h, sea, 0.0, min_area)?;
-                (map.labels.as_slice().to_vec(), map.lakes.len())
+                (Cow::Owned(map.labels.into_vec()), map.lakes.len())
             }
         };
         Ok(Self { flow, rivers, lake_labels, lake_count, computed })
@@ -112,47 +114,90 @@ pub const SEA_RGBA: [u8; 4] = [24, 56, 110, 255];
 /// Lake colour in `water.png`.
 pub const LAKE_RGBA: [u8; 4] = [62, 128, 188, 255];
 
-/// `water.png` pixels (RGBA, W × H × 4): transparent land, sea in dark blue, lakes in
-/// [`LAKE_RGBA`], rivers from light blue (small) to deep blue (the largest discharge) on
-/// `ln(1 + Q) / ln(1 + Q_max)`, drawn at their channel width.
-pub fn water_rgba(view: &HydroView, height: &Heightmap, sea_level: f32) -> Vec<u8> {
-    let (w, h) = (height.width(), height.height());
-    let mut rgba = vec![0u8; w * h * 4];
-    for (i, &z) in height.as_slice().iter().enumerate() {
-        let c = if z < sea_level {
-            SEA_RGBA
-        } else if view.lake_labels[i] != 0 {
-            LAKE_RGBA
-        } else {
-            continue;
-        };
-        rgba[4 * i..4 * i + 4].copy_from_slice(&c);
+/// `water.png`, row by row: transparent land, sea in [`SEA_RGBA`], lakes in [`LAKE_RGBA`],
+/// rivers from light blue (small) to deep blue (the largest discharge) on
+/// `ln(1 + Q) / ln(1 + Q_max)`, drawn at their channel width (a cell covered by several
+/// stamps takes the largest discharge). The river cells are kept sparse (cell index and
+/// discharge, sorted), so no whole RGBA image is built.
+pub struct WaterImage<'a> {
+    view: &'a HydroView<'a>,
+    height: &'a Heightmap,
+    sea_level: f32,
+    /// River cells: (cell index, largest discharge), sorted by index, one entry per cell.
+    river_cells: Vec<(usize, f32)>,
+    q_max: f32,
+}
+
+impl<'a> WaterImage<'a> {
+    /// Stamps the rivers of `view` on a map the size of `height`.
+    pub fn new(view: &'a HydroView<'a>, height: &'a Heightmap, sea_level: f32) -> Self {
+        let (w, h) = (height.width(), height.height());
+        let mut cells: Vec<(usize, f32)> = Vec::new();
+        stamp_rivers(w, h, &view.rivers, |i, q| {
+            if q > -1.0 {
+                cells.push((i, q));
+            }
+        });
+        // Per cell, the largest discharge of its stamps first, then one entry per cell.
+        cells.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        cells.dedup_by_key(|c| c.0);
+        let q_max =
+            view.rivers.iter().flat_map(|r| r.points.iter()).map(|p| p.discharge).fold(1.0f32, f32::max);
+        Self { view, height, sea_level, river_cells: cells, q_max }
     }
-    let q_max = view.rivers.iter().flat_map(|r| r.points.iter()).map(|p| p.discharge).fold(1.0f32, f32::max);
-    let mut best = vec![-1.0f32; w * h];
-    stamp_rivers(w, h, &view.rivers, |i, q| {
-        if q > best[i] {
-            best[i] = q;
-            let t = (q.max(0.0).ln_1p() / q_max.ln_1p()).clamp(0.0, 1.0);
+
+    /// Pixels of row `y` (`width × 4` bytes).
+    pub fn row(&self, y: usize, out: &mut [u8]) {
+        let w = self.height.width();
+        let z = &self.height.as_slice()[y * w..(y + 1) * w];
+        let labels = &self.view.lake_labels[y * w..(y + 1) * w];
+        for ((px, &v), &lake) in out.chunks_exact_mut(4).zip(z).zip(labels) {
+            let c = if v < self.sea_level {
+                SEA_RGBA
+            } else if lake != 0 {
+                LAKE_RGBA
+            } else {
+                [0; 4]
+            };
+            px.copy_from_slice(&c);
+        }
+        let start = self.river_cells.partition_point(|c| c.0 < y * w);
+        let end = self.river_cells.partition_point(|c| c.0 < (y + 1) * w);
+        for &(i, q) in &self.river_cells[start..end] {
+            let t = (q.max(0.0).ln_1p() / self.q_max.ln_1p()).clamp(0.0, 1.0);
             let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
-            rgba[4 * i..4 * i + 4].copy_from_slice(&[
+            let x = i - y * w;
+            out[4 * x..4 * x + 4].copy_from_slice(&[
                 mix(140.0, 20.0),
                 mix(200.0, 80.0),
                 mix(245.0, 190.0),
                 255,
             ]);
         }
-    });
-    rgba
+    }
 }
 
-/// `flow.png` pixels (grey, W × H): `255 · ln(1 + A) / ln(1 + A_max)`.
-pub fn flow_gray(view: &HydroView) -> Vec<u8> {
-    let log_max = view.flow.iter().fold(0.0f32, |m, &a| m.max(a)).ln_1p().max(f32::MIN_POSITIVE);
-    view.flow
-        .iter()
-        .map(|&a| (a.max(0.0).ln_1p() / log_max * 255.0).round().clamp(0.0, 255.0) as u8)
-        .collect()
+/// `flow.png`, row by row: `255 · ln(1 + A) / ln(1 + A_max)`.
+pub struct FlowImage<'a> {
+    flow: &'a [f32],
+    log_max: f32,
+}
+
+impl<'a> FlowImage<'a> {
+    /// Finds `A_max` of the view's flow accumulation.
+    pub fn new(view: &'a HydroView<'a>) -> Self {
+        let flow: &[f32] = &view.flow;
+        let log_max = flow.iter().fold(0.0f32, |m, &a| m.max(a)).ln_1p().max(f32::MIN_POSITIVE);
+        Self { flow, log_max }
+    }
+
+    /// Grey levels of row `y` (`out.len()` = the width).
+    pub fn row(&self, y: usize, out: &mut [u8]) {
+        let w = out.len();
+        for (o, &a) in out.iter_mut().zip(&self.flow[y * w..(y + 1) * w]) {
+            *o = (a.max(0.0).ln_1p() / self.log_max * 255.0).round().clamp(0.0, 255.0) as u8;
+        }
+    }
 }
 
 /// Strahler order at every river vertex, from the network the polylines form (vertices

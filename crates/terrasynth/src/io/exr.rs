@@ -6,22 +6,26 @@ use std::io::Cursor;
 use std::path::Path;
 
 use exr::prelude::{
-    AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, ReadChannels, ReadLayers,
-    SmallVec, WritableImage,
+    Encoding, FlatSamples, Image, Layer, LayerAttributes, ReadChannels, ReadLayers, SpecificChannels, Vec2,
+    WritableImage,
 };
 
 use super::{atomic, format_err, guard_decoder};
 use crate::{Heightmap, Result};
 
-/// Writes `map` as a single-layer EXR with one f32 channel `Y` (layer name `height`).
+/// Writes `map` as a single-layer EXR with one f32 channel `Y` (layer name `height`). The
+/// samples are read from the map as the encoder needs them (no copy of the map).
 pub fn write(path: impl AsRef<Path>, map: &Heightmap) -> Result<()> {
     let path = path.as_ref();
-    let channel = AnyChannel::new("Y", FlatSamples::F32(map.as_slice().to_vec()));
+    let (w, data) = (map.width(), map.as_slice());
+    let channels = SpecificChannels::build()
+        .with_channel("Y")
+        .with_pixel_fn(|p: Vec2<usize>| (data[p.y() * w + p.x()],));
     let layer = Layer::new(
         (map.width(), map.height()),
         LayerAttributes::named("height"),
         Encoding::SMALL_LOSSLESS,
-        AnyChannels::sort(SmallVec::from_vec(vec![channel])),
+        channels,
     );
     let image = Image::from_layer(layer);
     atomic::write_atomic_seekable(path, |w| {
@@ -70,4 +74,37 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         };
         Heightmap::from_vec(w, h, 1.0, data).map_err(|e| format_err(path, format!("EXR channel size: {e}")))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use exr::prelude::{AnyChannel, AnyChannels, SmallVec};
+
+    use super::*;
+
+    #[test]
+    fn written_from_the_map_equals_the_flat_channel_file_and_round_trips() {
+        let dir = std::env::temp_dir().join(format!("ts-exr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map =
+            Heightmap::from_fn(131, 67, 2.0, |x, y| ((x * 31 + y * 17) % 101) as f32 * 0.37 - 9.0).unwrap();
+        let path = dir.join("a.exr");
+        write(&path, &map).unwrap();
+        // The same image built from a copied flat channel (the writer before it read the map
+        // in place).
+        let channel = AnyChannel::new("Y", FlatSamples::F32(map.as_slice().to_vec()));
+        let layer = Layer::new(
+            (map.width(), map.height()),
+            LayerAttributes::named("height"),
+            Encoding::SMALL_LOSSLESS,
+            AnyChannels::sort(SmallVec::from_vec(vec![channel])),
+        );
+        let mut reference = Vec::new();
+        Image::from_layer(layer).write().to_buffered(Cursor::new(&mut reference)).unwrap();
+        let got = std::fs::read(&path).unwrap();
+        assert!(got == reference, "EXR bytes differ from the flat-channel writer");
+        let back = read(&path).unwrap();
+        assert_eq!(back.as_slice(), map.as_slice());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{atomic, format_err};
-use crate::render::mesh::Mesh;
+use crate::render::mesh::{GridMesh, Mesh};
 use crate::{Error, Result};
 
 const GLB_MAGIC: u32 = 0x4654_6C67; // "glTF"
@@ -48,15 +48,100 @@ fn check_mesh(mesh: &Mesh) -> Result<()> {
     Ok(())
 }
 
-/// Appends `data` to `bin` as one buffer view and returns the view's JSON.
-fn push_view(bin: &mut Vec<u8>, data: &[u8], target: u32) -> Value {
-    let offset = bin.len();
-    bin.extend_from_slice(data);
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len(), "target": target})
+/// What the glTF JSON needs to know about a mesh: counts, bounds and whether it has colours.
+struct Shape {
+    vertices: usize,
+    indices: usize,
+    colors: bool,
+    lo: [f32; 3],
+    hi: [f32; 3],
 }
+
+impl Shape {
+    /// Byte length of each buffer view, in BIN order: positions, normals, UVs, [colours],
+    /// indices. Every length is a multiple of 4, so no view needs padding.
+    fn view_lengths(&self) -> Vec<usize> {
+        let n = self.vertices;
+        let mut v = vec![n * 12, n * 12, n * 8];
+        if self.colors {
+            v.push(n * 12);
+        }
+        v.push(self.indices * 4);
+        v
+    }
+
+    /// The GLB header, JSON chunk header and JSON (padded with spaces to 4 bytes) and the BIN
+    /// chunk header: everything before the BIN data. Errors if the file would reach 4 GiB.
+    fn head(&self) -> Result<Vec<u8>> {
+        let lengths = self.view_lengths();
+        let mut offset = 0usize;
+        let views: Vec<Value> = lengths
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| {
+                let target = if k + 1 == lengths.len() { ELEMENT_ARRAY_BUFFER } else { ARRAY_BUFFER };
+                let view = json!({"buffer": 0, "byteOffset": offset, "byteLength": len, "target": target});
+                offset += len;
+                view
+            })
+            .collect();
+        let bin_len = offset;
+        let n = self.vertices;
+        let (lo, hi) = (self.lo, self.hi);
+        let mut accessors = vec![
+            json!({"bufferView": 0, "componentType": FLOAT, "count": n, "type": "VEC3", "min": lo, "max": hi}),
+            json!({"bufferView": 1, "componentType": FLOAT, "count": n, "type": "VEC3"}),
+            json!({"bufferView": 2, "componentType": FLOAT, "count": n, "type": "VEC2"}),
+        ];
+        let mut attributes = json!({"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2});
+        if self.colors {
+            accessors.push(json!({"bufferView": 3, "componentType": FLOAT, "count": n, "type": "VEC3"}));
+            attributes["COLOR_0"] = json!(3);
+        }
+        let idx_view = views.len() - 1;
+        let idx_accessor = accessors.len();
+        accessors.push(json!({"bufferView": idx_view, "componentType": UNSIGNED_INT, "count": self.indices, "type": "SCALAR"}));
+
+        let doc = json!({
+            "asset": {"version": "2.0", "generator": concat!("terrasynth ", env!("CARGO_PKG_VERSION"))},
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0, "name": "terrain"}],
+            "meshes": [{"name": "terrain", "primitives": [{"attributes": attributes, "indices": idx_accessor, "material": 0, "mode": 4}]}],
+            "materials": [{"name": "terrain", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 1.0}}],
+            "buffers": [{"byteLength": bin_len}],
+            "bufferViews": views,
+            "accessors": accessors,
+        });
+        let mut json_bytes = serde_json::to_vec(&doc).expect("JSON values always serialise");
+        while !json_bytes.len().is_multiple_of(4) {
+            json_bytes.push(b' ');
+        }
+        let total = 12 + 8 + json_bytes.len() + 8 + bin_len;
+        let total = u32::try_from(total)
+            .map_err(|_| Error::param("mesh", format!("{total} bytes"), "a GLB under 4 GiB"))?;
+        let mut out = Vec::with_capacity(28 + json_bytes.len());
+        out.extend_from_slice(&GLB_MAGIC.to_le_bytes());
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&total.to_le_bytes());
+        out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+        out.extend_from_slice(&json_bytes);
+        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
+        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        Ok(out)
+    }
+}
+
+/// Length in bytes of the BIN chunk of a mesh with `vertices` vertices and `indices` indices
+/// (12 + 12 + 8 [+ 12 with colours] bytes per vertex, 4 per index). The whole GLB is this
+/// plus about 1.5 KB of header and JSON, and must stay under [`GLB_MAX_BYTES`].
+pub fn glb_bin_len(vertices: u64, indices: u64, colors: bool) -> u64 {
+    vertices * if colors { 44 } else { 32 } + indices * 4
+}
+
+/// Largest GLB file: its length field is a u32.
+pub const GLB_MAX_BYTES: u64 = u32::MAX as u64;
 
 fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
     v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
@@ -65,68 +150,98 @@ fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
 /// Serialises a mesh to GLB bytes (see the module docs).
 pub fn glb_bytes(mesh: &Mesh) -> Result<Vec<u8>> {
     check_mesh(mesh)?;
-    let mut bin = Vec::new();
-    let mut views = Vec::new();
-    let mut accessors = Vec::new();
-    let n = mesh.positions.len();
     let (lo, hi) = mesh.bounds().expect("checked non-empty");
-
-    views.push(push_view(&mut bin, &f32_bytes(&mesh.positions), ARRAY_BUFFER));
-    accessors.push(
-        json!({"bufferView": 0, "componentType": FLOAT, "count": n, "type": "VEC3", "min": lo, "max": hi}),
-    );
-    views.push(push_view(&mut bin, &f32_bytes(&mesh.normals), ARRAY_BUFFER));
-    accessors.push(json!({"bufferView": 1, "componentType": FLOAT, "count": n, "type": "VEC3"}));
-    views.push(push_view(&mut bin, &f32_bytes(&mesh.uvs), ARRAY_BUFFER));
-    accessors.push(json!({"bufferView": 2, "componentType": FLOAT, "count": n, "type": "VEC2"}));
-    let mut attributes = json!({"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2});
-    if !mesh.colors.is_empty() {
-        let linear: Vec<[f32; 3]> = mesh.colors.iter().map(|c| c.map(srgb_to_linear)).collect();
-        views.push(push_view(&mut bin, &f32_bytes(&linear), ARRAY_BUFFER));
-        accessors.push(json!({"bufferView": 3, "componentType": FLOAT, "count": n, "type": "VEC3"}));
-        attributes["COLOR_0"] = json!(3);
+    let shape = Shape {
+        vertices: mesh.positions.len(),
+        indices: mesh.indices.len(),
+        colors: !mesh.colors.is_empty(),
+        lo,
+        hi,
+    };
+    let mut out = shape.head()?;
+    out.extend_from_slice(&f32_bytes(&mesh.positions));
+    out.extend_from_slice(&f32_bytes(&mesh.normals));
+    out.extend_from_slice(&f32_bytes(&mesh.uvs));
+    if shape.colors {
+        let lut = linear_lut();
+        let linear: Vec<[f32; 3]> = mesh.colors.iter().map(|c| c.map(|v| lut[v as usize])).collect();
+        out.extend_from_slice(&f32_bytes(&linear));
     }
-    let idx: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-    let idx_view = views.len();
-    views.push(push_view(&mut bin, &idx, ELEMENT_ARRAY_BUFFER));
-    let idx_accessor = accessors.len();
-    accessors.push(json!({"bufferView": idx_view, "componentType": UNSIGNED_INT, "count": mesh.indices.len(), "type": "SCALAR"}));
-
-    let doc = json!({
-        "asset": {"version": "2.0", "generator": concat!("terrasynth ", env!("CARGO_PKG_VERSION"))},
-        "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [{"mesh": 0, "name": "terrain"}],
-        "meshes": [{"name": "terrain", "primitives": [{"attributes": attributes, "indices": idx_accessor, "material": 0, "mode": 4}]}],
-        "materials": [{"name": "terrain", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 1.0}}],
-        "buffers": [{"byteLength": bin.len()}],
-        "bufferViews": views,
-        "accessors": accessors,
-    });
-    let mut json_bytes = serde_json::to_vec(&doc).expect("JSON values always serialise");
-    while !json_bytes.len().is_multiple_of(4) {
-        json_bytes.push(b' ');
-    }
-    let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
-    let total = u32::try_from(total)
-        .map_err(|_| Error::param("mesh", format!("{total} bytes"), "a GLB under 4 GiB"))?;
-    let mut out = Vec::with_capacity(total as usize);
-    out.extend_from_slice(&GLB_MAGIC.to_le_bytes());
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total.to_le_bytes());
-    out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
-    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(&json_bytes);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
-    out.extend_from_slice(&bin);
+    out.extend(mesh.indices.iter().flat_map(|i| i.to_le_bytes()));
     Ok(out)
+}
+
+/// [`srgb_to_linear`] of every byte value.
+fn linear_lut() -> [f32; 256] {
+    std::array::from_fn(|v| srgb_to_linear(v as u8))
 }
 
 /// Writes a mesh as a `.glb` file (atomically).
 pub fn write_glb(path: impl AsRef<Path>, mesh: &Mesh) -> Result<()> {
     let bytes = glb_bytes(mesh)?;
     atomic::write_bytes_atomic(path, &bytes)
+}
+
+/// Writes the mesh of a heightmap as a `.glb` file (atomically), streaming: the vertex
+/// attributes and indices are computed band by band of rows (rows in parallel) and written as
+/// they come, so only a few MB are held besides the heights. The bytes are exactly those of
+/// [`write_glb`] of [`GridMesh::to_mesh`]. Errors as [`glb_bytes`] (a non-finite position or
+/// normal, a file of 4 GiB or more); a failed write leaves no file.
+pub fn write_glb_grid(path: impl AsRef<Path>, grid: &GridMesh) -> Result<()> {
+    let path = path.as_ref();
+    let (lo, hi) = grid.bounds();
+    let shape = Shape {
+        vertices: grid.vertex_count(),
+        indices: grid.index_count(),
+        colors: grid.has_colors(),
+        lo,
+        hi,
+    };
+    let head = shape.head()?;
+    let bad = || Error::param("mesh", "a non-finite position or normal", "a consistent mesh");
+    let (nx, ny) = (grid.nx(), grid.ny());
+    atomic::write_atomic(path, |w| {
+        w.write_all(&head).map_err(atomic::io_err(path))?;
+        let ok = super::write_row_bands(w, path, ny, nx * 12, |j, row| {
+            put_f32s(row, (0..nx).map(|i| grid.position(i, j)))
+        })?;
+        let ok = ok
+            && super::write_row_bands(w, path, ny, nx * 12, |j, row| {
+                put_f32s(row, (0..nx).map(|i| grid.normal(i, j)))
+            })?;
+        if !ok {
+            return Err(bad());
+        }
+        super::write_row_bands(w, path, ny, nx * 8, |j, row| put_f32s(row, (0..nx).map(|i| grid.uv(i, j))))?;
+        if shape.colors {
+            let lut = linear_lut();
+            super::write_row_bands(w, path, ny, nx * 12, |j, row| {
+                let c = |i| grid.color(i, j).unwrap_or_default().map(|v| lut[v as usize]);
+                put_f32s(row, (0..nx).map(c))
+            })?;
+        }
+        super::write_row_bands(w, path, ny - 1, (nx - 1) * 24, |j, row| {
+            for (i, q) in row.chunks_exact_mut(24).enumerate() {
+                for (dst, v) in q.chunks_exact_mut(4).zip(grid.quad(i, j)) {
+                    dst.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            true
+        })?;
+        Ok(())
+    })
+}
+
+/// Writes little-endian f32 vectors into `out`; false if one is not finite.
+fn put_f32s<const N: usize>(out: &mut [u8], values: impl Iterator<Item = [f32; N]>) -> bool {
+    let mut finite = true;
+    for (dst, v) in out.chunks_exact_mut(4 * N).zip(values) {
+        for (d, x) in dst.chunks_exact_mut(4).zip(v) {
+            finite &= x.is_finite();
+            d.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    finite
 }
 
 /// Reads a `.glb`: the glTF JSON parsed by `gltf-json` and the BIN chunk. Errors
@@ -167,4 +282,79 @@ pub fn read_glb(path: impl AsRef<Path>) -> Result<(gltf_json::Root, Vec<u8>)> {
         Vec::new()
     };
     Ok((root, bin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Heightmap;
+    use crate::render::{MeshOptions, Palette};
+
+    fn bumpy(w: usize, h: usize) -> Heightmap {
+        Heightmap::from_fn(w, h, 2.5, |x, y| {
+            ((x as f32 * 0.37).sin() * 9.0 + (y as f32 * 0.21).cos() * 5.0) - 2.0
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn streamed_glb_equals_the_in_memory_glb() {
+        let dir = std::env::temp_dir().join(format!("ts-glb-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let palette = Palette::named("classic").unwrap();
+        for (w, h) in [(2, 2), (37, 23), (65, 65), (130, 9)] {
+            let map = bumpy(w, h);
+            for lod in [0, 1, 3] {
+                for colors in [None, Some(palette.clone())] {
+                    let opts =
+                        MeshOptions { height_scale: 1.5, lod, colors: colors.clone(), sea_level: Some(0.0) };
+                    let grid = GridMesh::new(&map, opts).unwrap();
+                    let expected = glb_bytes(&grid.to_mesh()).unwrap();
+                    let path = dir.join("s.glb");
+                    write_glb_grid(&path, &grid).unwrap();
+                    let got = std::fs::read(&path).unwrap();
+                    assert!(got == expected, "{w}x{h} lod {lod} colours {}", colors.is_some());
+                    // The head's BIN length is the one `glb_bin_len` predicts.
+                    let bin =
+                        glb_bin_len(grid.vertex_count() as u64, grid.index_count() as u64, colors.is_some());
+                    let json_len = u32::from_le_bytes(got[12..16].try_into().unwrap()) as u64;
+                    assert_eq!(got.len() as u64, 28 + json_len + bin);
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn streamed_glb_is_identical_on_1_and_2_threads() {
+        let dir = std::env::temp_dir().join(format!("ts-glb-threads-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = bumpy(97, 61);
+        let opts = MeshOptions { colors: Some(Palette::named("classic").unwrap()), ..Default::default() };
+        let grid = GridMesh::new(&map, opts).unwrap();
+        let files: Vec<Vec<u8>> = [1, 2]
+            .iter()
+            .map(|&n| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                let path = dir.join(format!("t{n}.glb"));
+                pool.install(|| write_glb_grid(&path, &grid)).unwrap();
+                std::fs::read(&path).unwrap()
+            })
+            .collect();
+        assert!(files[0] == files[1]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn non_finite_heights_are_refused_and_leave_no_file() {
+        let dir = std::env::temp_dir().join(format!("ts-glb-nan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut map = bumpy(9, 9);
+        map[(4, 4)] = f32::NAN;
+        let grid = GridMesh::new(&map, MeshOptions::default()).unwrap();
+        let path = dir.join("nan.glb");
+        assert!(write_glb_grid(&path, &grid).is_err());
+        assert!(std::fs::read_dir(&dir).unwrap().next().is_none(), "a file was left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -188,6 +188,80 @@ pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Res
     Ok(())
 }
 
+/// Bytes of rows computed at once by [`for_row_bands`] (about 4 MiB, at least one row; a few
+/// hundred bytes in unit tests so that small maps cross band boundaries).
+#[cfg(not(test))]
+pub(crate) const BAND_BYTES: usize = 4 << 20;
+#[cfg(test)]
+pub(crate) const BAND_BYTES: usize = 700;
+
+/// Produces `rows` rows of `row_bytes` bytes in order: bands of rows are filled in parallel by
+/// `fill(row index, row bytes)` (each row on its own, so the bytes do not depend on the thread
+/// count) and handed to `sink` band by band. Returns false if any `fill` returned false (every
+/// row is still produced). Only one band is held at a time.
+pub(crate) fn for_row_bands(
+    rows: usize,
+    row_bytes: usize,
+    fill: impl Fn(usize, &mut [u8]) -> bool + Sync,
+    mut sink: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<bool> {
+    use rayon::prelude::*;
+    if rows == 0 || row_bytes == 0 {
+        return Ok(true);
+    }
+    let band = (BAND_BYTES / row_bytes).clamp(1, rows);
+    let mut buf = vec![0u8; band * row_bytes];
+    let mut ok = true;
+    for start in (0..rows).step_by(band) {
+        let n = band.min(rows - start);
+        let part = &mut buf[..n * row_bytes];
+        ok &= part
+            .par_chunks_mut(row_bytes)
+            .enumerate()
+            .map(|(k, row)| fill(start + k, row))
+            .reduce(|| true, |a, b| a && b);
+        sink(part)?;
+    }
+    Ok(ok)
+}
+
+/// Like [`for_row_bands`] for text of varying length: `line(row, text)` appends the text of
+/// one row; bands of rows are formatted in parallel and handed to `sink` in row order.
+pub(crate) fn for_text_bands(
+    rows: usize,
+    line: &(dyn Fn(usize, &mut String) + Sync),
+    mut sink: impl FnMut(&str) -> Result<()>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    const BAND_ROWS: usize = 64;
+    for start in (0..rows).step_by(BAND_ROWS) {
+        let end = (start + BAND_ROWS).min(rows);
+        let texts: Vec<String> = (start..end)
+            .into_par_iter()
+            .map(|r| {
+                let mut s = String::new();
+                line(r, &mut s);
+                s
+            })
+            .collect();
+        for t in &texts {
+            sink(t)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`for_row_bands`] into a writer (`path` names the file in I/O errors).
+pub(crate) fn write_row_bands(
+    w: &mut dyn std::io::Write,
+    path: &Path,
+    rows: usize,
+    row_bytes: usize,
+    fill: impl Fn(usize, &mut [u8]) -> bool + Sync,
+) -> Result<bool> {
+    for_row_bands(rows, row_bytes, fill, |band| w.write_all(band).map_err(atomic::io_err(path)))
+}
+
 /// Checks an output height range `[lo, hi]` for the 16-bit writers.
 pub(crate) fn check_range(lo: f32, hi: f32) -> Result<()> {
     if !(lo.is_finite() && hi.is_finite() && lo < hi) {

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::atomic;
-use crate::render::mesh::Mesh;
+use crate::render::mesh::{GridMesh, Mesh};
 use crate::{Error, Result};
 
 /// Writes `mesh` as OBJ; if `texture` is given, also writes `<name>.mtl` beside it with one
@@ -24,14 +24,7 @@ pub fn write_obj(path: impl AsRef<Path>, mesh: &Mesh, texture: Option<&str>) -> 
     {
         return Err(Error::param("mesh", "bad index list", "whole triangles indexing existing vertices"));
     }
-    let mtl_name = path.with_extension("mtl");
-    if let Some(tex) = texture {
-        let mtl = format!(
-            "# terrasynth terrain material\nnewmtl terrain\nKa 1 1 1\nKd 1 1 1\nKs 0 0 0\nillum 1\nmap_Kd {tex}\n"
-        );
-        atomic::write_bytes_atomic(&mtl_name, mtl.as_bytes())?;
-    }
-    let mtl_file = mtl_name.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mtl_file = write_mtl(path, texture)?;
     atomic::write_atomic(path, |w| {
         let body = || -> std::io::Result<()> {
             let mut w = std::io::BufWriter::new(w);
@@ -65,4 +58,106 @@ pub fn write_obj(path: impl AsRef<Path>, mesh: &Mesh, texture: Option<&str>) -> 
         };
         body().map_err(atomic::io_err(path))
     })
+}
+
+/// Writes the MTL file beside `path` when there is a texture; returns the MTL file name.
+fn write_mtl(path: &Path, texture: Option<&str>) -> Result<String> {
+    let mtl_name = path.with_extension("mtl");
+    if let Some(tex) = texture {
+        let mtl = format!(
+            "# terrasynth terrain material\nnewmtl terrain\nKa 1 1 1\nKd 1 1 1\nKs 0 0 0\nillum 1\nmap_Kd {tex}\n"
+        );
+        atomic::write_bytes_atomic(&mtl_name, mtl.as_bytes())?;
+    }
+    Ok(mtl_name.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+/// Writes the mesh of a heightmap as OBJ (and the MTL, as [`write_obj`]), streaming: the
+/// lines are formatted band by band of rows (rows in parallel) and written as they come, so
+/// the mesh is never held in memory. The bytes are exactly those of [`write_obj`] of
+/// [`GridMesh::to_mesh`].
+pub fn write_obj_grid(path: impl AsRef<Path>, grid: &GridMesh, texture: Option<&str>) -> Result<()> {
+    use std::fmt::Write as _;
+    let path = path.as_ref();
+    let mtl_file = write_mtl(path, texture)?;
+    let (nx, ny) = (grid.nx(), grid.ny());
+    let text = |rows: usize, line: &(dyn Fn(usize, &mut String) + Sync), w: &mut dyn Write| {
+        super::for_text_bands(rows, line, |band| w.write_all(band.as_bytes()).map_err(atomic::io_err(path)))
+    };
+    atomic::write_atomic(path, |w| {
+        let mut head = format!(
+            "# terrasynth terrain: {} vertices, {} triangles\n",
+            grid.vertex_count(),
+            grid.index_count() / 3
+        );
+        if texture.is_some() {
+            let _ = writeln!(head, "mtllib {mtl_file}");
+        }
+        head.push_str("o terrain\n");
+        w.write_all(head.as_bytes()).map_err(atomic::io_err(path))?;
+        let positions = |j: usize, s: &mut String| {
+            for i in 0..nx {
+                let p = grid.position(i, j);
+                let _ = writeln!(s, "v {} {} {}", p[0], p[1], p[2]);
+            }
+        };
+        text(ny, &positions, w)?;
+        let uvs = |j: usize, s: &mut String| {
+            for i in 0..nx {
+                let t = grid.uv(i, j);
+                let _ = writeln!(s, "vt {} {}", t[0], 1.0 - t[1]);
+            }
+        };
+        text(ny, &uvs, w)?;
+        let normals = |j: usize, s: &mut String| {
+            for i in 0..nx {
+                let n = grid.normal(i, j);
+                let _ = writeln!(s, "vn {} {} {}", n[0], n[1], n[2]);
+            }
+        };
+        text(ny, &normals, w)?;
+        if texture.is_some() {
+            w.write_all(b"usemtl terrain\n").map_err(atomic::io_err(path))?;
+        }
+        let faces = |j: usize, s: &mut String| {
+            for i in 0..nx - 1 {
+                let q = grid.quad(i, j).map(|v| v + 1);
+                for t in q.chunks_exact(3) {
+                    let (a, b, c) = (t[0], t[1], t[2]);
+                    let _ = writeln!(s, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
+                }
+            }
+        };
+        text(ny - 1, &faces, w)?;
+        w.flush().map_err(atomic::io_err(path))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Heightmap;
+    use crate::render::MeshOptions;
+
+    #[test]
+    fn streamed_obj_equals_the_in_memory_obj() {
+        let dir = std::env::temp_dir().join(format!("ts-obj-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = Heightmap::from_fn(37, 150, 1.5, |x, y| ((x * 7 + y * 3) % 23) as f32 * 0.7 - 3.1).unwrap();
+        for lod in [0, 2] {
+            for texture in [None, Some("color.png")] {
+                let grid = GridMesh::new(&map, MeshOptions { lod, height_scale: 2.0, ..Default::default() })
+                    .unwrap();
+                let (da, db) = (dir.join("a"), dir.join("b"));
+                std::fs::create_dir_all(&da).unwrap();
+                std::fs::create_dir_all(&db).unwrap();
+                write_obj(da.join("m.obj"), &grid.to_mesh(), texture).unwrap();
+                write_obj_grid(db.join("m.obj"), &grid, texture).unwrap();
+                let read = |d: &Path| std::fs::read(d.join("m.obj")).unwrap();
+                let (a, b) = (read(&da), read(&db));
+                assert!(a == b, "lod {lod} texture {texture:?}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

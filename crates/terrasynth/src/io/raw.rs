@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{atomic, format_err, quantize_map_u16};
+use super::{atomic, format_err};
 use crate::{Heightmap, Result};
 
 /// Writes `map` as R16: each height mapped from `[lo, hi]` to 0..=65535 (see
@@ -36,20 +36,20 @@ pub fn write_r16_with(
     opts: R16Options,
 ) -> Result<()> {
     let path = path.as_ref();
-    let q = quantize_map_u16(map, lo, hi)?;
-    let w = map.width();
-    let mut bytes = Vec::with_capacity(q.len() * 2);
-    let mut push_row = |row: &[u16]| {
-        for v in row {
-            bytes.extend_from_slice(&if opts.big_endian { v.to_be_bytes() } else { v.to_le_bytes() });
-        }
-    };
-    if opts.flip_y {
-        q.chunks_exact(w).rev().for_each(&mut push_row);
-    } else {
-        q.chunks_exact(w).for_each(&mut push_row);
-    }
-    atomic::write_bytes_atomic(path, &bytes)
+    super::check_range(lo, hi)?;
+    let (w, h, data) = (map.width(), map.height(), map.as_slice());
+    // Streamed band by band of rows (no whole-map buffer).
+    atomic::write_atomic(path, |out| {
+        super::write_row_bands(out, path, h, 2 * w, |y, row| {
+            let src = if opts.flip_y { h - 1 - y } else { y };
+            for (px, &v) in row.chunks_exact_mut(2).zip(&data[src * w..(src + 1) * w]) {
+                let q = super::quantize_u16(v, lo, hi);
+                px.copy_from_slice(&if opts.big_endian { q.to_be_bytes() } else { q.to_le_bytes() });
+            }
+            true
+        })
+        .map(|_| ())
+    })
 }
 
 /// Reads an R16 file; see [`decode_r16`].

@@ -404,30 +404,33 @@ impl BiomeMap {
     /// order sand, grass, rock, snow; each pixel's four bytes sum to 255.
     pub fn splat_rgba(&self, opts: &BiomeOptions) -> Vec<u8> {
         let mut out = vec![0u8; self.classes.len() * 4];
-        out.par_chunks_mut(4).enumerate().for_each(|(i, px)| {
-            let (t, s, m) = (self.elevation[i], self.slope_deg[i], self.moisture[i]);
-            let weights = if self.classes[i] == Biome::Ocean || self.fresh_water[i] {
-                [1.0, 0.0, 0.0, 0.0]
-            } else {
-                let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
-                let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
-                let beach =
-                    if opts.beach_height > 0.0 { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
-                let dry = 1.0 - smoothstep(0.1, 0.2, m);
-                let sand = beach.max(dry) * (1.0 - snow);
-                let hard = (rock + snow).min(1.0);
-                let (rock, snow) = if rock + snow > 0.0 {
-                    (hard * rock / (rock + snow), hard * snow / (rock + snow))
-                } else {
-                    (0.0, 0.0)
-                };
-                let sand = sand * (1.0 - hard);
-                let grass = (1.0 - hard - sand).max(0.0);
-                [sand, grass, rock, snow]
-            };
-            px.copy_from_slice(&to_bytes(weights));
-        });
+        out.par_chunks_mut(4).enumerate().for_each(|(i, px)| px.copy_from_slice(&self.splat_at(i, opts)));
         out
+    }
+
+    /// Splat weights of cell `i` (row-major index) as in [`BiomeMap::splat_rgba`].
+    pub fn splat_at(&self, i: usize, opts: &BiomeOptions) -> [u8; 4] {
+        let (t, s, m) = (self.elevation[i], self.slope_deg[i], self.moisture[i]);
+        let weights = if self.classes[i] == Biome::Ocean || self.fresh_water[i] {
+            [1.0, 0.0, 0.0, 0.0]
+        } else {
+            let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
+            let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
+            let beach =
+                if opts.beach_height > 0.0 { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
+            let dry = 1.0 - smoothstep(0.1, 0.2, m);
+            let sand = beach.max(dry) * (1.0 - snow);
+            let hard = (rock + snow).min(1.0);
+            let (rock, snow) = if rock + snow > 0.0 {
+                (hard * rock / (rock + snow), hard * snow / (rock + snow))
+            } else {
+                (0.0, 0.0)
+            };
+            let sand = sand * (1.0 - hard);
+            let grass = (1.0 - hard - sand).max(0.0);
+            [sand, grass, rock, snow]
+        };
+        to_bytes(weights)
     }
 
     /// Share of the cells in each biome, in [`Biome::ALL`] order.

@@ -77,22 +77,38 @@ impl HillshadeOptions {
     }
 }
 
-/// Hillshade of every cell in [0, 1] (see the module docs); `sea_level` with
-/// [`HillshadeOptions::flat_water`] makes cells below it flat. Rows are computed in parallel,
-/// each cell from its own 3×3 window, so the result does not depend on the thread count.
-pub fn hillshade(map: &Heightmap, opts: &HillshadeOptions, sea_level: Option<f32>) -> Result<Vec<f32>> {
-    opts.validate()?;
-    let (w, h) = (map.width(), map.height());
-    let sun = opts.sun();
-    let k = opts.z_factor / (8.0 * map.cell_size());
-    let data = map.as_slice();
-    let z = |x: usize, y: usize| data[y * w + x] as f64;
-    let sea = sea_level.filter(|s| opts.flat_water && s.is_finite());
-    let mut out = vec![0f32; w * h];
-    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+/// Hillshade of one map, row by row: the sun vector and slope factor computed once, then
+/// [`Hillshader::row`] shades any row on its own (each cell from its 3×3 window), so rows can
+/// be computed in any order, in parallel or streamed to a file, with the same bits as
+/// [`hillshade`].
+#[derive(Clone, Copy, Debug)]
+pub struct Hillshader<'a> {
+    map: &'a Heightmap,
+    sun: [f64; 3],
+    k: f64,
+    sea: Option<f32>,
+}
+
+impl<'a> Hillshader<'a> {
+    /// Checks the options and prepares the shading of `map` (see [`hillshade`]).
+    pub fn new(map: &'a Heightmap, opts: &HillshadeOptions, sea_level: Option<f32>) -> Result<Self> {
+        opts.validate()?;
+        Ok(Self {
+            map,
+            sun: opts.sun(),
+            k: opts.z_factor / (8.0 * map.cell_size()),
+            sea: sea_level.filter(|s| opts.flat_water && s.is_finite()),
+        })
+    }
+
+    /// Hillshade in [0, 1] of row `y` into `out` (`out.len()` = the map's width).
+    pub fn row(&self, y: usize, out: &mut [f32]) {
+        let (w, h) = (self.map.width(), self.map.height());
+        let (sun, k, data) = (self.sun, self.k, self.map.as_slice());
+        let z = |x: usize, y: usize| data[y * w + x] as f64;
         let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        for (x, px) in row.iter_mut().enumerate() {
-            if sea.is_some_and(|s| data[y * w + x] < s) {
+        for (x, px) in out.iter_mut().enumerate().take(w) {
+            if self.sea.is_some_and(|s| data[y * w + x] < s) {
                 *px = sun[2] as f32;
                 continue;
             }
@@ -106,8 +122,32 @@ pub fn hillshade(map: &Heightmap, opts: &HillshadeOptions, sea_level: Option<f32
             let shade = dot / (dzdx * dzdx + dzdy * dzdy + 1.0).sqrt();
             *px = if shade.is_finite() { shade.clamp(0.0, 1.0) as f32 } else { 0.0 };
         }
-    });
+    }
+}
+
+/// Hillshade of every cell in [0, 1] (see the module docs); `sea_level` with
+/// [`HillshadeOptions::flat_water`] makes cells below it flat. Rows are computed in parallel,
+/// each cell from its own 3×3 window, so the result does not depend on the thread count.
+pub fn hillshade(map: &Heightmap, opts: &HillshadeOptions, sea_level: Option<f32>) -> Result<Vec<f32>> {
+    let shader = Hillshader::new(map, opts, sea_level)?;
+    let mut out = vec![0f32; map.len()];
+    out.par_chunks_mut(map.width()).enumerate().for_each(|(y, row)| shader.row(y, row));
     Ok(out)
+}
+
+/// Hillshade in [0, 1] to an 8-bit grey level, `round(hs · 255)` (values outside [0, 1]
+/// clamped).
+#[inline]
+pub fn hillshade_byte(hs: f32) -> u8 {
+    (hs.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// Colour × hillshade of one pixel (see the module docs): `flat` = sin(sun altitude),
+/// `ambient` = [`HillshadeOptions::ambient`]. [`shade`] applies it to every pixel.
+#[inline]
+pub fn shade_pixel(rgb: [u8; 3], hs: f32, ambient: f64, flat: f64) -> [u8; 3] {
+    let factor = ambient + (1.0 - ambient) * hs as f64 / flat;
+    rgb.map(|c| (c as f64 * factor).round().clamp(0.0, 255.0) as u8)
 }
 
 /// Hillshade as 8-bit gray, `round(hs · 255)`.
@@ -134,10 +174,7 @@ pub fn shade(rgb: &[u8], hs: &[f32], opts: &HillshadeOptions) -> Result<Vec<u8>>
     out.par_chunks_mut(3 * 1024).zip(rgb.par_chunks(3 * 1024)).zip(hs.par_chunks(1024)).for_each(
         |((o, c), s)| {
             for ((op, cp), &sv) in o.chunks_exact_mut(3).zip(c.chunks_exact(3)).zip(s) {
-                let factor = amb + (1.0 - amb) * sv as f64 / flat;
-                for ch in 0..3 {
-                    op[ch] = (cp[ch] as f64 * factor).round().clamp(0.0, 255.0) as u8;
-                }
+                op.copy_from_slice(&shade_pixel([cp[0], cp[1], cp[2]], sv, amb, flat));
             }
         },
     );

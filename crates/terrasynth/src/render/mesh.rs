@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use crate::render::palette::Palette;
+use crate::render::palette::{FractionMap, Palette};
 use crate::{Error, Heightmap, Result};
 
 /// Largest LOD level accepted (step 2^16).
@@ -65,10 +65,23 @@ pub fn lod_samples(n: usize, step: usize) -> Vec<usize> {
     v
 }
 
-impl Mesh {
-    /// Builds the mesh of `map` (see the module docs). Errors on a non-finite height scale, a
-    /// LOD above [`MAX_LOD`], a map narrower than 2 cells, or more than 2^32 vertices.
-    pub fn from_heightmap(map: &Heightmap, opts: MeshOptions) -> Result<Self> {
+/// The mesh of a heightmap described without storing it: every vertex attribute and every
+/// quad's indices are computed on demand from the heights. [`Mesh::from_heightmap`] collects
+/// it into vectors; the streaming writers (`io::gltf::write_glb_grid`) write it row by row,
+/// so a 4097² mesh never has to be held whole in memory. Both give the same values.
+#[derive(Clone, Debug)]
+pub struct GridMesh<'a> {
+    map: &'a Heightmap,
+    xs: Vec<usize>,
+    ys: Vec<usize>,
+    cs: f32,
+    hs: f32,
+    colors: Option<(Palette, FractionMap)>,
+}
+
+impl<'a> GridMesh<'a> {
+    /// Checks the options (see [`Mesh::from_heightmap`] for the errors) and sets up the view.
+    pub fn new(map: &'a Heightmap, opts: MeshOptions) -> Result<Self> {
         if !opts.height_scale.is_finite() {
             return Err(Error::param("height_scale", opts.height_scale, "a finite number"));
         }
@@ -86,10 +99,7 @@ impl Mesh {
         if let Some(p) = &opts.colors {
             p.validate()?;
         }
-        let step = 1usize << opts.lod;
-        let xs = lod_samples(w, step);
-        let ys = lod_samples(h, step);
-        let (nx, ny) = (xs.len(), ys.len());
+        let (nx, ny) = Self::grid_size(w, h, opts.lod);
         if (nx as u64) * (ny as u64) > u32::MAX as u64 {
             return Err(Error::InvalidSize {
                 width: w,
@@ -97,55 +107,161 @@ impl Mesh {
                 reason: "more than 2^32 mesh vertices".into(),
             });
         }
-        let cs = map.cell_size() as f32;
-        let hs = opts.height_scale;
-        let fm = opts.colors.as_ref().map(|p| {
+        let step = 1usize << opts.lod;
+        let colors = opts.colors.map(|p| {
             let (lo, hi) = map.min_max().unwrap_or((0.0, 1.0));
-            p.fraction_map(lo, hi, opts.sea_level)
+            let fm = p.fraction_map(lo, hi, opts.sea_level);
+            (p, fm)
         });
-        let at = |x: usize, y: usize| map.as_slice()[y * w + x];
-        // One row of vertices per task; rows are concatenated in order, so the result does not
-        // depend on the thread count.
-        type Row = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 2]>, Vec<[u8; 3]>);
-        let rows: Vec<Row> = ys
-            .par_iter()
-            .map(|&y| {
-                let mut row: Row =
-                    (Vec::with_capacity(nx), Vec::with_capacity(nx), Vec::with_capacity(nx), Vec::new());
-                for &x in &xs {
-                    let hgt = at(x, y);
-                    row.0.push([x as f32 * cs, hgt * hs, y as f32 * cs]);
-                    let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
-                    let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
-                    let dydx = (at(x1, y) - at(x0, y)) * hs / ((x1 - x0) as f32 * cs);
-                    let dydz = (at(x, y1) - at(x, y0)) * hs / ((y1 - y0) as f32 * cs);
-                    row.1.push(normalize([-dydx, 1.0, -dydz]));
-                    row.2.push([x as f32 / (w - 1) as f32, y as f32 / (h - 1) as f32]);
-                    if let (Some(p), Some(fm)) = (&opts.colors, &fm) {
-                        row.3.push(p.color_at(fm.fraction(hgt)));
-                    }
-                }
-                row
-            })
-            .collect();
-        let mut mesh = Mesh::default();
-        for (p, n, t, c) in rows {
-            mesh.positions.extend(p);
-            mesh.normals.extend(n);
-            mesh.uvs.extend(t);
-            mesh.colors.extend(c);
-        }
-        mesh.indices.reserve((nx - 1) * (ny - 1) * 6);
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                let a = (j * nx + i) as u32; // (x, y)
-                let b = a + 1; // (x+1, y)
-                let c = a + nx as u32; // (x, y+1)
-                let d = c + 1; // (x+1, y+1)
-                mesh.indices.extend_from_slice(&[a, c, b, b, c, d]);
+        Ok(Self {
+            map,
+            xs: lod_samples(w, step),
+            ys: lod_samples(h, step),
+            cs: map.cell_size() as f32,
+            hs: opts.height_scale,
+            colors,
+        })
+    }
+
+    /// Vertices per row and per column of a `w × h` map at level `lod` (no allocation), for
+    /// sizing files before building anything. `lod` is capped at [`MAX_LOD`].
+    pub fn grid_size(w: usize, h: usize, lod: u32) -> (usize, usize) {
+        let step = 1usize << lod.min(MAX_LOD);
+        let along = |n: usize| {
+            if n == 0 { 0 } else { (n - 1) / step + 1 + usize::from(!(n - 1).is_multiple_of(step)) }
+        };
+        (along(w), along(h))
+    }
+
+    /// Vertices per row.
+    pub fn nx(&self) -> usize {
+        self.xs.len()
+    }
+
+    /// Rows of vertices.
+    pub fn ny(&self) -> usize {
+        self.ys.len()
+    }
+
+    /// Number of vertices, `nx · ny`.
+    pub fn vertex_count(&self) -> usize {
+        self.xs.len() * self.ys.len()
+    }
+
+    /// Number of indices, `6 (nx − 1)(ny − 1)`.
+    pub fn index_count(&self) -> usize {
+        6 * (self.xs.len() - 1) * (self.ys.len() - 1)
+    }
+
+    /// Whether the vertices carry colours.
+    pub fn has_colors(&self) -> bool {
+        self.colors.is_some()
+    }
+
+    #[inline]
+    fn at(&self, x: usize, y: usize) -> f32 {
+        self.map.as_slice()[y * self.map.width() + x]
+    }
+
+    /// Position of vertex `(i, j)` (column `i`, row `j` of the kept samples).
+    #[inline]
+    pub fn position(&self, i: usize, j: usize) -> [f32; 3] {
+        let (x, y) = (self.xs[i], self.ys[j]);
+        [x as f32 * self.cs, self.at(x, y) * self.hs, y as f32 * self.cs]
+    }
+
+    /// Unit normal of vertex `(i, j)`: central differences of the full-resolution heights.
+    #[inline]
+    pub fn normal(&self, i: usize, j: usize) -> [f32; 3] {
+        let (x, y) = (self.xs[i], self.ys[j]);
+        let (w, h) = (self.map.width(), self.map.height());
+        let (hs, cs) = (self.hs, self.cs);
+        let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
+        let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let dydx = (self.at(x1, y) - self.at(x0, y)) * hs / ((x1 - x0) as f32 * cs);
+        let dydz = (self.at(x, y1) - self.at(x, y0)) * hs / ((y1 - y0) as f32 * cs);
+        normalize([-dydx, 1.0, -dydz])
+    }
+
+    /// Texture coordinates of vertex `(i, j)`.
+    #[inline]
+    pub fn uv(&self, i: usize, j: usize) -> [f32; 2] {
+        let (w, h) = (self.map.width(), self.map.height());
+        [self.xs[i] as f32 / (w - 1) as f32, self.ys[j] as f32 / (h - 1) as f32]
+    }
+
+    /// sRGB colour of vertex `(i, j)`, if the options had a palette.
+    #[inline]
+    pub fn color(&self, i: usize, j: usize) -> Option<[u8; 3]> {
+        let (p, fm) = self.colors.as_ref()?;
+        Some(p.color_at(fm.fraction(self.at(self.xs[i], self.ys[j]))))
+    }
+
+    /// The six indices of the quad between vertex rows `j` and `j + 1` and columns `i` and
+    /// `i + 1`: two triangles, counter-clockwise seen from +Y.
+    #[inline]
+    pub fn quad(&self, i: usize, j: usize) -> [u32; 6] {
+        let nx = self.xs.len();
+        let a = (j * nx + i) as u32; // (x, y)
+        let b = a + 1; // (x+1, y)
+        let c = a + nx as u32; // (x, y+1)
+        let d = c + 1; // (x+1, y+1)
+        [a, c, b, b, c, d]
+    }
+
+    /// Axis-aligned bounds `(min, max)` of the positions (same values as [`Mesh::bounds`] of
+    /// the collected mesh).
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        // Sequential, in vertex order, like the fold of `Mesh::bounds` (same result even for
+        // signed zeros).
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for &y in &self.ys {
+            for &x in &self.xs {
+                let v = self.at(x, y) * self.hs;
+                (lo, hi) = (lo.min(v), hi.max(v));
             }
         }
-        Ok(mesh)
+        let (x1, z1) =
+            (self.xs[self.xs.len() - 1] as f32 * self.cs, self.ys[self.ys.len() - 1] as f32 * self.cs);
+        ([0.0, lo, 0.0], [x1, hi, z1])
+    }
+
+    /// Collects the whole mesh into vectors.
+    pub fn to_mesh(&self) -> Mesh {
+        let (nx, ny) = (self.nx(), self.ny());
+        // One row of vertices per task; rows are concatenated in order, so the result does not
+        // depend on the thread count.
+        let mut mesh = Mesh {
+            positions: vec![[0.0; 3]; nx * ny],
+            normals: vec![[0.0; 3]; nx * ny],
+            uvs: vec![[0.0; 2]; nx * ny],
+            colors: if self.has_colors() { vec![[0; 3]; nx * ny] } else { Vec::new() },
+            indices: vec![0; self.index_count()],
+        };
+        mesh.positions.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            row.iter_mut().enumerate().for_each(|(i, v)| *v = self.position(i, j));
+        });
+        mesh.normals.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            row.iter_mut().enumerate().for_each(|(i, v)| *v = self.normal(i, j));
+        });
+        mesh.uvs.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            row.iter_mut().enumerate().for_each(|(i, v)| *v = self.uv(i, j));
+        });
+        mesh.colors.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            row.iter_mut().enumerate().for_each(|(i, v)| *v = self.color(i, j).unwrap_or_default());
+        });
+        mesh.indices.par_chunks_mut(6 * (nx - 1)).enumerate().for_each(|(j, row)| {
+            row.chunks_exact_mut(6).enumerate().for_each(|(i, q)| q.copy_from_slice(&self.quad(i, j)));
+        });
+        mesh
+    }
+}
+
+impl Mesh {
+    /// Builds the mesh of `map` (see the module docs). Errors on a non-finite height scale, a
+    /// LOD above [`MAX_LOD`], a map narrower than 2 cells, or more than 2^32 vertices.
+    pub fn from_heightmap(map: &Heightmap, opts: MeshOptions) -> Result<Self> {
+        Ok(GridMesh::new(map, opts)?.to_mesh())
     }
 
     /// Number of vertices.
@@ -185,6 +301,17 @@ mod tests {
         assert_eq!(lod_samples(5, 2), vec![0, 2, 4]);
         assert_eq!(lod_samples(6, 4), vec![0, 4, 5]);
         assert_eq!(lod_samples(2, 8), vec![0, 1]);
+    }
+
+    #[test]
+    fn grid_size_matches_the_kept_samples() {
+        for n in [2, 3, 5, 6, 17, 33, 100, 4097] {
+            for lod in 0..6 {
+                let (nx, ny) = GridMesh::grid_size(n, n + 3, lod);
+                assert_eq!(nx, lod_samples(n, 1 << lod).len(), "n {n} lod {lod}");
+                assert_eq!(ny, lod_samples(n + 3, 1 << lod).len(), "n {n} lod {lod}");
+            }
+        }
     }
 
     #[test]

@@ -8,5 +8,5 @@ pub mod mesh;
 pub mod palette;
 
 pub use hillshade::{HillshadeOptions, hillshade, shade, shaded_relief};
-pub use mesh::{Mesh, MeshOptions};
+pub use mesh::{GridMesh, Mesh, MeshOptions};
 pub use palette::Palette;
