@@ -76,8 +76,9 @@ fn smallest_glb_lod(w: usize, h: usize) -> u32 {
         .unwrap_or(terrasynth::render::mesh::MAX_LOD)
 }
 
-/// What the output files share, computed before any file is written.
-pub struct Prepared<'t> {
+/// What the output files share that is cheap to compute and can fail on a bad terrain:
+/// computed before `--out` is touched.
+pub struct Prepared {
     /// Lowest and highest height, height units.
     pub lo: f32,
     /// See `lo`.
@@ -92,25 +93,23 @@ pub struct Prepared<'t> {
     pub engine: Option<EngineImport>,
     /// The recipe palette.
     pub palette: Palette,
-    /// Rivers, lakes and flow (the recipe's, or computed).
-    pub view: HydroView<'t>,
-    /// Biome classes and fields.
-    pub biomes: BiomeMap,
-    /// Biome thresholds.
-    pub biome_opts: BiomeOptions,
-    /// Share of the map in each biome, by name.
-    pub biome_shares: Vec<(&'static str, f64)>,
     /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
     /// and rivers), if the images are on.
     pub recipe_water: Option<Vec<bool>>,
-    /// The river-carved heights in metres for the mesh (`exports.carve-mesh`).
-    pub carved: Option<Heightmap>,
-    /// Metrics of the final heights.
-    pub metrics: Metrics,
     /// ε after each erosion step and the `--trace` records.
     pub erosion: ErosionLog,
     /// Seconds of each preparation part, in order.
     pub timings: Vec<(&'static str, f64)>,
+}
+
+/// The hydrology side of the outputs, computed while the height files are written.
+struct Hydro<'t> {
+    view: HydroView<'t>,
+    biomes: BiomeMap,
+    biome_opts: BiomeOptions,
+    biome_shares: Vec<(&'static str, f64)>,
+    /// The river-carved heights in metres for the mesh (`exports.carve-mesh`).
+    carved: Option<Heightmap>,
 }
 
 /// Depth in metres the largest river is cut into the mesh with `exports.carve-mesh`.
@@ -124,8 +123,9 @@ fn timed<T>(timings: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl 
     out
 }
 
-/// Computes what the files share (no file touched; an error here leaves `--out` untouched).
-pub fn prepare<'t>(plan: &Plan, run: &'t RunOutput, erosion: ErosionLog) -> anyhow::Result<Prepared<'t>> {
+/// Checks the terrain and computes the cheap shared parts (no file touched; an error here
+/// leaves `--out` untouched).
+pub fn prepare(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Result<Prepared> {
     let recipe = plan.pipeline.recipe();
     let ex = &recipe.exports;
     let h = &run.terrain.height;
@@ -142,25 +142,14 @@ pub fn prepare<'t>(plan: &Plan, run: &'t RunOutput, erosion: ErosionLog) -> anyh
     let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
     let metres_range = metres.min_max().unwrap_or((0.0, 1.0));
     let sea_level_m = (run.terrain.sea_level as f64 * scale) as f32;
+    if !sea_level_m.is_finite() {
+        anyhow::bail!("the sea level is not finite ({sea_level_m} m)");
+    }
     let engine = plan
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = recipe.palette.resolve()?;
-    let view = timed(&mut timings, "hydrology", || HydroView::new(&run.terrain))?;
-    let biome_opts = BiomeOptions::default();
-    let biomes = timed(&mut timings, "biomes", || {
-        let fresh = view.fresh_water_mask(h.width(), h.height());
-        classify(&metres, sea_level_m, &fresh, Some(&view.flow), &biome_opts)
-    })?;
-    let shares = biomes.shares();
-    let biome_shares = Biome::ALL.iter().zip(shares).map(|(b, s)| (b.name(), s)).collect();
     let recipe_water = ex.images.then(|| recipe_water_mask(&run.terrain));
-    let carved = if (ex.glb || ex.obj) && ex.carve_mesh {
-        Some(timed(&mut timings, "carve", || water::carved(&metres, &view, scale, MESH_CARVE_DEPTH_M))?)
-    } else {
-        None
-    };
-    let metrics = timed(&mut timings, "metrics", || Metrics::compute(h));
     Ok(Prepared {
         lo,
         hi,
@@ -169,16 +158,34 @@ pub fn prepare<'t>(plan: &Plan, run: &'t RunOutput, erosion: ErosionLog) -> anyh
         sea_level_m,
         engine,
         palette,
-        view,
-        biomes,
-        biome_opts,
-        biome_shares,
         recipe_water,
-        carved,
-        metrics,
         erosion,
         timings,
     })
+}
+
+/// Hydrology layers, biomes and the carved mesh heights (see [`HydroView::new`]).
+fn hydro<'t>(
+    run: &'t RunOutput,
+    p: &Prepared,
+    carve: bool,
+    scale: f64,
+    timings: &mut Vec<(&'static str, f64)>,
+) -> anyhow::Result<Hydro<'t>> {
+    let h = &run.terrain.height;
+    let view = timed(timings, "hydrology", || HydroView::new(&run.terrain))?;
+    let biome_opts = BiomeOptions::default();
+    let biomes = timed(timings, "biomes", || {
+        let fresh = view.fresh_water_mask(h.width(), h.height());
+        classify(&p.metres, p.sea_level_m, &fresh, Some(&view.flow), &biome_opts)
+    })?;
+    let biome_shares = Biome::ALL.iter().zip(biomes.shares()).map(|(b, s)| (b.name(), s)).collect();
+    let carved = if carve {
+        Some(timed(timings, "carve", || water::carved(&p.metres, &view, scale, MESH_CARVE_DEPTH_M))?)
+    } else {
+        None
+    };
+    Ok(Hydro { view, biomes, biome_opts, biome_shares, carved })
 }
 
 /// Colour of lakes and rivers drawn over `color.png` (the `classic` palette's shallow water).
@@ -199,6 +206,7 @@ fn recipe_water_mask(terrain: &terrasynth::recipe::Terrain) -> Vec<bool> {
 }
 
 /// The palette colour of every cell of a row, with the recipe's water painted over.
+#[derive(Clone, Copy)]
 struct ColorRows<'a> {
     metres: &'a Heightmap,
     palette: &'a Palette,
@@ -229,27 +237,72 @@ impl<'s> Job<'s> {
     }
 }
 
-/// What [`write`] did: the files written (report.json last) and the timings for the report.
+/// Runs the jobs as parallel rayon tasks (each job's rows are parallel too); returns each
+/// job's first file name and wall seconds, in job order whatever the schedule.
+fn run_jobs(jobs: &[Job]) -> anyhow::Result<Vec<(&'static str, f64)>> {
+    jobs.par_iter()
+        .with_max_len(1)
+        .map(|job| {
+            let t0 = Instant::now();
+            (job.run)()?;
+            Ok((job.files[0], t0.elapsed().as_secs_f64()))
+        })
+        .collect()
+}
+
+/// What [`write`] did.
 pub struct Written {
-    /// File names, in report order.
+    /// File names, in report order, report.json last.
     pub files: Vec<String>,
 }
 
 /// Output timings for report.json.
-pub struct OutputTimings {
+struct OutputTimings {
+    /// Seconds of each preparation part.
+    prepare: Vec<(&'static str, f64)>,
     /// Seconds per job, by its first file name.
-    pub files: Vec<(&'static str, f64)>,
+    files: Vec<(&'static str, f64)>,
     /// Wall time from the start of [`prepare`] to the last file before report.json.
-    pub seconds: f64,
+    seconds: f64,
     /// Peak heap bytes over the same span (None without the counting allocator).
-    pub peak_bytes: Option<usize>,
+    peak_bytes: Option<usize>,
 }
 
-/// Writes every output (see the module docs); `started`: when [`prepare`] began (the
-/// peak-memory window was reset then). Returns the file names written, report.json last.
-pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> anyhow::Result<Written> {
-    let recipe = plan.pipeline.recipe();
-    let ex = &recipe.exports;
+/// The jobs writing `mesh.glb` and `mesh.obj` (+ `mesh.mtl`) from `map` (heights in metres).
+fn mesh_jobs<'s>(plan: &'s Plan, map: &'s Heightmap, p: &'s Prepared) -> Vec<Job<'s>> {
+    let ex = &plan.pipeline.recipe().exports;
+    let opts = move || MeshOptions {
+        height_scale: 1.0,
+        lod: ex.lod,
+        colors: Some(p.palette.clone()),
+        sea_level: Some(p.sea_level_m),
+    };
+    let mut jobs = Vec::new();
+    if ex.glb {
+        jobs.push(Job::new("mesh.glb", move || {
+            let grid = GridMesh::new(map, opts())?;
+            Ok(io::gltf::write_glb_grid(plan.out.join("mesh.glb"), &grid)?)
+        }));
+    }
+    if ex.obj {
+        let mut files = vec!["mesh.obj"];
+        if ex.images {
+            files.push("mesh.mtl");
+        }
+        let run = move || {
+            let grid = GridMesh::new(map, opts())?;
+            let texture = ex.images.then_some("color.png");
+            Ok(io::obj::write_obj_grid(plan.out.join("mesh.obj"), &grid, texture)?)
+        };
+        jobs.push(Job { files, run: Box::new(run) });
+    }
+    jobs
+}
+
+/// The jobs that need only the heights: height files, `color.png`, `hillshade.png`,
+/// `shaded.png`, and the mesh unless it is carved. Largest first, so that they start at once.
+fn height_jobs<'s>(plan: &'s Plan, run: &'s RunOutput, p: &'s Prepared) -> anyhow::Result<Vec<Job<'s>>> {
+    let ex = &plan.pipeline.recipe().exports;
     let h = &run.terrain.height;
     let (w, hgt) = (h.width(), h.height());
     let out = |name: &str| -> PathBuf { plan.out.join(name) };
@@ -264,52 +317,12 @@ pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> an
     };
     let shader = Hillshader::new(&p.metres, &shade_opts, sea_m)?;
     let (ambient, flat) = (shade_opts.ambient, shade_opts.altitude_deg.to_radians().sin());
-    let mesh_map = p.carved.as_ref().unwrap_or(&p.metres);
-    let mesh_opts =
-        MeshOptions { height_scale: 1.0, lod: ex.lod, colors: Some(p.palette.clone()), sea_level: sea_m };
-
-    let mut jobs: Vec<Job> = Vec::new();
-    // The two largest files first, so they start at once on two threads.
-    if ex.glb {
-        jobs.push(Job::new("mesh.glb", || {
-            let grid = GridMesh::new(mesh_map, mesh_opts.clone())?;
-            Ok(io::gltf::write_glb_grid(out("mesh.glb"), &grid)?)
-        }));
-    }
+    let mut jobs: Vec<Job> = if ex.carve_mesh { Vec::new() } else { mesh_jobs(plan, &p.metres, p) };
     if ex.exr {
-        jobs.push(Job::new("height.exr", || Ok(io::exr::write(out("height.exr"), &p.metres)?)));
-    }
-    if ex.png {
-        jobs.push(Job::new("height.png", || Ok(io::png::write_png16(out("height.png"), h, lo, hi)?)));
-    }
-    if ex.r16 {
-        jobs.push(Job::new("height.r16", || Ok(io::raw::write_r16(out("height.r16"), h, lo, hi)?)));
-    }
-    if plan.engine == Some(Engine::Unity) {
-        jobs.push(Job::new("height.raw", || {
-            let flip = io::raw::R16Options { flip_y: true, big_endian: false };
-            Ok(io::raw::write_r16_with(out("height.raw"), h, lo, hi, flip)?)
-        }));
-    }
-    if ex.tiff {
-        jobs.push(Job::new("height.tif", || {
-            Ok(io::tiff::write_geotiff(out("height.tif"), &p.metres, &GeoTiffOptions::default())?)
-        }));
+        jobs.push(Job::new("height.exr", move || Ok(io::exr::write(out("height.exr"), &p.metres)?)));
     }
     if ex.images {
-        jobs.push(Job::new("color.png", || {
-            Ok(write_png_rows(out("color.png"), w, hgt, PngLayout::Rgb8, |y, row| colors.row(y, row))?)
-        }));
-        jobs.push(Job::new("hillshade.png", || {
-            Ok(write_png_rows(out("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
-                let mut hs = vec![0f32; w];
-                shader.row(y, &mut hs);
-                for (o, &v) in row.iter_mut().zip(&hs) {
-                    *o = hillshade_byte(v);
-                }
-            })?)
-        }));
-        jobs.push(Job::new("shaded.png", || {
+        jobs.push(Job::new("shaded.png", move || {
             Ok(write_png_rows(out("shaded.png"), w, hgt, PngLayout::Rgb8, |y, row| {
                 let mut hs = vec![0f32; w];
                 shader.row(y, &mut hs);
@@ -319,71 +332,122 @@ pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> an
                 }
             })?)
         }));
-        jobs.push(Job::new("water.png", || {
-            let img = WaterImage::new(&p.view, h, run.terrain.sea_level);
+        jobs.push(Job::new("color.png", move || {
+            Ok(write_png_rows(out("color.png"), w, hgt, PngLayout::Rgb8, |y, row| colors.row(y, row))?)
+        }));
+        jobs.push(Job::new("hillshade.png", move || {
+            Ok(write_png_rows(out("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
+                let mut hs = vec![0f32; w];
+                shader.row(y, &mut hs);
+                for (o, &v) in row.iter_mut().zip(&hs) {
+                    *o = hillshade_byte(v);
+                }
+            })?)
+        }));
+    }
+    if ex.png {
+        jobs.push(Job::new("height.png", move || Ok(io::png::write_png16(out("height.png"), h, lo, hi)?)));
+    }
+    if ex.r16 {
+        jobs.push(Job::new("height.r16", move || Ok(io::raw::write_r16(out("height.r16"), h, lo, hi)?)));
+    }
+    if plan.engine == Some(Engine::Unity) {
+        jobs.push(Job::new("height.raw", move || {
+            let flip = io::raw::R16Options { flip_y: true, big_endian: false };
+            Ok(io::raw::write_r16_with(out("height.raw"), h, lo, hi, flip)?)
+        }));
+    }
+    if ex.tiff {
+        jobs.push(Job::new("height.tif", move || {
+            Ok(io::tiff::write_geotiff(out("height.tif"), &p.metres, &GeoTiffOptions::default())?)
+        }));
+    }
+    Ok(jobs)
+}
+
+/// The jobs that need the hydrology layers or the biomes: `water.png`, `flow.png`,
+/// `biomes.png`, `splat.png`, `rivers.geojson`, and the carved mesh.
+fn hydro_jobs<'s>(plan: &'s Plan, run: &'s RunOutput, p: &'s Prepared, hy: &'s Hydro) -> Vec<Job<'s>> {
+    let ex = &plan.pipeline.recipe().exports;
+    let h = &run.terrain.height;
+    let (w, hgt) = (h.width(), h.height());
+    let out = |name: &str| -> PathBuf { plan.out.join(name) };
+    let mut jobs = match &hy.carved {
+        Some(carved) => mesh_jobs(plan, carved, p),
+        None => Vec::new(),
+    };
+    if ex.images {
+        jobs.push(Job::new("splat.png", move || {
+            Ok(write_png_rows(out("splat.png"), w, hgt, PngLayout::Rgba8, |y, row| {
+                for (x, px) in row.chunks_exact_mut(4).enumerate() {
+                    px.copy_from_slice(&hy.biomes.splat_at(y * w + x, &hy.biome_opts));
+                }
+            })?)
+        }));
+        jobs.push(Job::new("water.png", move || {
+            let img = WaterImage::new(&hy.view, h, run.terrain.sea_level);
             Ok(write_png_rows(out("water.png"), w, hgt, PngLayout::Rgba8, |y, row| img.row(y, row))?)
         }));
-        jobs.push(Job::new("flow.png", || {
-            let img = FlowImage::new(&p.view);
+        jobs.push(Job::new("flow.png", move || {
+            let img = FlowImage::new(&hy.view);
             Ok(write_png_rows(out("flow.png"), w, hgt, PngLayout::Gray8, |y, row| img.row(y, row))?)
         }));
-        jobs.push(Job::new("biomes.png", || {
+        jobs.push(Job::new("biomes.png", move || {
             Ok(write_png_rows(out("biomes.png"), w, hgt, PngLayout::Rgb8, |y, row| {
-                for (px, b) in row.chunks_exact_mut(3).zip(&p.biomes.classes[y * w..(y + 1) * w]) {
+                for (px, b) in row.chunks_exact_mut(3).zip(&hy.biomes.classes[y * w..(y + 1) * w]) {
                     px.copy_from_slice(&b.color());
                 }
             })?)
         }));
-        jobs.push(Job::new("splat.png", || {
-            Ok(write_png_rows(out("splat.png"), w, hgt, PngLayout::Rgba8, |y, row| {
-                for (x, px) in row.chunks_exact_mut(4).enumerate() {
-                    px.copy_from_slice(&p.biomes.splat_at(y * w + x, &p.biome_opts));
-                }
-            })?)
-        }));
     }
-    jobs.push(Job::new("rivers.geojson", || {
-        let value = water::rivers_geojson(&p.view, h.cell_size(), ex.height_scale);
+    jobs.push(Job::new("rivers.geojson", move || {
+        let value = water::rivers_geojson(&hy.view, h.cell_size(), ex.height_scale);
         write_json(&out("rivers.geojson"), &value)
     }));
-    if ex.obj {
-        let mut files = vec!["mesh.obj"];
-        if ex.images {
-            files.push("mesh.mtl");
-        }
-        jobs.push(Job {
-            files,
-            run: Box::new(|| {
-                let grid = GridMesh::new(mesh_map, mesh_opts.clone())?;
-                let texture = ex.images.then_some("color.png");
-                Ok(io::obj::write_obj_grid(out("mesh.obj"), &grid, texture)?)
-            }),
-        });
-    }
+    jobs
+}
 
-    // One rayon task per job; each job's rows are parallel too. Results come back in job
-    // order whatever the schedule.
-    let seconds: Vec<f64> = jobs
-        .par_iter()
-        .with_max_len(1)
-        .map(|job| {
-            let t0 = Instant::now();
-            (job.run)()?;
-            Ok(t0.elapsed().as_secs_f64())
+/// Writes every output (see the module docs) into the existing `--out` folder; `started`:
+/// when [`prepare`] began (the peak-memory window was reset then). Two branches run in
+/// parallel: the height-only files, and the hydrology → biomes chain followed by its files
+/// (plus the metrics). Returns the file names written, report.json last.
+pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> anyhow::Result<Written> {
+    let ex = &plan.pipeline.recipe().exports;
+    let a_jobs = height_jobs(plan, run, p)?;
+    let (a, b) = rayon::join(
+        || run_jobs(&a_jobs),
+        || -> anyhow::Result<_> {
+            let mut timings = Vec::new();
+            let hy = hydro(run, p, (ex.glb || ex.obj) && ex.carve_mesh, ex.height_scale, &mut timings)?;
+            let b_jobs = hydro_jobs(plan, run, p, &hy);
+            let (files, metrics) = rayon::join(
+                || run_jobs(&b_jobs),
+                || timed(&mut timings, "metrics", || Metrics::compute(&run.terrain.height)),
+            );
+            let files = files?;
+            drop(b_jobs);
+            Ok((hy, files, metrics, timings))
+        },
+    );
+    let (a, (hy, b, metrics, hydro_timings)) = (a?, b?);
+    let names: Vec<&str> = a.iter().chain(&b).map(|(n, _)| *n).collect();
+    let mut files: Vec<String> = FILE_ORDER
+        .iter()
+        .filter(|name| {
+            names.contains(name) || (**name == "mesh.mtl" && names.contains(&"mesh.obj") && ex.images)
         })
-        .collect::<anyhow::Result<_>>()?;
+        .map(|name| name.to_string())
+        .collect();
+    let mut file_times: Vec<(&'static str, f64)> = a.into_iter().chain(b).collect();
+    file_times.sort_by_key(|(n, _)| FILE_ORDER.iter().position(|f| f == n));
     let timings = OutputTimings {
-        files: jobs.iter().zip(&seconds).map(|(j, &s)| (j.files[0], s)).collect(),
+        prepare: p.timings.iter().copied().chain(hydro_timings).collect(),
+        files: file_times,
         seconds: started.elapsed().as_secs_f64(),
         peak_bytes: memory::peak_bytes(),
     };
-    let mut files: Vec<String> = FILE_ORDER
-        .iter()
-        .filter(|name| jobs.iter().any(|j| j.files.contains(name)))
-        .map(|name| name.to_string())
-        .collect();
-    let report = report_json(plan, run, p, &files, &timings);
-    write_json(&out("report.json"), &report)?;
+    let report = report_json(plan, run, p, &hy, metrics, &files, &timings);
+    write_json(&plan.out.join("report.json"), &report)?;
     files.push("report.json".into());
     Ok(Written { files })
 }
@@ -426,7 +490,15 @@ fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
 /// `outputs`: time of each preparation part and of each file, the outputs' wall time and peak
 /// memory; `total_seconds`). Only `timings` and `run` depend on the machine and thread count;
 /// everything else is a pure function of the recipe.
-fn report_json(plan: &Plan, run: &RunOutput, p: &Prepared, files: &[String], t: &OutputTimings) -> Value {
+fn report_json(
+    plan: &Plan,
+    run: &RunOutput,
+    p: &Prepared,
+    hy: &Hydro,
+    metrics: Metrics,
+    files: &[String],
+    t: &OutputTimings,
+) -> Value {
     let reg = registry();
     let resolved = plan.pipeline.resolved_recipe(&reg);
     let recipe = plan.pipeline.recipe();
@@ -453,21 +525,21 @@ fn report_json(plan: &Plan, run: &RunOutput, p: &Prepared, files: &[String], t: 
         },
         "engine": p.engine.as_ref().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
         "files": files,
-        "metrics": serde_json::to_value(p.metrics).unwrap_or(Value::Null),
+        "metrics": serde_json::to_value(metrics).unwrap_or(Value::Null),
         "erosion_scores": serde_json::to_value(&p.erosion.scores).unwrap_or(Value::Null),
         "hydrology": {
-            "computed_by_outputs": p.view.computed,
-            "rivers": p.view.rivers.len(),
-            "lakes": p.view.lake_count,
+            "computed_by_outputs": hy.view.computed,
+            "rivers": hy.view.rivers.len(),
+            "lakes": hy.view.lake_count,
         },
-        "biomes": p.biome_shares.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
+        "biomes": hy.biome_shares.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "timings": timings,
         "run": {
             "threads": plan.threads,
             "seconds": run.seconds,
             "peak_bytes": run.peak_bytes,
             "outputs": {
-                "prepare": seconds_map(&p.timings),
+                "prepare": seconds_map(&t.prepare),
                 "files": seconds_map(&t.files),
                 "seconds": t.seconds,
                 "peak_bytes": t.peak_bytes,

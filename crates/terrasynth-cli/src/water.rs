@@ -39,38 +39,49 @@ pub struct HydroView<'t> {
 }
 
 impl<'t> HydroView<'t> {
-    /// Takes the recipe's layers and computes the missing ones (module docs).
+    /// Takes the recipe's layers and computes the missing ones (module docs). The flow chain
+    /// and the lake search are independent and run in parallel (`rayon::join`).
     pub fn new(terrain: &'t Terrain) -> anyhow::Result<Self> {
         let h = &terrain.height;
         let sea = terrain.sea_level;
-        let mut computed = Vec::new();
         let have_rivers = terrain.hydro.flow.is_some() || !terrain.hydro.rivers.is_empty();
-        let (flow, rivers) = match (&terrain.hydro.flow, have_rivers) {
-            (Some(f), true) => (Cow::Borrowed(f.as_slice()), Cow::Borrowed(terrain.hydro.rivers.as_slice())),
-            _ => {
-                let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
-                let field = FlowRouter.d8(&filled, sea)?;
-                let acc = field.accumulate(None)?;
-                computed.push("flow");
-                let rivers = if have_rivers {
-                    Cow::Borrowed(terrain.hydro.rivers.as_slice())
-                } else {
-                    computed.push("rivers");
-                    let threshold = (DEFAULT_RIVER_THRESHOLD * h.len() as f64).max(1.0);
-                    Cow::Owned(extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?)
-                };
-                (Cow::Owned(acc.as_slice().iter().map(|&a| a as f32).collect()), rivers)
+        type Flow<'a> = (Cow<'a, [f32]>, Cow<'a, [River]>, Vec<&'static str>);
+        let flow_part = || -> anyhow::Result<Flow<'t>> {
+            if let (Some(f), true) = (&terrain.hydro.flow, have_rivers) {
+                return Ok((
+                    Cow::Borrowed(f.as_slice()),
+                    Cow::Borrowed(terrain.hydro.rivers.as_slice()),
+                    vec![],
+                ));
             }
+            let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
+            let field = FlowRouter.d8(&filled, sea)?;
+            let acc = field.accumulate(None)?;
+            let mut computed = vec!["flow"];
+            let rivers = if have_rivers {
+                Cow::Borrowed(terrain.hydro.rivers.as_slice())
+            } else {
+                computed.push("rivers");
+                let threshold = (DEFAULT_RIVER_THRESHOLD * h.len() as f64).max(1.0);
+                Cow::Owned(extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?)
+            };
+            Ok((Cow::Owned(acc.as_slice().iter().map(|&a| a as f32).collect()), rivers, computed))
         };
-        let (lake_labels, lake_count) = match &terrain.hydro.lake_labels {
-            Some(l) => (Cow::Borrowed(l.as_slice()), terrain.hydro.lakes.len()),
-            None => {
-                computed.push("lakes");
-                let min_area = (h.len() / 2000).max(4);
-                let map = find_lakes(h, sea, 0.0, min_area)?;
-                (Cow::Owned(map.labels.into_vec()), map.lakes.len())
-            }
+        let lake_part = || -> anyhow::Result<(Cow<'t, [u32]>, usize, bool)> {
+            Ok(match &terrain.hydro.lake_labels {
+                Some(l) => (Cow::Borrowed(l.as_slice()), terrain.hydro.lakes.len(), false),
+                None => {
+                    let min_area = (h.len() / 2000).max(4);
+                    let map = find_lakes(h, sea, 0.0, min_area)?;
+                    (Cow::Owned(map.labels.into_vec()), map.lakes.len(), true)
+                }
+            })
         };
+        let (flow, lakes) = rayon::join(flow_part, lake_part);
+        let ((flow, rivers, mut computed), (lake_labels, lake_count, lakes_computed)) = (flow?, lakes?);
+        if lakes_computed {
+            computed.push("lakes");
+        }
         Ok(Self { flow, rivers, lake_labels, lake_count, computed })
     }
 
