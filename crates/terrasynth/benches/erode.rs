@@ -1,6 +1,7 @@
 //! Erosion benchmarks (plain harness, median of runs): `cargo bench -p terrasynth --bench erode`.
 //!
-//! Set `ERODE_BENCH_QUICK=1` to skip the 4096² cases.
+//! Set `ERODE_BENCH_QUICK=1` to skip the 4096² cases, `ERODE_BENCH_ONLY=droplets` to run only
+//! the droplet rows.
 
 use std::time::Instant;
 
@@ -41,11 +42,38 @@ fn steps(e: &mut dyn Eroder, n: usize) {
     }
 }
 
+/// Droplets per second at 1024², sequential (batch-size 1) and in parallel batches, each on 1
+/// and 2 rayon threads (pools built here, so one run gives all four rows).
+fn droplets() {
+    let map = base(1024);
+    let droplets = 200_000;
+    for batch_size in [1, 16_384] {
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let t = pool.install(|| {
+                median(5, || {
+                    let p = DropletParams { droplets, batch_size, seed: 1, ..Default::default() };
+                    let mut e = DropletEroder::new(&map, p).unwrap();
+                    steps(&mut e, 1);
+                })
+            });
+            println!(
+                "| droplets, batch-size {batch_size}, {threads} thread(s) ({droplets} droplets) | 1024² | {:.0} droplets/s | none published |",
+                droplets as f64 / t
+            );
+        }
+    }
+}
+
 fn main() {
     let quick = std::env::var_os("ERODE_BENCH_QUICK").is_some();
     println!("threads: {}", rayon::current_num_threads());
     println!("| case | size | measured (median) | Olsen 2004 (Java, P4 2.4 GHz) |");
     println!("|---|---|---|---|");
+    if std::env::var("ERODE_BENCH_ONLY").is_ok_and(|v| v == "droplets") {
+        droplets();
+        return;
+    }
 
     // Olsen's full pipeline: base terrain + 50 iterations of his erosion (T = 16/N, Von
     // Neumann, wrapped edges as in the paper).
@@ -125,21 +153,7 @@ fn main() {
         );
     }
 
-    // Droplets per second at 1024².
-    let map = base(1024);
-    for batch_size in [1, 1024] {
-        let droplets = 200_000;
-        let t = median(3, || {
-            let p = DropletParams { droplets, batch_size, seed: 1, ..Default::default() };
-            let mut e = DropletEroder::new(&map, p).unwrap();
-            steps(&mut e, 1);
-        });
-        println!(
-            "| droplets, batch-size {batch_size} ({droplets} droplets) | 1024² | {:.0} droplets/s | none published |",
-            droplets as f64 / t
-        );
-    }
-    drop(map);
+    droplets();
 
     if quick {
         return;

@@ -543,14 +543,15 @@ fn golden_values_on_a_tiny_map() {
 }
 
 // thermal-olsen, olsen-erosion and hydraulic-olsen changed at stop 7: the row-major in-place
-// sweep became the coloured exchange (no visit order, no streaks).
+// sweep became the coloured exchange (no visit order, no streaks). droplets changed at stop 8:
+// batches run in place over row strips (no frozen snapshot) and the brush takes w·(a/W).
 const GOLDEN: [(&str, u64); 7] = [
     ("thermal", 0x511cda337b718ee8),
     ("thermal-olsen", 0xb9ed45e7cdf96054),
     ("olsen-erosion", 0x5fb540c44544fcad),
     ("hydraulic", 0x8bdac349a159bdc1),
     ("hydraulic-olsen", 0x138fe86844f22069),
-    ("droplets", 0x46662652119fcdb5),
+    ("droplets", 0x58bdda753b9fd608),
     ("stream-power", 0xf26f1b73483eec91),
 ];
 

@@ -37,10 +37,12 @@ pub struct DropletParams {
     pub initial_speed: f64,
     /// Initial water. Default 1; range [0, 1000].
     pub initial_water: f64,
-    /// Droplets per batch. Droplets of one batch all read the heights as they were at the
-    /// batch start and are simulated in parallel; their height changes are then applied in
-    /// droplet order. 1 means fully sequential, in place (each droplet sees every earlier
-    /// change, as in Lague's code; measured faster than batches on 2 cores). Default 1; range 1..=1,000,000.
+    /// Droplets per parallel batch. 1 (the default) runs the droplets one after the other in
+    /// index order, in place, as in Lague's code. Larger batches run in parallel over
+    /// horizontal strips of the map: see [`DropletEroder`], "Parallel batches". Every droplet
+    /// still sees all changes made before it in the batch's order, so any batch size gives
+    /// sequential-quality erosion; larger batches give the threads more work per
+    /// synchronisation (16,384 is a good value at 1024²). Range 1..=1,000,000.
     pub batch_size: usize,
     /// Seed; droplet k of the whole run starts from `derive_seed(seed, k)`.
     pub seed: u64,
@@ -115,8 +117,9 @@ impl DropletParams {
 /// 3. `Δh = h(new) − h(old)`; capacity `C = max(−Δh·speed·water·capacity, min_capacity)`;
 /// 4. if going uphill or carrying more than C, deposit `min(Δh, sediment)` (uphill) or
 ///    `(sediment − C)·deposit` on the 4 corners of the old cell with bilinear weights;
-/// 5. otherwise erode `min((C − sediment)·erode, −Δh)` from the cells within `radius` of the
-///    old cell (weights ∝ 1 − dist/radius, normalised over the cells inside the map);
+/// 5. otherwise erode `a = min((C − sediment)·erode, −Δh)` from the cells within `radius` of
+///    the old cell: cell i loses `wᵢ·(a / W)` with `wᵢ = 1 − distᵢ/radius` and `W = Σ wᵢ` over
+///    the cells of the disc inside the map; the droplet's sediment grows by `a`;
 /// 6. `speed = sqrt(max(0, speed² + Δh·gravity))`, `water *= 1 − evaporate`.
 ///
 /// With a sea level ([`DropletParams::sea_level`]), a droplet whose position is below it has
@@ -126,78 +129,183 @@ impl DropletParams {
 /// Differences from Lague, for mass accounting: a droplet that dies on the map deposits its
 /// remaining sediment at its last position (bilinear); one that leaves the map takes its
 /// sediment with it, which is counted in [`DropletEroder::lost`]. So `Σh + lost` is conserved
-/// exactly up to `f64` rounding. Heights are not clamped at 0 (our heights may be negative).
+/// up to `f64` rounding (the cells of a brush lose `Σ wᵢ·(a/W)`, which equals `a` up to a few
+/// ulps). Heights are not clamped at 0 (our heights may be negative).
 ///
-/// Determinism: see [`DropletParams::batch_size`]; batch membership depends only on the
-/// droplet index, so the result is bit-identical for any thread count. Maps narrower than 2
-/// cells in either direction are left unchanged.
+/// **Parallel batches** ([`DropletParams::batch_size`] > 1). A droplet moves at most one cell
+/// per step along each axis, so every cell it reads or changes lies within
+/// `M = max_lifetime + brush reach + 2` rows of the row it starts in. The map is cut into
+/// horizontal strips at least `2M` rows tall (as many as fit, at most 4096). The droplets of a
+/// batch are sorted by the strip they start in (index order kept inside a strip); the
+/// even-numbered strips then run in parallel, each one's droplets one after the other in place,
+/// then the odd-numbered strips likewise. Two strips of the same parity are separated by a strip
+/// of ≥ `2M` rows, so the rows they can touch (their strip ± M) never overlap: running them in
+/// parallel is exactly running them one after the other. The batch's result is therefore that
+/// of the sequential in-place algorithm with the droplets taken in the order (strip 0, 2, 4, …,
+/// then 1, 3, …; index order within a strip): it is bit-identical for any thread count, every
+/// droplet sees every change made before it in that order (no frozen snapshot, so no seams at
+/// strip borders), and it differs from the `batch_size = 1` result only by that reordering.
+/// Maps shorter than 4M rows have one strip and give the sequential result. Maps narrower than
+/// 2 cells in either direction are left unchanged.
+///
+/// ```
+/// use terrasynth::Heightmap;
+/// use terrasynth::erode::{DropletEroder, DropletParams, Eroder};
+/// let map = Heightmap::from_fn(64, 64, 1.0, |x, y| ((x * x + y * y) as f32).sqrt() / 90.0).unwrap();
+/// let p = DropletParams { droplets: 500, batch_size: 64, ..Default::default() };
+/// let mut eroder = DropletEroder::new(&map, p).unwrap();
+/// let before = eroder.volume();
+/// eroder.run_one_step().unwrap();
+/// assert!((eroder.volume() + eroder.lost() - before).abs() < 1e-9 * before);
+/// ```
 #[derive(Clone, Debug)]
 pub struct DropletEroder {
     surface: Grid<f64>,
     params: DropletParams,
-    brush: Vec<(i32, i32, f64)>,
+    brush: Brush,
+    strips: Strips,
     next_droplet: u64,
     lost: f64,
 }
 
-/// One recorded height change.
-#[derive(Clone, Copy, Debug)]
-enum Change {
-    /// Add a delta to one cell.
-    Add(u32, f64),
-    /// Erode `amount` with the brush centred on a cell (expanded when applied, with the same
-    /// arithmetic as in place, so the log stays ~30× shorter).
-    Brush(u32, f64),
+/// The erosion disc, one contiguous run of cells per row (dy increasing).
+#[derive(Clone, Debug)]
+struct Brush {
+    /// `(dy, dx of the run's first cell, run length)` per row.
+    rows: Vec<(i32, i32, usize)>,
+    /// Weights `1 − dist/radius` of the runs, row after row.
+    weights: Vec<f64>,
+    /// Largest |dx| and |dy| of the disc.
+    reach: usize,
+    /// Σ weights in row order (the normaliser when the whole disc is inside the map).
+    total: f64,
 }
 
-/// Height changes recorded by droplets, in order.
-type HeightLog = Vec<Change>;
+impl Brush {
+    fn new(radius: f64) -> Self {
+        let reach = radius.ceil() as i32;
+        let (mut rows, mut weights) = (Vec::new(), Vec::new());
+        let mut max_reach = 0;
+        for dy in -reach..=reach {
+            let mut first = None;
+            for dx in -reach..=reach {
+                let dist = ((dx * dx + dy * dy) as f64).sqrt();
+                if dist < radius {
+                    first.get_or_insert(dx);
+                    weights.push(1.0 - dist / radius);
+                    max_reach = max_reach.max(dx.abs()).max(dy.abs());
+                }
+            }
+            if let Some(dx0) = first {
+                // A disc row is one run: dx0..=-dx0.
+                rows.push((dy, dx0, (-2 * dx0 + 1) as usize));
+            }
+        }
+        let total = weights.iter().sum();
+        Self { rows, weights, reach: max_reach as usize, total }
+    }
 
-/// Droplets per parallel work item inside a batch (fixed, so results ignore the thread count).
-const CHUNK: u64 = 32;
+    /// `amount / W`, W = Σ weights of the disc cells around `(x0, y0)` inside a `w × h` map.
+    #[inline]
+    fn scale(&self, w: usize, h: usize, x0: usize, y0: usize, amount: f64) -> f64 {
+        let r = self.reach;
+        if x0 >= r && y0 >= r && x0 + r < w && y0 + r < h {
+            return amount / self.total;
+        }
+        let mut total = 0.0;
+        let mut k = 0;
+        for &(dy, dx0, len) in &self.rows {
+            let y = y0 as i64 + dy as i64;
+            if y >= 0 && y < h as i64 {
+                for (j, wt) in self.weights[k..k + len].iter().enumerate() {
+                    let x = x0 as i64 + dx0 as i64 + j as i64;
+                    if x >= 0 && x < w as i64 {
+                        total += wt;
+                    }
+                }
+            }
+            k += len;
+        }
+        amount / total
+    }
 
-/// Read heights and record changes: either in place or against a frozen snapshot.
-trait Field {
-    fn at(&self, i: usize) -> f64;
-    fn add(&mut self, i: usize, delta: f64);
-    /// Erodes `amount` with the brush around `centre`; returns the amount removed.
-    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64;
+    /// Subtracts `weight·scale` from the disc cells around `(x0, y0)` that lie in `rows`, the
+    /// map rows `y_lo..` of a map `w` cells wide.
+    #[inline]
+    fn erode(&self, rows: &mut [f64], y_lo: usize, w: usize, x0: usize, y0: usize, scale: f64) {
+        let y_hi = y_lo + rows.len() / w;
+        let mut k = 0;
+        for &(dy, dx0, len) in &self.rows {
+            let y = y0 as i64 + dy as i64;
+            if y >= y_lo as i64 && y < y_hi as i64 {
+                let x_start = x0 as i64 + dx0 as i64;
+                let skip = (-x_start).max(0) as usize;
+                let end = (x_start + len as i64).min(w as i64);
+                if end > x_start + skip as i64 {
+                    let row = (y as usize - y_lo) * w;
+                    let cells = &mut rows[row + (x_start + skip as i64) as usize..row + end as usize];
+                    let weights = &self.weights[k + skip..k + skip + cells.len()];
+                    for (c, wt) in cells.iter_mut().zip(weights) {
+                        *c -= wt * scale;
+                    }
+                }
+            }
+            k += len;
+        }
+    }
 }
 
-struct InPlace<'a>(&'a mut [f64]);
+/// The horizontal strips of a parallel batch, and the droplets of the current batch in each.
+#[derive(Clone, Debug, Default)]
+struct Strips {
+    /// Row where each strip starts, then the map height.
+    bounds: Vec<usize>,
+    /// Rows a droplet can reach above or below its starting row (M).
+    margin: usize,
+    /// Strip of each map row.
+    strip_of_row: Vec<u32>,
+    /// Per strip, the droplets starting in it: (droplet index, start position).
+    droplets: Vec<Vec<(u64, (f64, f64))>>,
+}
 
-impl Field for InPlace<'_> {
-    #[inline]
-    fn at(&self, i: usize) -> f64 {
-        self.0[i]
+impl Strips {
+    fn new(height: usize, max_lifetime: usize, reach: usize) -> Self {
+        let margin = max_lifetime + reach + 2;
+        let count = (height / (2 * margin)).clamp(1, 4096);
+        let bounds: Vec<usize> = (0..=count).map(|i| i * height / count).collect();
+        let mut strip_of_row = Vec::with_capacity(height);
+        for s in 0..count {
+            strip_of_row.extend(std::iter::repeat_n(s as u32, bounds[s + 1] - bounds[s]));
+        }
+        Self { bounds, margin, strip_of_row, droplets: vec![Vec::new(); count] }
     }
-    #[inline]
-    fn add(&mut self, i: usize, delta: f64) {
-        self.0[i] += delta;
-    }
-    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64 {
-        sim.brush_takes(centre, amount, |i, take| self.0[i] -= take)
+
+    /// Rows strip `s` may touch: the strip ± margin, clipped to the map.
+    fn reach_of(&self, s: usize) -> (usize, usize) {
+        let h = *self.bounds.last().unwrap();
+        (self.bounds[s].saturating_sub(self.margin), (self.bounds[s + 1] + self.margin).min(h))
     }
 }
 
-struct Logged<'a> {
-    heights: &'a [f64],
-    log: HeightLog,
+/// The rows `y_lo..` of the surface that one strip (or the sequential run, with the whole
+/// map) may change, in place.
+struct Rows<'a> {
+    cells: &'a mut [f64],
+    y_lo: usize,
 }
 
-impl Field for Logged<'_> {
+impl Rows<'_> {
+    /// Height of map cell `i`.
     #[inline]
-    fn at(&self, i: usize) -> f64 {
-        self.heights[i]
+    fn at(&self, first: usize, i: usize) -> f64 {
+        self.cells[i - first]
     }
-    #[inline]
-    fn add(&mut self, i: usize, delta: f64) {
-        self.log.push(Change::Add(i as u32, delta));
-    }
-    fn brush(&mut self, sim: &Sim, centre: usize, amount: f64) -> f64 {
-        self.log.push(Change::Brush(centre as u32, amount));
-        sim.brush_takes(centre, amount, |_, _| {})
-    }
+}
+
+/// The 4 bilinear shares of `amount` at offset `(u, v)`: NW, NE, SW, SE corners.
+#[inline]
+fn bilinear_parts(u: f64, v: f64, amount: f64) -> [f64; 4] {
+    [amount * (1.0 - u) * (1.0 - v), amount * u * (1.0 - v), amount * (1.0 - u) * v, amount * u * v]
 }
 
 impl DropletEroder {
@@ -212,23 +320,58 @@ impl DropletEroder {
                 reason: "droplet erosion supports at most 2^32 cells".into(),
             });
         }
-        let r = params.radius;
-        let reach = r.ceil() as i32;
-        let mut brush = Vec::new();
-        for dy in -reach..=reach {
-            for dx in -reach..=reach {
-                let dist = ((dx * dx + dy * dy) as f64).sqrt();
-                if dist < r {
-                    brush.push((dx, dy, 1.0 - dist / r));
-                }
-            }
-        }
-        Ok(Self { surface: to_f64(map), params, brush, next_droplet: 0, lost: 0.0 })
+        let brush = Brush::new(params.radius);
+        let strips = Strips::new(map.height(), params.max_lifetime, brush.reach);
+        Ok(Self { surface: to_f64(map), params, brush, strips, next_droplet: 0, lost: 0.0 })
     }
 
     /// Sediment carried off the map by droplets so far (height units × cells).
     pub fn lost(&self) -> f64 {
         self.lost
+    }
+
+    /// Runs droplets `b..e` as one parallel batch over the strips (see the type's docs).
+    fn run_batch(&mut self, b: u64, e: u64) {
+        let (w, h) = (self.surface.width(), self.surface.height());
+        let sim = Sim { params: &self.params, brush: &self.brush, width: w, height: h };
+        let strips = &mut self.strips;
+        for list in &mut strips.droplets {
+            list.clear();
+        }
+        for k in b..e {
+            let start = sim.start(k);
+            strips.droplets[strips.strip_of_row[start.1 as usize] as usize].push((k, start));
+        }
+        let count = strips.droplets.len();
+        let mut lost = vec![0.0; count];
+        for parity in 0..2 {
+            // Disjoint row ranges of this parity's strips (they never overlap: see the docs).
+            let mut rest = self.surface.as_mut_slice();
+            let mut rest_y = 0;
+            let mut work = Vec::new();
+            for s in (parity..count).step_by(2) {
+                let (lo, hi) = strips.reach_of(s);
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut((lo - rest_y) * w);
+                let (cells, tail) = tail.split_at_mut((hi - lo) * w);
+                rest = tail;
+                rest_y = hi;
+                work.push((s, Rows { cells, y_lo: lo }));
+            }
+            let droplets = &strips.droplets;
+            let sums: Vec<(usize, f64)> = work
+                .into_par_iter()
+                .map(|(s, mut rows)| {
+                    let lost = droplets[s].iter().map(|&(k, start)| sim.simulate(k, start, &mut rows)).sum();
+                    (s, lost)
+                })
+                .collect();
+            for (s, l) in sums {
+                lost[s] = l;
+            }
+        }
+        for s in (0..count).step_by(2).chain((1..count).step_by(2)) {
+            self.lost += lost[s];
+        }
     }
 }
 
@@ -236,26 +379,36 @@ impl DropletEroder {
 /// borrowed mutably while droplets run in place).
 struct Sim<'a> {
     params: &'a DropletParams,
-    brush: &'a [(i32, i32, f64)],
+    brush: &'a Brush,
     width: usize,
     height: usize,
 }
 
 impl Sim<'_> {
-    /// Simulates one droplet; returns the sediment it carried off the map.
-    fn simulate(&self, index: u64, field: &mut impl Field) -> f64 {
+    /// Start position of droplet `index`, from `derive_seed(seed, index)`.
+    #[inline]
+    fn start(&self, index: u64) -> (f64, f64) {
+        let (xmax, ymax) = ((self.width - 1) as f64, (self.height - 1) as f64);
+        let mut rng = SplitMix64::new(derive_seed(self.params.seed, index));
+        let x = rng.range_f64(0.0, xmax);
+        (x, rng.range_f64(0.0, ymax))
+    }
+
+    /// Simulates droplet `index` from `start` on `rows`, which must hold every row it can
+    /// reach; returns the sediment it carried off the map.
+    fn simulate(&self, index: u64, start: (f64, f64), rows: &mut Rows) -> f64 {
         let p = self.params;
         let (w, h) = (self.width, self.height);
         let (xmax, ymax) = ((w - 1) as f64, (h - 1) as f64);
-        let mut rng = SplitMix64::new(derive_seed(p.seed, index));
-        let mut pos = (rng.range_f64(0.0, xmax), rng.range_f64(0.0, ymax));
+        let first = rows.y_lo * w;
+        let mut pos = start;
         let mut dir = (0.0f64, 0.0f64);
         let (mut speed, mut water, mut sediment) = (p.initial_speed, p.initial_water, 0.0f64);
         let sea_level = p.sea_level;
         for _ in 0..p.max_lifetime {
             let (x0, y0) = (pos.0 as usize, pos.1 as usize);
             let (u, v) = (pos.0 - x0 as f64, pos.1 - y0 as f64);
-            let (height, gx, gy) = sample(field, w, x0, y0, u, v);
+            let (height, gx, gy) = sample(rows, first, w, x0, y0, u, v);
             dir = (dir.0 * p.inertia - gx * (1.0 - p.inertia), dir.1 * p.inertia - gy * (1.0 - p.inertia));
             let len = (dir.0 * dir.0 + dir.1 * dir.1).sqrt();
             if len == 0.0 || !len.is_finite() {
@@ -267,7 +420,8 @@ impl Sim<'_> {
                 return sediment;
             }
             let (nx0, ny0) = (next.0 as usize, next.1 as usize);
-            let (new_height, _, _) = sample(field, w, nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
+            let (new_height, _, _) =
+                sample(rows, first, w, nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
             let dh = new_height - height;
             let underwater = sea_level.is_some_and(|s| height < s);
             if underwater && sediment == 0.0 {
@@ -277,11 +431,19 @@ impl Sim<'_> {
                 if underwater { 0.0 } else { (-dh * speed * water * p.capacity).max(p.min_capacity) };
             if sediment > capacity || dh > 0.0 {
                 let amount = if dh > 0.0 { dh.min(sediment) } else { (sediment - capacity) * p.deposit };
-                sediment -= deposit_bilinear(field, w, x0, y0, u, v, amount);
+                sediment -= deposit(rows, first, w, y0 * w + x0, u, v, amount);
             } else {
                 let amount = ((capacity - sediment) * p.erode).min(-dh);
                 if amount > 0.0 {
-                    sediment += field.brush(self, y0 * w + x0, amount);
+                    let r = self.brush.reach;
+                    debug_assert!(
+                        y0.saturating_sub(r) >= rows.y_lo
+                            && (y0 + r).min(h - 1) < rows.y_lo + rows.cells.len() / w,
+                        "droplet {index} left its strip's rows"
+                    );
+                    let scale = self.brush.scale(w, h, x0, y0, amount);
+                    self.brush.erode(rows.cells, rows.y_lo, w, x0, y0, scale);
+                    sediment += amount;
                 }
             }
             speed = (speed * speed + dh * p.gravity).max(0.0).sqrt();
@@ -290,67 +452,32 @@ impl Sim<'_> {
         }
         if sediment != 0.0 {
             let (x0, y0) = (pos.0 as usize, pos.1 as usize);
-            deposit_bilinear(field, w, x0, y0, pos.0 - x0 as f64, pos.1 - y0 as f64, sediment);
+            deposit(rows, first, w, y0 * w + x0, pos.0 - x0 as f64, pos.1 - y0 as f64, sediment);
         }
         0.0
     }
-
-    /// Calls `take(i, part)` for each cell of the brush disc around `centre` with its share of
-    /// `amount` (weights normalised over the cells inside the map); returns the sum of parts.
-    #[inline]
-    fn brush_takes(&self, centre: usize, amount: f64, mut take: impl FnMut(usize, f64)) -> f64 {
-        let (x0, y0) = ((centre % self.width) as i64, (centre / self.width) as i64);
-        let (w, h) = (self.width as i64, self.height as i64);
-        let inside = |dx: i32, dy: i32| {
-            let (x, y) = (x0 + dx as i64, y0 + dy as i64);
-            (x >= 0 && y >= 0 && x < w && y < h).then_some((y * w + x) as usize)
-        };
-        let total: f64 = self.brush.iter().filter(|b| inside(b.0, b.1).is_some()).map(|b| b.2).sum();
-        let mut removed = 0.0;
-        for &(dx, dy, weight) in self.brush {
-            if let Some(i) = inside(dx, dy) {
-                let part = amount * weight / total;
-                take(i, part);
-                removed += part;
-            }
-        }
-        removed
-    }
 }
 
-/// Bilinear height and gradient inside cell `(x0, y0)` at fractional offset `(u, v)`.
+/// Bilinear height and gradient inside cell `(x0, y0)` at fractional offset `(u, v)`; `first`
+/// is the map index of the first cell of `rows`.
 #[inline]
-fn sample(field: &impl Field, w: usize, x0: usize, y0: usize, u: f64, v: f64) -> (f64, f64, f64) {
+fn sample(rows: &Rows, first: usize, w: usize, x0: usize, y0: usize, u: f64, v: f64) -> (f64, f64, f64) {
     let i = y0 * w + x0;
-    let (nw, ne, sw, se) = (field.at(i), field.at(i + 1), field.at(i + w), field.at(i + w + 1));
+    let at = |j| rows.at(first, j);
+    let (nw, ne, sw, se) = (at(i), at(i + 1), at(i + w), at(i + w + 1));
     let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
     let gy = (sw - nw) * (1.0 - u) + (se - ne) * u;
     let height = nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v;
     (height, gx, gy)
 }
 
-/// Adds `amount` to the 4 corners of cell `(x0, y0)` with bilinear weights; returns the sum
-/// actually added. Corners past the last row/column fold onto the cell itself.
+/// Adds `amount` to the 4 corners of map cell `cell` with bilinear weights at `(u, v)`;
+/// returns the sum actually added.
 #[inline]
-fn deposit_bilinear(
-    field: &mut impl Field,
-    w: usize,
-    x0: usize,
-    y0: usize,
-    u: f64,
-    v: f64,
-    amount: f64,
-) -> f64 {
-    let i = y0 * w + x0;
-    let parts = [
-        (i, amount * (1.0 - u) * (1.0 - v)),
-        (i + 1, amount * u * (1.0 - v)),
-        (i + w, amount * (1.0 - u) * v),
-        (i + w + 1, amount * u * v),
-    ];
+fn deposit(rows: &mut Rows, first: usize, w: usize, cell: usize, u: f64, v: f64, amount: f64) -> f64 {
     let mut added = 0.0;
-    for (j, a) in parts {
-        field.add(j, a);
+    for (off, a) in [0, 1, w, w + 1].into_iter().zip(bilinear_parts(u, v, amount)) {
+        rows.cells[cell + off - first] += a;
         added += a;
     }
     added
@@ -366,54 +493,17 @@ impl Eroder for DropletEroder {
         let start = self.next_droplet;
         let end = start + total;
         if batch == 1 {
-            let sim = Sim {
-                params: &self.params,
-                brush: &self.brush,
-                width: self.surface.width(),
-                height: self.surface.height(),
-            };
-            let mut field = InPlace(self.surface.as_mut_slice());
+            let (w, h) = (self.surface.width(), self.surface.height());
+            let sim = Sim { params: &self.params, brush: &self.brush, width: w, height: h };
+            let mut rows = Rows { cells: self.surface.as_mut_slice(), y_lo: 0 };
             for k in start..end {
-                self.lost += sim.simulate(k, &mut field);
+                self.lost += sim.simulate(k, sim.start(k), &mut rows);
             }
         } else {
             let mut b = start;
             while b < end {
                 let e = (b + batch).min(end);
-                let sim = Sim {
-                    params: &self.params,
-                    brush: &self.brush,
-                    width: self.surface.width(),
-                    height: self.surface.height(),
-                };
-                let heights = self.surface.as_slice();
-                // Fixed chunks of droplets (not per-thread work) so the order of the
-                // concatenated logs, and thus the result, is the same for any thread count.
-                let chunks = (e - b).div_ceil(CHUNK);
-                let results: Vec<(HeightLog, Vec<f64>)> = (0..chunks)
-                    .into_par_iter()
-                    .map(|c| {
-                        let mut field = Logged { heights, log: Vec::new() };
-                        let first = b + c * CHUNK;
-                        let lost =
-                            (first..(first + CHUNK).min(e)).map(|k| sim.simulate(k, &mut field)).collect();
-                        (field.log, lost)
-                    })
-                    .collect();
-                let h = self.surface.as_mut_slice();
-                for (log, lost) in results {
-                    for change in log {
-                        match change {
-                            Change::Add(i, d) => h[i as usize] += d,
-                            Change::Brush(c, amount) => {
-                                sim.brush_takes(c as usize, amount, |i, part| h[i] -= part);
-                            }
-                        }
-                    }
-                    for l in lost {
-                        self.lost += l;
-                    }
-                }
+                self.run_batch(b, e);
                 b = e;
             }
         }
@@ -423,5 +513,124 @@ impl Eroder for DropletEroder {
 
     fn surface(&self) -> &Grid<f64> {
         &self.surface
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tall map with relief, and droplet parameters that give it many strips.
+    fn setup() -> (Heightmap, DropletParams) {
+        let map = Heightmap::from_fn(40, 300, 1.0, |x, y| {
+            let (x, y) = (x as f32, y as f32);
+            1.0 - (x + 0.3 * y) / 200.0 + 0.05 * (x * 0.37).sin() * (y * 0.23).cos()
+        })
+        .unwrap();
+        let p = DropletParams {
+            droplets: 3000,
+            batch_size: 700,
+            max_lifetime: 8,
+            radius: 2.0,
+            seed: 5,
+            ..Default::default()
+        };
+        (map, p)
+    }
+
+    fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+    }
+
+    /// A parallel batch gives exactly the sequential in-place result for the documented order
+    /// (strips 0, 2, 4, …, then 1, 3, …; index order inside a strip), on 1, 2 and 4 threads;
+    /// and this differs from the plain index order (batch size 1) only by that reordering.
+    #[test]
+    fn parallel_batches_are_the_sequential_run_in_strip_order() {
+        let (map, p) = setup();
+        let parallel = |threads| {
+            in_pool(threads, || {
+                let mut e = DropletEroder::new(&map, p).unwrap();
+                e.run_one_step().unwrap();
+                e
+            })
+        };
+        let e = parallel(2);
+        let count = e.strips.bounds.len() - 1;
+        assert!(count >= 10, "{count} strips");
+        assert_eq!(e.strips.margin, 8 + 1 + 2);
+        // Reference: one in-place pass over the whole map in strip order, batch by batch.
+        let mut reference = DropletEroder::new(&map, DropletParams { batch_size: 1, ..p }).unwrap();
+        let (w, h) = (map.width(), map.height());
+        let sim = Sim { params: &p, brush: &reference.brush, width: w, height: h };
+        let mut rows = Rows { cells: reference.surface.as_mut_slice(), y_lo: 0 };
+        let mut lost = 0.0;
+        for b in (0..p.droplets as u64).step_by(p.batch_size) {
+            let batch: Vec<u64> = (b..(b + p.batch_size as u64).min(p.droplets as u64)).collect();
+            let strip = |k: &u64| e.strips.strip_of_row[sim.start(*k).1 as usize] as usize;
+            let mut per_strip = vec![0.0; count];
+            for s in (0..count).step_by(2).chain((1..count).step_by(2)) {
+                for k in batch.iter().filter(|k| strip(k) == s) {
+                    per_strip[s] += sim.simulate(*k, sim.start(*k), &mut rows);
+                }
+            }
+            lost += (0..count).step_by(2).chain((1..count).step_by(2)).map(|s| per_strip[s]).sum::<f64>();
+        }
+        let bits = |e: &DropletEroder| e.surface.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let want = rows.cells.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&e) == want, "parallel batch differs from the sequential run in strip order");
+        assert_eq!(e.lost.to_bits(), lost.to_bits());
+        for threads in [1, 4] {
+            let other = parallel(threads);
+            assert!(bits(&other) == want, "{threads} threads");
+            assert_eq!(other.lost.to_bits(), lost.to_bits());
+        }
+        let mut sequential = DropletEroder::new(&map, DropletParams { batch_size: 1, ..p }).unwrap();
+        sequential.run_one_step().unwrap();
+        assert!(bits(&sequential) != want, "the strip order is not the index order");
+    }
+
+    /// Maps shorter than four margins have one strip: a batch is the sequential run.
+    #[test]
+    fn one_strip_batches_equal_the_sequential_run() {
+        let (map, p) = setup();
+        let p = DropletParams { max_lifetime: 100, ..p };
+        let mut batched = DropletEroder::new(&map, p).unwrap();
+        assert_eq!(batched.strips.bounds, [0, 300]);
+        batched.run_one_step().unwrap();
+        let mut sequential = DropletEroder::new(&map, DropletParams { batch_size: 1, ..p }).unwrap();
+        sequential.run_one_step().unwrap();
+        assert!(batched.surface.as_slice() == sequential.surface.as_slice());
+    }
+
+    /// The brush rows hold exactly the cells with dist < radius, with weights 1 − dist/radius,
+    /// and a clipped disc is normalised over its cells inside the map.
+    #[test]
+    fn brush_is_the_disc_and_normalises_over_the_map() {
+        let b = Brush::new(3.0);
+        let cells: Vec<(i32, i32, f64)> = b
+            .rows
+            .iter()
+            .scan(0, |k, &(dy, dx0, len)| {
+                let row: Vec<_> = (0..len).map(|j| (dx0 + j as i32, dy, b.weights[*k + j])).collect();
+                *k += len;
+                Some(row)
+            })
+            .flatten()
+            .collect();
+        assert_eq!(cells.len(), 25);
+        for (dx, dy, wt) in &cells {
+            assert!(((dx * dx + dy * dy) as f64) < 9.0);
+            assert_eq!(*wt, 1.0 - ((dx * dx + dy * dy) as f64).sqrt() / 3.0);
+        }
+        assert_eq!(b.reach, 2);
+        // In the corner (0, 0) of a 10×10 map only dx, dy ≥ 0 count.
+        let inside: f64 = cells.iter().filter(|c| c.0 >= 0 && c.1 >= 0).map(|c| c.2).sum();
+        assert!((b.scale(10, 10, 0, 0, 2.0) - 2.0 / inside).abs() < 1e-15);
+        assert_eq!(b.scale(10, 10, 5, 5, 2.0), 2.0 / b.total);
+        let mut h = vec![0.0; 100];
+        b.erode(&mut h, 0, 10, 0, 0, b.scale(10, 10, 0, 0, 2.0));
+        assert!((h.iter().sum::<f64>() + 2.0).abs() < 1e-14);
+        assert_eq!(h.iter().filter(|&&v| v < 0.0).count(), 9);
     }
 }
