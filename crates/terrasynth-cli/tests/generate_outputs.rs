@@ -190,3 +190,69 @@ fn carve_mesh_changes_the_mesh_only() {
         std::fs::read(plain.join("mesh.glb")).unwrap() != std::fs::read(carved.join("mesh.glb")).unwrap()
     );
 }
+
+#[test]
+fn report_times_every_output_and_files_match_on_1_and_2_threads() {
+    let (a, b) = (temp_dir("timed-1"), temp_dir("timed-2"));
+    let args = ["--size", "65x33", "--seed", "9", "--obj", "--engine", "unity"];
+    for (dir, threads) in [(&a, "1"), (&b, "2")] {
+        let mut all = args.to_vec();
+        all.extend(["--threads", threads]);
+        ok(&generate(dir, &all));
+    }
+    let r = json(&a.join("report.json"));
+    let files: Vec<&str> = r["files"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(files.contains(&"mesh.obj") && files.contains(&"height.raw"), "{files:?}");
+    // Every file written is in `files`, with no temporary file left, and identical bytes on
+    // 1 and 2 threads (the outputs run as parallel jobs, streamed row band by row band).
+    let mut on_disk: Vec<String> = std::fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    // report.json lists the files written before it.
+    let mut listed: Vec<String> = files.iter().map(|s| s.to_string()).chain(["report.json".into()]).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+    for f in &files {
+        assert!(std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap(), "{f} differs");
+    }
+    // run.outputs: seconds per file (every file but mesh.mtl, which is written by the mesh.obj
+    // job), per preparation part, the total and the peak memory.
+    let outputs = &r["run"]["outputs"];
+    let timed = outputs["files"].as_object().unwrap();
+    for f in files.iter().filter(|f| **f != "mesh.mtl") {
+        assert!(timed[*f].as_f64().unwrap() >= 0.0, "no timing for {f}: {outputs}");
+    }
+    assert_eq!(timed.len(), files.len() - 1, "{outputs}");
+    for part in ["heights_m", "hydrology", "biomes", "metrics"] {
+        assert!(outputs["prepare"][part].as_f64().unwrap() >= 0.0, "{part}: {outputs}");
+    }
+    let (pipeline, out_s) = (r["run"]["seconds"].as_f64().unwrap(), outputs["seconds"].as_f64().unwrap());
+    assert!((r["run"]["total_seconds"].as_f64().unwrap() - (pipeline + out_s)).abs() < 1e-9);
+    // The biomes alone keep a map-sized class grid and three f32 fields: the peak is at least that.
+    assert!(outputs["peak_bytes"].as_u64().unwrap() >= 65 * 33 * 13, "{outputs}");
+}
+
+#[test]
+fn a_mesh_over_the_glb_limit_is_refused_before_anything_is_written() {
+    let dir = temp_dir("glb-limit");
+    let out = dir.join("out");
+    // 8129² at lod 0 would be a 4.5 GB GLB: refused at once, naming the smallest lod that fits.
+    let o = generate(&out, &["--size", "8129"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("4 GiB") && err.contains("--lod 1"), "{err}");
+    assert!(!out.exists(), "--out was created");
+    let o = generate(&out, &["--size", "65", "--lod", "17"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid --lod 17"));
+    // --lod replaces exports.lod: lod 2 of 65² keeps 17 × 17 vertices.
+    ok(&generate(&out, &["--size", "65", "--lod", "2"]));
+    let r = json(&out.join("report.json"));
+    assert_eq!(r["recipe"]["exports"]["lod"], 2, "{}", r["recipe"]["exports"]);
+    let glb = std::fs::read(out.join("mesh.glb")).unwrap();
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let doc: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    assert_eq!(doc["accessors"][0]["count"], 17 * 17);
+}
