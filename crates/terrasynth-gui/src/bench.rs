@@ -129,7 +129,7 @@ pub fn run() {
                 gpu.wait();
                 let upload = t0.elapsed().as_secs_f64();
                 gpu.set_antialias(aa);
-                let (median, fps, cpu) = gpu_frames(&mut gpu, k as u64, cam, size, 60);
+                let (median, fps, cpu) = gpu_frames(&mut gpu, k as u64, cam, size, 60, 6.0);
                 println!(
                     "3D view 2049²: {:.1} ms median per {}×{} frame ({fps:.0} fps; {:.1} ms CPU per frame, all \
                      threads), {what} (every {} cells, {} triangles); mesh build {:.1} ms + upload {:.1} ms",
@@ -141,6 +141,50 @@ pub fn run() {
                     mesh.triangle_count(),
                     build_s * 1e3,
                     upload * 1e3
+                );
+            }
+            // A close-up (distance 0.3, looking down 0.5 rad) with and without the finer
+            // near-camera patch, orbiting slowly (0.003 rad per frame) so the patch stays valid.
+            let close = Camera { distance: 0.3, pitch: 0.5, ..cam };
+            let (mesh, _) = &meshes[0];
+            let t0 = Instant::now();
+            let rect = mesh.patch_rect(&close).expect("a patch close up");
+            let patch = mesh.patch(&rect).expect("mesh has its source");
+            let built = t0.elapsed().as_secs_f64();
+            gpu.upload(0, mesh);
+            let t0 = Instant::now();
+            gpu.upload_patch(0, rect, &patch);
+            gpu.wait();
+            let upload = t0.elapsed().as_secs_f64();
+            for (aa, with_patch) in [(false, false), (false, true), (true, true)] {
+                if !with_patch {
+                    gpu.clear_patch();
+                } else if gpu.patch_info().is_none() {
+                    gpu.upload_patch(0, rect, &patch);
+                }
+                gpu.set_antialias(aa && samples > 1);
+                let (median, fps, cpu) = gpu_frames(&mut gpu, 0, close, [1280, 800], 60, 0.3);
+                println!(
+                    "3D view 2049² close-up (distance 0.3): {:.1} ms median per 1280×800 frame ({fps:.0} fps; {:.1} ms \
+                     CPU per frame), {}{}",
+                    median * 1e3,
+                    cpu * 1e3,
+                    if with_patch {
+                        format!(
+                            "with the near patch (every {} cells, {} triangles; built in {:.1} ms, uploaded in {:.1} ms)",
+                            rect.fine,
+                            patch.triangle_count(),
+                            built * 1e3,
+                            upload * 1e3
+                        )
+                    } else {
+                        format!("coarse mesh only (every {} cells)", mesh.step)
+                    },
+                    if aa && samples > 1 {
+                        ", MSAA (as drawn at rest)"
+                    } else {
+                        ", no MSAA (as drawn while moving)"
+                    }
                 );
             }
         }
@@ -165,14 +209,16 @@ pub fn run() {
     );
 }
 
-/// Renders `frames` frames of mesh `key` while orbiting (after 3 warm-up frames), waiting for
-/// the GPU after each; returns the median frame time (s) and the fps it gives.
+/// Renders `frames` frames of mesh `key` while orbiting by `dx` points a frame (after 3 warm-up
+/// frames), waiting for the GPU after each; returns the median frame time (s), the fps it
+/// gives and the process CPU time per frame (s).
 fn gpu_frames(
     gpu: &mut GpuTerrain,
     key: u64,
     mut cam: Camera,
     size: [u32; 2],
     frames: usize,
+    dx: f32,
 ) -> (f64, f64, f64) {
     let mut times = Vec::with_capacity(frames);
     let mut cpu0 = 0.0;
@@ -180,7 +226,7 @@ fn gpu_frames(
         if f == 3 {
             cpu0 = process_cpu_seconds();
         }
-        cam.orbit(6.0, if f % 40 < 20 { 1.0 } else { -1.0 });
+        cam.orbit(dx, if f % 40 < 20 { dx / 6.0 } else { -dx / 6.0 });
         let t0 = Instant::now();
         gpu.render(key, &cam, size).expect("mesh uploaded");
         gpu.wait();

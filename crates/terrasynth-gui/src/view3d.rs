@@ -37,6 +37,9 @@
 //! close-ups show the facets (raise the detail: 512 halves the facet size but takes ≈ 3× the
 //! frame time of 256 on lavapipe, see docs/GUI.md).
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use eframe::egui::{Color32, ColorImage};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -222,6 +225,46 @@ pub fn z_scale(map: &Heightmap, height_scale: f32) -> f32 {
     height_scale / (map.cell_size() as f32 * span)
 }
 
+/// Half extents `(X, Y)` of `map` in map widths (the longer side spans 1).
+fn map_half(map: &Heightmap) -> [f32; 2] {
+    let span = (map.width().max(map.height()) - 1).max(1) as f32;
+    [(map.width() - 1) as f32 / span * 0.5, (map.height() - 1) as f32 / span * 0.5]
+}
+
+/// The grid vertices of `map` at columns `xs` × rows `ys` (increasing cell indices), row by
+/// row: position, slope by central differences over the neighbouring samples (one-sided at
+/// the ends of the lists), palette colour.
+fn grid_vertices(
+    map: &Heightmap,
+    palette: &Palette,
+    fraction: &FractionMap,
+    zk: f32,
+    xs: &[usize],
+    ys: &[usize],
+) -> Vec<Vertex3d> {
+    let w = map.width();
+    let span = (w.max(map.height()) - 1).max(1) as f32;
+    let half = map_half(map);
+    let s = map.as_slice();
+    let (nx, ny) = (xs.len(), ys.len());
+    let px = |i: usize| xs[i] as f32 / span - half[0];
+    let py = |j: usize| half[1] - ys[j] as f32 / span;
+    let z = |i: usize, j: usize| s[ys[j] * w + xs[i]] * zk;
+    let mut vertices = vec![Vertex3d { pos: [0.0; 3], grad: [0.0; 2], color: [0; 4] }; nx * ny];
+    vertices.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, out)| {
+        let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
+        for (i, v) in out.iter_mut().enumerate() {
+            let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
+            let gx = if i1 > i0 { (z(i1, j) - z(i0, j)) / (px(i1) - px(i0)) } else { 0.0 };
+            let gy = if j1 > j0 { (z(i, j1) - z(i, j0)) / (py(j1) - py(j0)) } else { 0.0 };
+            let hv = s[ys[j] * w + xs[i]];
+            let c = palette.color_at(fraction.fraction(hv));
+            *v = Vertex3d { pos: [px(i), py(j), hv * zk], grad: [gx, gy], color: [c[0], c[1], c[2], 255] };
+        }
+    });
+    vertices
+}
+
 /// Light factor `AMBIENT + (1 − AMBIENT) · max(0, n · LIGHT)` of a vertex with slope `grad`
 /// drawn at exaggeration `e`.
 pub fn light_factor(grad: [f32; 2], e: f32) -> f32 {
@@ -267,6 +310,44 @@ pub struct Mesh3d {
     pub half: [f32; 2],
     /// Cells between samples (the level of detail).
     pub step: usize,
+    /// Map columns of the grid's samples (`nx` of them, increasing).
+    pub xs: Vec<usize>,
+    /// Map rows of the grid's samples (`ny` of them, increasing; north row first).
+    pub ys: Vec<usize>,
+    /// What [`Mesh3d::patch`] needs to sample the map finer (kept by [`Mesh3d::build`]; `None`
+    /// in a patch).
+    pub source: Option<Arc<PatchSource>>,
+}
+
+/// The full-resolution inputs of a mesh, kept so that finer patches can be cut from it.
+#[derive(Clone, Debug)]
+pub struct PatchSource {
+    map: Heightmap,
+    palette: Palette,
+    fraction: FractionMap,
+    height_scale: f32,
+}
+
+/// Half size of the near-camera patch, in camera distances (see [`Mesh3d::patch_rect`]).
+pub const PATCH_HALF: f32 = 0.6;
+/// Samples along a side of the near-camera patch (at most, plus the coarse grid's own).
+pub const PATCH_SAMPLES: usize = 224;
+
+/// Where a finer patch replaces the coarse grid: grid squares `i0..i1` × `j0..j1` of the
+/// coarse mesh (sample indices, so the patch border runs along coarse grid lines), sampled
+/// every `fine` cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatchRect {
+    /// First coarse column of the patch.
+    pub i0: usize,
+    /// First coarse row of the patch.
+    pub j0: usize,
+    /// Last coarse column (exclusive for squares, inclusive for samples).
+    pub i1: usize,
+    /// Last coarse row (exclusive for squares, inclusive for samples).
+    pub j1: usize,
+    /// Cells between the patch's samples (less than the coarse step).
+    pub fine: usize,
 }
 
 impl Mesh3d {
@@ -286,32 +367,119 @@ impl Mesh3d {
         let step = long.div_ceil(detail.clamp(DETAIL_RANGE[0], DETAIL_RANGE[1]) as usize).max(1);
         let xs: Vec<usize> = terrasynth::render::mesh::lod_samples(w, step);
         let ys: Vec<usize> = terrasynth::render::mesh::lod_samples(h, step);
-        let span = (long - 1).max(1) as f32;
         let zk = z_scale(map, height_scale);
-        let half = [(w - 1) as f32 / span * 0.5, (h - 1) as f32 / span * 0.5];
-        let s = map.as_slice();
+        let vertices = grid_vertices(map, palette, fraction, zk, &xs, &ys);
         let (nx, ny) = (xs.len(), ys.len());
-        let px = |i: usize| xs[i] as f32 / span - half[0];
-        let py = |j: usize| half[1] - ys[j] as f32 / span;
-        let z = |i: usize, j: usize| s[ys[j] * w + xs[i]] * zk;
-        let mut vertices = vec![Vertex3d { pos: [0.0; 3], grad: [0.0; 2], color: [0; 4] }; nx * ny];
-        vertices.par_chunks_mut(nx).enumerate().for_each(|(j, out)| {
-            let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
-            for (i, v) in out.iter_mut().enumerate() {
-                let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
-                let gx = if i1 > i0 { (z(i1, j) - z(i0, j)) / (px(i1) - px(i0)) } else { 0.0 };
-                let gy = if j1 > j0 { (z(i, j1) - z(i, j0)) / (py(j1) - py(j0)) } else { 0.0 };
-                let hv = s[ys[j] * w + xs[i]];
-                let c = palette.color_at(fraction.fraction(hv));
-                *v =
-                    Vertex3d { pos: [px(i), py(j), hv * zk], grad: [gx, gy], color: [c[0], c[1], c[2], 255] };
-            }
-        });
         let sea_z = sea_level * zk;
         let lowest = vertices.iter().map(|v| v.pos[2]).fold(sea_z, f32::min);
-        let mut mesh = Self { nx, ny, vertices, sea_z, half, step };
+        let source =
+            PatchSource { map: map.clone(), palette: palette.clone(), fraction: *fraction, height_scale };
+        let half = map_half(map);
+        let mut mesh = Self { nx, ny, vertices, sea_z, half, step, xs, ys, source: Some(Arc::new(source)) };
         mesh.add_walls(lowest - WALL_DEPTH, sea_z);
         mesh
+    }
+
+    /// The patch of this mesh to refine for `cam`, if any: a square of half size
+    /// [`PATCH_HALF`] × d centred half-way between the camera target and the eye (seen from
+    /// above; the centre snapped to multiples of max(half / 4, coarse step) cells), where d is
+    /// the camera distance rounded to a quarter power of two (so zooming rebuilds it only
+    /// every ≈ 19 %), widened to the coarse grid lines; sampled every
+    /// `fine = ⌈2·half / PATCH_SAMPLES⌉` cells. `None` when
+    /// that is not at least a quarter finer than the coarse step (e.g. at the default
+    /// distance), when the mesh has no [`PatchSource`], or the square misses the map.
+    pub fn patch_rect(&self, cam: &Camera) -> Option<PatchRect> {
+        let src = self.source.as_ref()?;
+        let span = (src.map.width().max(src.map.height()) - 1).max(1) as f32;
+        let d = (cam.distance.max(1e-3).log2() * 4.0).round() / 4.0;
+        let half_cells = PATCH_HALF * d.exp2() * span;
+        let fine = ((2.0 * half_cells / PATCH_SAMPLES as f32).ceil() as usize).max(1);
+        if fine * 4 > self.step * 3 {
+            return None;
+        }
+        // Centre half-way between the target and the eye (the nearest ground shows the biggest
+        // facets), snapped to a lattice of a quarter of the half size (at least a coarse step)
+        // so orbiting rebuilds the patch only every few degrees.
+        let eye = cam.basis(self.sea_z).eye;
+        let q = (half_cells / 4.0).max(self.step as f32);
+        let snap = |c: f32| (c / q).round() * q;
+        let cx = snap((0.5 * (cam.target[0] + eye[0]) + self.half[0]) * span);
+        let cy = snap((self.half[1] - 0.5 * (cam.target[1] + eye[1])) * span);
+        // Coarse sample index at or below / at or above a cell coordinate.
+        let index = |c: f32, samples: &[usize], up: bool| {
+            let k = samples.partition_point(|&x| (x as f32) < c);
+            let k =
+                if up || samples.get(k).is_some_and(|&x| x as f32 == c) { k } else { k.saturating_sub(1) };
+            k.min(samples.len() - 1)
+        };
+        let (i0, i1) = (index(cx - half_cells, &self.xs, false), index(cx + half_cells, &self.xs, true));
+        let (j0, j1) = (index(cy - half_cells, &self.ys, false), index(cy + half_cells, &self.ys, true));
+        (i1 > i0 && j1 > j0).then_some(PatchRect { i0, j0, i1, j1, fine })
+    }
+
+    /// The finer mesh over `rect` (from [`Mesh3d::patch_rect`]): the map sampled every
+    /// `rect.fine` cells plus at every coarse sample inside it (so every coarse grid line of
+    /// the border has a patch vertex at each coarse vertex), then, instead of walls, a
+    /// **stitching skirt** on each side: for every border sample, the patch vertex and the
+    /// point below or above it on the coarse grid's edge (linear between the two coarse
+    /// vertices around it). The skirt is a vertical strip that exactly fills the gap between
+    /// the fine border and the coarse triangles' edge, so no cracks show whatever the heights.
+    /// Same vertex layout as [`Mesh3d::build`] (walls replaced by the skirts), so
+    /// [`Mesh3d::indices_from`] draws it. `None` without a [`PatchSource`].
+    pub fn patch(&self, rect: &PatchRect) -> Option<Mesh3d> {
+        let src = self.source.as_ref()?;
+        let samples = |coarse: &[usize], a: usize, b: usize| {
+            let (lo, hi) = (coarse[a], coarse[b]);
+            let mut v: Vec<usize> =
+                (lo..=hi).step_by(rect.fine.max(1)).chain(coarse[a..=b].iter().copied()).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let xs = samples(&self.xs, rect.i0, rect.i1);
+        let ys = samples(&self.ys, rect.j0, rect.j1);
+        let zk = z_scale(&src.map, src.height_scale);
+        let vertices = grid_vertices(&src.map, &src.palette, &src.fraction, zk, &xs, &ys);
+        let (nx, ny) = (xs.len(), ys.len());
+        let mut patch = Mesh3d {
+            nx,
+            ny,
+            vertices,
+            sea_z: self.sea_z,
+            half: self.half,
+            step: rect.fine,
+            xs,
+            ys,
+            source: None,
+        };
+        // Coarse Z at cell `c` along coarse line `fixed` (a row if `horizontal`, else a column).
+        let coarse_z = |horizontal: bool, fixed: usize, c: usize| {
+            let line = if horizontal { &self.xs } else { &self.ys };
+            let k = line.partition_point(|&x| x <= c).clamp(1, line.len() - 1) - 1;
+            let t = (c - line[k]) as f32 / (line[k + 1] - line[k]) as f32;
+            let at = |k: usize| {
+                let idx = if horizontal { fixed * self.nx + k } else { k * self.nx + fixed };
+                self.vertices[idx].pos[2]
+            };
+            at(k) + (at(k + 1) - at(k)) * t
+        };
+        // Same side order as the walls: north, east, south, west.
+        let sides: [(Vec<usize>, bool, usize); 4] = [
+            ((0..nx).collect(), true, rect.j0),
+            ((0..ny).map(|j| j * nx + nx - 1).collect(), false, rect.i1),
+            ((0..nx).map(|i| (ny - 1) * nx + i).collect(), true, rect.j1),
+            ((0..ny).map(|j| j * nx).collect(), false, rect.i0),
+        ];
+        for (ids, horizontal, fixed) in sides {
+            for (k, id) in ids.into_iter().enumerate() {
+                let v = patch.vertices[id];
+                let c = if horizontal { patch.xs[k] } else { patch.ys[k] };
+                let z = coarse_z(horizontal, fixed, c);
+                patch.vertices.push(v);
+                patch.vertices.push(Vertex3d { pos: [v.pos[0], v.pos[1], z], ..v });
+            }
+        }
+        Some(patch)
     }
 
     /// Appends the four side walls (see [`WALL_DEPTH`]): per side, the border vertices again
@@ -383,6 +551,38 @@ impl Mesh3d {
                 first += 2 * n as u32;
             }
         }
+        out
+    }
+
+    /// Ranges of [`Mesh3d::indices_from`]`(from_east, from_south)` of a mesh of `nx` × `ny`
+    /// samples with walls that draw everything but the grid squares under `hole` (the walls
+    /// included): one range before the hole's first row, one between consecutive rows of the
+    /// hole, one after (squares are laid out row by row in the drawing order, six indices
+    /// each).
+    pub fn ranges_without(
+        nx: usize,
+        ny: usize,
+        from_east: bool,
+        from_south: bool,
+        hole: &PatchRect,
+    ) -> Vec<Range<u32>> {
+        let (cols, rows) = (nx as u32 - 1, ny as u32 - 1);
+        let end = 6 * (cols * rows + 2 * cols + 2 * rows);
+        // The hole in drawing ranks (rows and columns counted from the starting corner).
+        let flip = |a: usize, b: usize, n: u32, f: bool| {
+            if f { (n - b as u32, n - a as u32) } else { (a as u32, b as u32) }
+        };
+        let (c0, c1) = flip(hole.i0, hole.i1, cols, from_east);
+        let (r0, r1) = flip(hole.j0, hole.j1, rows, from_south);
+        let at = |r: u32, c: u32| 6 * (r * cols + c);
+        let mut out = Vec::with_capacity((r1 - r0) as usize + 1);
+        let mut start = 0;
+        for r in r0..r1 {
+            out.push(start..at(r, c0));
+            start = at(r, c1);
+        }
+        out.push(start..end);
+        out.retain(|r| !r.is_empty());
         out
     }
 
@@ -684,5 +884,150 @@ mod tests {
         assert_eq!(mid.lod_detail(true), 256);
         // Out-of-range details are clamped first.
         assert_eq!(Camera { detail: 5000, ..cam }.lod_detail(false), 1024);
+    }
+
+    /// A rough 1025² map (hashed heights in 0..1, so no two neighbours agree) and its mesh at
+    /// detail 128 (every 9 cells).
+    fn rough() -> (Heightmap, Mesh3d) {
+        let map = Heightmap::from_fn(1025, 1025, 1.0, |x, y| {
+            let h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+            (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .unwrap();
+        let m = mesh_of(&map, -1.0, 128);
+        (map, m)
+    }
+
+    #[test]
+    fn a_patch_only_where_it_is_finer() {
+        let (_, m) = rough();
+        assert_eq!(m.step, 9);
+        // Default distance 1.6: the patch would be sampled every ⌈2·0.6·1.68·1024/224⌉ = 10
+        // cells, not finer than 9: none.
+        assert_eq!(m.patch_rect(&Camera::default()), None);
+        // Close up (distance 0.2 → 2^-2.25 = 0.21): half size 0.6·0.21·1024 = 129 cells around
+        // the point half-way between target and eye (snapped to 32 cells), sampled every
+        // ⌈2·129/224⌉ = 2 cells.
+        let cam = Camera { distance: 0.2, target: [0.1, -0.2], ..Camera::default() };
+        let r = m.patch_rect(&cam).expect("a patch close up");
+        assert_eq!(r.fine, 2);
+        let eye = cam.basis(m.sea_z).eye;
+        let (cx, cy) = ((0.5 * (0.1 + eye[0]) + 0.5) * 1024.0, (0.5 - 0.5 * (-0.2 + eye[1])) * 1024.0);
+        let (x0, x1, y0, y1) = (m.xs[r.i0] as f32, m.xs[r.i1] as f32, m.ys[r.j0] as f32, m.ys[r.j1] as f32);
+        let (half, q) = (0.6 * 0.2102 * 1024.0, 0.6 * 0.2102 * 1024.0 / 4.0);
+        let inner = half - q / 2.0 - 1.0;
+        assert!(x0 <= cx - inner && x1 >= cx + inner && y0 <= cy - inner && y1 >= cy + inner, "{r:?}");
+        assert!(x1 - x0 <= 2.0 * half + 18.0 && y1 - y0 <= 2.0 * half + 18.0, "{r:?}");
+        // The eye's side of the target: the camera looks from the south-west (yaw −2.2).
+        assert!(cx < 0.6 * 1024.0 && cy > 0.7 * 1024.0);
+        // Small moves keep the same patch (no rebuild); a zoom past a quarter power of two or a
+        // pan across coarse grid lines changes it.
+        assert_eq!(m.patch_rect(&Camera { distance: 0.205, ..cam }), Some(r));
+        // Orbiting 0.2 rad in steps of 0.01 (the eye's half-way point moves ≈ 17 cells)
+        // changes the snapped patch at most twice.
+        let rects: Vec<_> =
+            (0..=20).map(|k| m.patch_rect(&Camera { yaw: cam.yaw + 0.01 * k as f32, ..cam })).collect();
+        assert!(rects.windows(2).filter(|w| w[0] != w[1]).count() <= 2);
+        assert_ne!(m.patch_rect(&Camera { distance: 0.3, ..cam }), Some(r));
+        assert_ne!(m.patch_rect(&Camera { target: [0.2, -0.2], ..cam }), Some(r));
+        // A target near a corner clamps the patch to the map.
+        let r = m.patch_rect(&Camera { target: [-0.5, 0.5], ..cam }).unwrap();
+        assert_eq!((r.i0, r.j0), (0, 0));
+        // A patch has no source: no patch of a patch.
+        let p = m.patch(&r).unwrap();
+        assert_eq!(p.patch_rect(&cam), None);
+    }
+
+    #[test]
+    fn patch_skirts_meet_the_coarse_edges() {
+        let (map, m) = rough();
+        let cam = Camera { distance: 0.35, target: [0.05, 0.1], ..Camera::default() };
+        let r = m.patch_rect(&cam).unwrap();
+        assert!(r.fine > 1 && r.fine < m.step, "{r:?}");
+        let p = m.patch(&r).unwrap();
+        // The patch spans exactly the coarse squares i0..i1 × j0..j1 and has a vertex at every
+        // coarse sample inside them (plus every `fine` cells in between).
+        assert_eq!((p.xs[0], p.xs[p.nx - 1]), (m.xs[r.i0], m.xs[r.i1]));
+        assert_eq!((p.ys[0], p.ys[p.ny - 1]), (m.ys[r.j0], m.ys[r.j1]));
+        assert!(m.xs[r.i0..=r.i1].iter().all(|x| p.xs.contains(x)));
+        assert!(m.ys[r.j0..=r.j1].iter().all(|y| p.ys.contains(y)));
+        assert!(p.xs.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= r.fine));
+        // Vertex count bound: ≤ (samples along a side)² + 2 skirt vertices per border sample.
+        let side = (m.xs[r.i1] - m.xs[r.i0]) / r.fine + (r.i1 - r.i0) + 2;
+        assert!(p.nx <= side && p.ny <= side);
+        assert_eq!(p.vertices.len(), p.nx * p.ny + 2 * (2 * p.nx + 2 * p.ny));
+        let zk = z_scale(&map, 100.0);
+        for (j, &y) in p.ys.iter().enumerate() {
+            for (i, &x) in p.xs.iter().enumerate() {
+                assert_eq!(p.vertices[j * p.nx + i].pos[2], map[(x, y)] * zk);
+            }
+        }
+        // Skirts, side by side (north, east, south, west): each pair is a border vertex of the
+        // patch and the point on the coarse edge straight below or above it.
+        let coarse = |i: usize, j: usize| m.vertices[j * m.nx + i].pos[2];
+        let mut k = p.nx * p.ny;
+        let sides: [(Vec<(usize, usize)>, bool); 4] = [
+            ((0..p.nx).map(|i| (i, 0)).collect(), true),
+            ((0..p.ny).map(|j| (p.nx - 1, j)).collect(), false),
+            ((0..p.nx).map(|i| (i, p.ny - 1)).collect(), true),
+            ((0..p.ny).map(|j| (0, j)).collect(), false),
+        ];
+        let mut crossing = 0;
+        for (cells, along_x) in sides {
+            for (i, j) in cells {
+                let (top, bottom) = (p.vertices[k], p.vertices[k + 1]);
+                k += 2;
+                assert_eq!(top, p.vertices[j * p.nx + i]);
+                assert_eq!((bottom.pos[0], bottom.pos[1]), (top.pos[0], top.pos[1]));
+                // The coarse edge: linear between the coarse vertices around this sample.
+                let (c, line, fixed) = if along_x {
+                    (p.xs[i], &m.xs, if j == 0 { r.j0 } else { r.j1 })
+                } else {
+                    (p.ys[j], &m.ys, if i == 0 { r.i0 } else { r.i1 })
+                };
+                let a = line.iter().rposition(|&v| v <= c).unwrap().min(line.len() - 2);
+                let t = (c - line[a]) as f32 / (line[a + 1] - line[a]) as f32;
+                let at = |q: usize| if along_x { coarse(q, fixed) } else { coarse(fixed, q) };
+                let want = at(a) + (at(a + 1) - at(a)) * t;
+                assert!((bottom.pos[2] - want).abs() < 1e-6, "{c}: {} vs {want}", bottom.pos[2]);
+                if t == 0.0 {
+                    // At a coarse vertex the fine and coarse edges share the height.
+                    assert_eq!(bottom.pos[2], top.pos[2]);
+                } else if (bottom.pos[2] - top.pos[2]).abs() > 1e-4 {
+                    crossing += 1;
+                }
+            }
+        }
+        assert_eq!(k, p.vertices.len());
+        assert!(crossing > 100, "the rough map leaves real gaps to fill: {crossing}");
+        assert_eq!(p.indices().len(), 3 * p.triangle_count());
+    }
+
+    #[test]
+    fn ranges_without_skip_exactly_the_hole() {
+        let map = Heightmap::new(65, 49, 1.0).unwrap();
+        let m = mesh_of(&map, 0.0, 32); // step 3: 23 × 17 samples
+        let (cols, rows) = (m.nx - 1, m.ny - 1);
+        let hole = PatchRect { i0: 4, j0: 2, i1: 11, j1: 9, fine: 1 };
+        for (e, s) in [(false, false), (true, false), (false, true), (true, true)] {
+            let idx = m.indices_from(e, s);
+            let mut drawn = vec![0u8; idx.len() / 6];
+            for r in Mesh3d::ranges_without(m.nx, m.ny, e, s, &hole) {
+                assert!(r.start % 6 == 0 && r.end % 6 == 0 && r.end as usize <= idx.len());
+                for q in r.start / 6..r.end / 6 {
+                    drawn[q as usize] += 1;
+                }
+            }
+            for (q, &d) in drawn.iter().enumerate() {
+                // Which grid square (or wall quad) the q-th six indices draw.
+                let a = idx[6 * q] as usize;
+                let in_hole = q < cols * rows && {
+                    let (i, j) = (a % m.nx, a / m.nx);
+                    (hole.i0..hole.i1).contains(&i) && (hole.j0..hole.j1).contains(&j)
+                };
+                assert_eq!(d, u8::from(!in_hole), "corner {e} {s}, quad {q} (vertex {a})");
+            }
+        }
     }
 }

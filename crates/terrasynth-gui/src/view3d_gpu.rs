@@ -29,7 +29,7 @@
 use eframe::wgpu;
 use eframe::wgpu::util::DeviceExt;
 
-use crate::view3d::{AMBIENT, Camera, LIGHT, Mesh3d, SKY, Vertex3d, WATER};
+use crate::view3d::{AMBIENT, Camera, LIGHT, Mesh3d, PatchRect, SKY, Vertex3d, WATER};
 
 /// Format of the colour target (what egui_wgpu expects of a native texture).
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -53,6 +53,10 @@ struct GpuMesh {
     half: [f32; 2],
     step: usize,
     triangles: usize,
+    nx: usize,
+    ny: usize,
+    /// Centre of the grid (X, Y).
+    mid: [f32; 2],
 }
 
 /// The offscreen colour and depth textures.
@@ -95,6 +99,8 @@ pub struct GpuTerrain {
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     meshes: Vec<GpuMesh>,
+    /// The finer near-camera patch: (key of the coarse mesh it belongs to, where, the mesh).
+    patch: Option<(u64, PatchRect, GpuMesh)>,
     target: Option<Target>,
     antialias: bool,
 }
@@ -225,6 +231,7 @@ impl GpuTerrain {
             uniforms,
             bind_group,
             meshes: Vec::new(),
+            patch: None,
             target: None,
             antialias: true,
         }
@@ -250,9 +257,35 @@ impl GpuTerrain {
     /// used one when the cache is full).
     pub fn upload(&mut self, key: u64, mesh: &Mesh3d) {
         self.meshes.retain(|m| m.key != key);
+        if self.patch.as_ref().is_some_and(|(k, _, _)| *k == key) {
+            self.patch = None;
+        }
         if self.meshes.len() >= MESH_CACHE {
             self.meshes.pop();
         }
+        let m = self.gpu_mesh(key, mesh);
+        self.meshes.insert(0, m);
+    }
+
+    /// Uploads `mesh` (from [`Mesh3d::patch`]) as the finer patch over `rect` of the mesh
+    /// `key`, replacing any previous patch; [`GpuTerrain::render`] of `key` then draws it and
+    /// leaves that hole in the coarse grid.
+    pub fn upload_patch(&mut self, key: u64, rect: PatchRect, mesh: &Mesh3d) {
+        let m = self.gpu_mesh(key, mesh);
+        self.patch = Some((key, rect, m));
+    }
+
+    /// Drops the patch.
+    pub fn clear_patch(&mut self) {
+        self.patch = None;
+    }
+
+    /// The patch on the GPU: (key of its coarse mesh, where, its (cells between samples, triangles)).
+    pub fn patch_info(&self) -> Option<(u64, PatchRect, (usize, usize))> {
+        self.patch.as_ref().map(|(k, r, m)| (*k, *r, (m.step, m.triangles)))
+    }
+
+    fn gpu_mesh(&self, key: u64, mesh: &Mesh3d) -> GpuMesh {
         // Four drawing orders, one per starting corner (index = from_east + 2·from_south).
         let mut index_bytes = Vec::with_capacity(4 * 4 * 3 * mesh.triangle_count());
         for corner in 0..4 {
@@ -270,24 +303,28 @@ impl GpuTerrain {
             contents: &index_bytes,
             usage: wgpu::BufferUsages::INDEX,
         });
-        self.meshes.insert(
-            0,
-            GpuMesh {
-                key,
-                vertices,
-                indices: index_buf,
-                index_count: (3 * mesh.triangle_count()) as u32,
-                sea_z: mesh.sea_z,
-                half: mesh.half,
-                step: mesh.step,
-                triangles: mesh.triangle_count(),
+        GpuMesh {
+            key,
+            vertices,
+            indices: index_buf,
+            index_count: (3 * mesh.triangle_count()) as u32,
+            sea_z: mesh.sea_z,
+            half: mesh.half,
+            step: mesh.step,
+            triangles: mesh.triangle_count(),
+            nx: mesh.nx,
+            ny: mesh.ny,
+            mid: {
+                let (a, b) = (mesh.vertices[0].pos, mesh.vertices[mesh.nx * mesh.ny - 1].pos);
+                [(a[0] + b[0]) * 0.5, (a[1] + b[1]) * 0.5]
             },
-        );
+        }
     }
 
     /// Drops every mesh (e.g. when the map changes).
     pub fn clear_meshes(&mut self) {
         self.meshes.clear();
+        self.patch = None;
     }
 
     /// Renders the mesh `key` seen from `cam` into the offscreen target of `size` pixels
@@ -344,13 +381,30 @@ impl GpuTerrain {
             });
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.set_pipeline(&pipes.terrain);
+            // Front to back: start from the map corner nearest the eye (of the patch first:
+            // it is around the camera target, usually the nearest ground).
+            let eye = cam.basis(mesh.sea_z).eye;
+            let patch = self.patch.as_ref().filter(|(k, _, _)| *k == mesh.key);
+            if let Some((_, _, p)) = patch {
+                let (from_east, from_south) = (eye[0] > p.mid[0], eye[1] < p.mid[1]);
+                let corner = u32::from(from_east) + 2 * u32::from(from_south);
+                pass.set_vertex_buffer(0, p.vertices.slice(..));
+                pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(corner * p.index_count..(corner + 1) * p.index_count, 0, 0..1);
+            }
+            let (from_east, from_south) = (eye[0] > mesh.mid[0], eye[1] < mesh.mid[1]);
+            let corner = u32::from(from_east) + 2 * u32::from(from_south);
+            let n = mesh.index_count;
             pass.set_vertex_buffer(0, mesh.vertices.slice(..));
             pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-            // Front to back: start from the map corner nearest the eye.
-            let eye = cam.basis(mesh.sea_z).eye;
-            let corner = u32::from(eye[0] > 0.0) + 2 * u32::from(eye[1] < 0.0);
-            let n = mesh.index_count;
-            pass.draw_indexed(corner * n..(corner + 1) * n, 0, 0..1);
+            match patch {
+                Some((_, rect, _)) => {
+                    for r in Mesh3d::ranges_without(mesh.nx, mesh.ny, from_east, from_south, rect) {
+                        pass.draw_indexed(corner * n + r.start..corner * n + r.end, 0, 0..1);
+                    }
+                }
+                None => pass.draw_indexed(corner * n..(corner + 1) * n, 0, 0..1),
+            }
             // The sky only where no terrain was drawn (depth still 1).
             pass.set_pipeline(&pipes.sky);
             pass.draw(0..3, 0..1);
@@ -490,14 +544,20 @@ pub fn headless_device() -> Result<(wgpu::Device, wgpu::Queue, String, u32), Str
     Ok((device, queue, format!("{} ({:?})", info.name, info.backend), msaa_samples(&adapter)))
 }
 
+/// What a frame showed: mesh key, size, camera bits, antialiased, patch.
+type Drawn = (u64, [u32; 2], [u32; 6], bool, Option<PatchRect>);
+
 /// The 3D view's GPU side inside the editor: the renderer on eframe's wgpu device and the egui
 /// texture id under which its colour target is shown.
 pub struct View3dGpu {
     render_state: eframe::egui_wgpu::RenderState,
     terrain: GpuTerrain,
     texture: Option<eframe::egui::TextureId>,
-    /// What the target shows: (mesh key, size, camera bits, antialiased); `None` = must redraw.
-    drawn: Option<(u64, [u32; 2], [u32; 6], bool)>,
+    /// What the target shows: (mesh key, size, camera bits, antialiased, patch); `None` = must
+    /// redraw.
+    drawn: Option<Drawn>,
+    /// The last mesh built (kept to cut finer patches from it) and its key.
+    base: Option<(u64, Mesh3d)>,
     /// The camera of the previous call to [`View3dGpu::draw`].
     last_cam: Option<[u32; 6]>,
 }
@@ -515,6 +575,7 @@ impl View3dGpu {
             texture: None,
             drawn: None,
             last_cam: None,
+            base: None,
         }
     }
 
@@ -531,13 +592,31 @@ impl View3dGpu {
         size: [u32; 2],
     ) -> Option<(eframe::egui::TextureId, (usize, usize))> {
         if !self.terrain.has_mesh(key) {
-            self.terrain.upload(key, &build());
+            let mesh = build();
+            self.terrain.upload(key, &mesh);
+            self.base = Some((key, mesh));
         }
+        // Distance-aware detail: the finer patch around the camera target, rebuilt only when
+        // its rectangle changes (a pan across a coarse grid line, a zoom past a quarter power
+        // of two).
+        let base = self.base.as_ref().filter(|(k, _)| *k == key).map(|(_, m)| m);
+        let want = base.and_then(|m| m.patch_rect(cam));
+        let have = self.terrain.patch_info().filter(|(k, _, _)| *k == key).map(|(_, r, _)| r);
+        if want != have {
+            match (want, base) {
+                (Some(rect), Some(m)) => match m.patch(&rect) {
+                    Some(p) => self.terrain.upload_patch(key, rect, &p),
+                    None => self.terrain.clear_patch(),
+                },
+                _ => self.terrain.clear_patch(),
+            }
+        }
+        let patch = self.terrain.patch_info().filter(|(k, _, _)| *k == key);
         let cam_bits = [cam.yaw, cam.pitch, cam.distance, cam.target[0], cam.target[1], cam.exaggeration]
             .map(f32::to_bits);
         let still = self.last_cam.is_none_or(|c| c == cam_bits);
         self.last_cam = Some(cam_bits);
-        let want = (key, size, cam_bits, still);
+        let want = (key, size, cam_bits, still, patch.map(|(_, r, _)| r));
         if self.drawn != Some(want) || self.texture.is_none() {
             self.terrain.set_antialias(still);
             let recreated = self.terrain.render(key, cam, size)?;
@@ -556,7 +635,13 @@ impl View3dGpu {
             }
             self.drawn = Some(want);
         }
-        Some((self.texture?, self.terrain.mesh_info(key)?))
+        let (step, triangles) = self.terrain.mesh_info(key)?;
+        let lod = match patch {
+            // The finest step drawn, and the triangles: coarse minus the hole, plus the patch.
+            Some((_, r, (fine, t))) => (fine, triangles - 2 * (r.i1 - r.i0) * (r.j1 - r.j0) + t),
+            None => (step, triangles),
+        };
+        Some((self.texture?, lod))
     }
 
     /// Whether a frame was drawn and registered with egui.
@@ -728,6 +813,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_patch_draws_the_full_detail_near_the_target() {
+        let Some((device, queue, _)) = device() else { return };
+        // Rolling hills with detail at every scale (no two neighbouring cells alike).
+        let map = Heightmap::from_fn(513, 513, 1.0, |x, y| {
+            let (u, v) = (x as f32 * 0.11, y as f32 * 0.13);
+            0.5 + 0.25 * (u.sin() * v.cos()) + 0.1 * (3.1 * u + 1.7 * v).sin()
+        })
+        .unwrap();
+        let palette = Palette::named("classic").unwrap();
+        let fraction = palette.fraction_map(0.0, 1.0, Some(0.0));
+        let build = |detail| Mesh3d::build(&map, &palette, &fraction, 0.0, 4.0, detail);
+        let (coarse, full) = (build(64), build(1024));
+        assert_eq!((coarse.step, full.step), (9, 1));
+        let cam = Camera { pitch: 0.8, distance: 0.2, exaggeration: 1.0, ..Camera::default() };
+        let rect = coarse.patch_rect(&cam).expect("close up");
+        assert_eq!(rect.fine, 1);
+        let (w, h) = (160u32, 100u32);
+        let mut gpu = GpuTerrain::new(&device, &queue, 1);
+        let mut shot = |key: u64, mesh: &Mesh3d, patch: bool| {
+            gpu.upload(key, mesh);
+            if patch {
+                gpu.upload_patch(key, rect, &coarse.patch(&rect).unwrap());
+            }
+            gpu.render(key, &cam, [w, h]).unwrap();
+            gpu.read_pixels().unwrap().1
+        };
+        let reference = shot(1, &full, false);
+        let plain = shot(2, &coarse, false);
+        let patched = shot(3, &coarse, true);
+        assert_eq!(gpu.patch_info().map(|(k, r, _)| (k, r)), Some((3, rect)));
+        // Mean colour difference to the full-resolution mesh over the lower two thirds of the
+        // image (the ground near the target, inside the patch).
+        let diff = |img: &[u8]| {
+            let rows = (h / 3 * w * 4) as usize..img.len();
+            let d: u64 = img[rows.clone()]
+                .iter()
+                .zip(&reference[rows.clone()])
+                .map(|(a, b)| a.abs_diff(*b) as u64)
+                .sum();
+            d as f64 / rows.len() as f64
+        };
+        let (d_plain, d_patched) = (diff(&plain), diff(&patched));
+        assert!(d_patched * 4.0 < d_plain && d_patched < 1.0, "patched {d_patched:.3}, coarse {d_plain:.3}");
     }
 
     /// Frame times of a few variants on a 2049² synthetic map (a measurement, not a check):
