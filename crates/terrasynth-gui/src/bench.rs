@@ -7,12 +7,14 @@
 //!    frames per second.
 //! 2. Preview regeneration: the default island preset run at 513² (full pipeline).
 //! 3. 3D view at 2049²: the real wgpu path on a headless device (on this machine lavapipe,
-//!    Mesa's software Vulkan): the LOD mesh built and uploaded, then 60 frames of 1280×800 while
-//!    the camera orbits, waiting for the GPU after each frame (`device.poll(Wait)`); the median
-//!    frame time and its fps, at rest (detail 256), while moving (128), and at detail 512 for
-//!    reference, and the moving mesh at 640×400 (the editor renders at half resolution while
-//!    the camera moves), with the process's CPU time per frame (lavapipe renders on the CPU, so on a
-//!    loaded machine this says more than the wall time). Then a few frames of the software fallback for comparison.
+//!    Mesa's software Vulkan): the LOD mesh built and uploaded, then 60 frames while the
+//!    camera orbits, waiting for the GPU after each frame (`device.poll(Wait)`); the median
+//!    frame time, its fps and the process's CPU time per frame (lavapipe renders on the CPU, so
+//!    on a loaded machine this says more than the wall time). Rows: at rest as the editor draws
+//!    it (1280×800, 4× MSAA if available) and without MSAA; while moving as drawn (same mesh,
+//!    640×400, no MSAA); the old moving frame (detail 128) and detail 512 for reference; a
+//!    close-up (distance 0.3) with and without the near-camera patch. Then a few frames of the
+//!    software fallback for comparison.
 
 use std::time::Instant;
 

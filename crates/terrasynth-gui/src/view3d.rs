@@ -23,19 +23,17 @@
 //! [`Camera::basis`]; focal length 0.9 × image height (vertical field of view ≈ 58°), near plane
 //! 0.01, far plane 100 map widths.
 //!
-//! **LOD policy** (the editor, `app.rs`): one regular grid per detail level. The mesh is built
-//! at [`Camera::detail`] samples a side while the camera rests (default 256: a 2049² map →
-//! every 9th cell, 52 k vertices, 104 k triangles) and at half that while the user drags or
-//! zooms; both levels stay cached on the GPU, so a drag switches meshes without rebuilding. A
-//! map or detail change rebuilds the mesh (≈ 10 ms at 2049²); camera moves only change the
-//! view matrix. While the camera moves the wgpu path also renders at half resolution (a
-//! quarter of the pixels, shown stretched), since per-pixel work dominates on software
-//! rasterisers; at rest it renders once at full resolution. At the default camera a grid
-//! square of the 256 mesh spans ≈ 2 pixels of a 1280×800 view at the target, more in the
-//! foreground. A regular grid was chosen over a distance-based (quadtree/chunked) LOD because
-//! it is simple, has no cracks and is the same mesh for both renderers; its cost is that
-//! close-ups show the facets (raise the detail: 512 halves the facet size but takes ≈ 3× the
-//! frame time of 256 on lavapipe, see docs/GUI.md).
+//! **LOD policy** (the editor, `app.rs` and [`crate::view3d_gpu::View3dGpu`]): one regular
+//! grid at [`Camera::detail`] samples a side (default 256: a 2049² map → every 9th cell, 52 k
+//! vertices, 104 k triangles), kept while the camera moves up to [`MOVING_DETAIL`] (finer
+//! settings are halved while moving), so a drag never switches meshes. A map or detail change
+//! rebuilds the grid; camera moves only change the view matrix. In close-ups a finer **patch**
+//! ([`Mesh3d::patch_rect`], [`Mesh3d::patch`]) replaces the grid squares between the target
+//! and the eye, with stitching skirts down (or up) to the coarse edges so no cracks open; it is
+//! rebuilt only when its snapped rectangle changes. The wgpu path renders at half resolution
+//! without MSAA while the camera moves and once at full resolution with 4× MSAA at rest. The
+//! software fallback draws the grid only. A single patch (not a quadtree of chunks) was chosen
+//! for simplicity: one extra mesh, one hole, one placement rule.
 
 use std::ops::Range;
 use std::sync::Arc;

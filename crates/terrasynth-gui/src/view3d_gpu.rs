@@ -16,6 +16,15 @@
 //! 3. water: the map rectangle at sea level (4-vertex strip made in the shader), alpha blended
 //!    (`0.65 · water + 0.35 · behind`), depth test on, depth write off.
 //!
+//! When a near-camera patch ([`Mesh3d::patch`]) is uploaded for the mesh drawn, pass 1 draws
+//! the patch first and then the grid without the squares under it
+//! ([`Mesh3d::ranges_without`], one draw call per hole row).
+//!
+//! **MSAA**: where the adapter supports [`MSAA`] samples for both formats ([`msaa_samples`]),
+//! the pipelines exist twice (1 and 4 samples); an antialiased frame draws into a
+//! multisampled colour + depth target and resolves into the single-sampled colour texture
+//! that egui shows. [`View3dGpu`] antialiases only frames of a camera at rest.
+//!
 //! A vertex buffer (not a height texture sampled in the vertex shader) was chosen because the
 //! mesh is a small LOD sample of the map (≤ 1025² vertices), its normals and palette colours
 //! are computed once on the CPU with the same code as the software fallback, and vertex
