@@ -19,6 +19,8 @@
 //! same bytes on any thread count and whatever order the jobs run in.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -164,16 +166,16 @@ pub fn prepare(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Res
     })
 }
 
-/// Hydrology layers, biomes and the carved mesh heights (see [`HydroView::new`]).
+/// Biomes and the carved mesh heights from the hydrology layers.
 fn hydro<'t>(
-    run: &'t RunOutput,
+    view: HydroView<'t>,
+    run: &RunOutput,
     p: &Prepared,
     carve: bool,
     scale: f64,
     timings: &mut Vec<(&'static str, f64)>,
 ) -> anyhow::Result<Hydro<'t>> {
     let h = &run.terrain.height;
-    let view = timed(timings, "hydrology", || HydroView::new(&run.terrain))?;
     let biome_opts = BiomeOptions::default();
     let biomes = timed(timings, "biomes", || {
         let fresh = view.fresh_water_mask(h.width(), h.height());
@@ -407,29 +409,87 @@ fn hydro_jobs<'s>(plan: &'s Plan, run: &'s RunOutput, p: &'s Prepared, hy: &'s H
     jobs
 }
 
+/// What the hydrology branch of [`write`] returns.
+type HydroBranch<'t> = (Hydro<'t>, Vec<(&'static str, f64)>, Metrics, Vec<(&'static str, f64)>);
+
 /// Writes every output (see the module docs) into the existing `--out` folder; `started`:
-/// when [`prepare`] began (the peak-memory window was reset then). Two branches run in
-/// parallel: the height-only files, and the hydrology → biomes chain followed by its files
-/// (plus the metrics). Returns the file names written, report.json last.
+/// when [`prepare`] began (the peak-memory window was reset then).
+///
+/// Schedule (a FIFO rayon scope, so the first tasks start first on any thread count): the
+/// flow chain (ε fill → D8 → accumulation → rivers) and the lake search start at once, one
+/// per thread; the height-only files (mesh, EXR, images, PNG/R16/TIFF) follow in order.
+/// Whichever hydrology part finishes last goes straight on with the biomes and the files that
+/// need them (splat, water, flow, biomes, rivers.geojson, a carved mesh), beside the metrics.
+/// That chain is the longest, so it never waits behind the other files. Returns the file
+/// names written, report.json last.
 pub fn write(plan: &Plan, run: &RunOutput, p: &Prepared, started: Instant) -> anyhow::Result<Written> {
     let ex = &plan.pipeline.recipe().exports;
+    let terrain = &run.terrain;
     let a_jobs = height_jobs(plan, run, p)?;
-    let (a, b) = rayon::join(
-        || run_jobs(&a_jobs),
-        || -> anyhow::Result<_> {
-            let mut timings = Vec::new();
-            let hy = hydro(run, p, (ex.glb || ex.obj) && ex.carve_mesh, ex.height_scale, &mut timings)?;
+    let a_done: Vec<OnceLock<anyhow::Result<(&'static str, f64)>>> =
+        a_jobs.iter().map(|_| OnceLock::new()).collect();
+    let flow_cell = Mutex::new(None);
+    let lake_cell = Mutex::new(None);
+    let pending = AtomicUsize::new(2);
+    let branch: OnceLock<anyhow::Result<HydroBranch>> = OnceLock::new();
+    let hydro_start = Instant::now();
+    // Called by each hydrology part when done; the second one runs the rest of the branch.
+    let part_done = || {
+        if pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let mut timings = vec![("hydrology", hydro_start.elapsed().as_secs_f64())];
+        let flow = flow_cell.lock().map(|mut c| c.take()).ok().flatten();
+        let lakes = lake_cell.lock().map(|mut c| c.take()).ok().flatten();
+        let result = (|| -> anyhow::Result<HydroBranch> {
+            let (flow, lakes) = match (flow, lakes) {
+                (Some(f), Some(l)) => (f?, l?),
+                _ => anyhow::bail!("a hydrology task did not finish"),
+            };
+            let view = HydroView::from_parts(flow, lakes);
+            let hy = hydro(view, run, p, (ex.glb || ex.obj) && ex.carve_mesh, ex.height_scale, &mut timings)?;
             let b_jobs = hydro_jobs(plan, run, p, &hy);
+            let mut metric_time = Vec::new();
             let (files, metrics) = rayon::join(
                 || run_jobs(&b_jobs),
-                || timed(&mut timings, "metrics", || Metrics::compute(&run.terrain.height)),
+                || timed(&mut metric_time, "metrics", || Metrics::compute(&terrain.height)),
             );
             let files = files?;
             drop(b_jobs);
+            timings.extend(metric_time);
             Ok((hy, files, metrics, timings))
-        },
-    );
-    let (a, (hy, b, metrics, hydro_timings)) = (a?, b?);
+        })();
+        let _ = branch.set(result);
+    };
+    rayon::scope_fifo(|s| {
+        s.spawn_fifo(|_| {
+            let r = HydroView::flow_part(terrain);
+            if let Ok(mut c) = flow_cell.lock() {
+                *c = Some(r);
+            }
+            part_done();
+        });
+        s.spawn_fifo(|_| {
+            let r = HydroView::lake_part(terrain);
+            if let Ok(mut c) = lake_cell.lock() {
+                *c = Some(r);
+            }
+            part_done();
+        });
+        for (job, cell) in a_jobs.iter().zip(&a_done) {
+            s.spawn_fifo(move |_| {
+                let t0 = Instant::now();
+                let r = (job.run)().map(|()| (job.files[0], t0.elapsed().as_secs_f64()));
+                let _ = cell.set(r);
+            });
+        }
+    });
+    let mut a = Vec::with_capacity(a_done.len());
+    for cell in a_done {
+        a.push(cell.into_inner().ok_or_else(|| anyhow::anyhow!("an output task did not finish"))??);
+    }
+    let (hy, b, metrics, hydro_timings) =
+        branch.into_inner().ok_or_else(|| anyhow::anyhow!("the hydrology outputs did not finish"))??;
     let names: Vec<&str> = a.iter().chain(&b).map(|(n, _)| *n).collect();
     let mut files: Vec<String> = FILE_ORDER
         .iter()

@@ -23,8 +23,23 @@ pub const DEFAULT_RIVER_THRESHOLD: f64 = 0.002;
 /// Channel width in cells of the largest computed river (the `rivers` step's default).
 pub const DEFAULT_MAX_WIDTH: f32 = 3.0;
 
+/// Flow accumulation and rivers of a [`HydroView`], with which of them were computed.
+pub struct FlowPart<'t> {
+    flow: Cow<'t, [f32]>,
+    rivers: Cow<'t, [River]>,
+    computed: Vec<&'static str>,
+}
+
+/// Lake labels of a [`HydroView`] and their count; `computed` if the outputs found them.
+pub struct LakePart<'t> {
+    labels: Cow<'t, [u32]>,
+    count: usize,
+    computed: bool,
+}
+
 /// The hydrology layers the outputs draw: borrowed from the recipe's terrain when its steps
-/// made them, computed (and owned) otherwise.
+/// made them, computed (and owned) otherwise. Built from its two independent parts,
+/// [`HydroView::flow_part`] and [`HydroView::lake_part`], which `generate` runs in parallel.
 pub struct HydroView<'t> {
     /// D8 flow accumulation per cell, in cells.
     pub flow: Cow<'t, [f32]>,
@@ -39,50 +54,64 @@ pub struct HydroView<'t> {
 }
 
 impl<'t> HydroView<'t> {
-    /// Takes the recipe's layers and computes the missing ones (module docs). The flow chain
-    /// and the lake search are independent and run in parallel (`rayon::join`).
-    pub fn new(terrain: &'t Terrain) -> anyhow::Result<Self> {
+    /// The flow accumulation and rivers: the recipe's, or Priority-Flood ε fill → D8 →
+    /// accumulation → rivers (module docs).
+    pub fn flow_part(terrain: &'t Terrain) -> anyhow::Result<FlowPart<'t>> {
         let h = &terrain.height;
         let sea = terrain.sea_level;
         let have_rivers = terrain.hydro.flow.is_some() || !terrain.hydro.rivers.is_empty();
-        type Flow<'a> = (Cow<'a, [f32]>, Cow<'a, [River]>, Vec<&'static str>);
-        let flow_part = || -> anyhow::Result<Flow<'t>> {
-            if let (Some(f), true) = (&terrain.hydro.flow, have_rivers) {
-                return Ok((
-                    Cow::Borrowed(f.as_slice()),
-                    Cow::Borrowed(terrain.hydro.rivers.as_slice()),
-                    vec![],
-                ));
+        if let (Some(f), true) = (&terrain.hydro.flow, have_rivers) {
+            let rivers = Cow::Borrowed(terrain.hydro.rivers.as_slice());
+            return Ok(FlowPart { flow: Cow::Borrowed(f.as_slice()), rivers, computed: vec![] });
+        }
+        let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
+        let field = FlowRouter.d8(&filled, sea)?;
+        let acc = field.accumulate(None)?;
+        let mut computed = vec!["flow"];
+        let rivers = if have_rivers {
+            Cow::Borrowed(terrain.hydro.rivers.as_slice())
+        } else {
+            computed.push("rivers");
+            let threshold = (DEFAULT_RIVER_THRESHOLD * h.len() as f64).max(1.0);
+            Cow::Owned(extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?)
+        };
+        Ok(FlowPart {
+            flow: Cow::Owned(acc.as_slice().iter().map(|&a| a as f32).collect()),
+            rivers,
+            computed,
+        })
+    }
+
+    /// The lake labels: the recipe's, or the depressions of the final heights (module docs).
+    pub fn lake_part(terrain: &'t Terrain) -> anyhow::Result<LakePart<'t>> {
+        let h = &terrain.height;
+        Ok(match &terrain.hydro.lake_labels {
+            Some(l) => LakePart {
+                labels: Cow::Borrowed(l.as_slice()),
+                count: terrain.hydro.lakes.len(),
+                computed: false,
+            },
+            None => {
+                let min_area = (h.len() / 2000).max(4);
+                let map = find_lakes(h, terrain.sea_level, 0.0, min_area)?;
+                LakePart { labels: Cow::Owned(map.labels.into_vec()), count: map.lakes.len(), computed: true }
             }
-            let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
-            let field = FlowRouter.d8(&filled, sea)?;
-            let acc = field.accumulate(None)?;
-            let mut computed = vec!["flow"];
-            let rivers = if have_rivers {
-                Cow::Borrowed(terrain.hydro.rivers.as_slice())
-            } else {
-                computed.push("rivers");
-                let threshold = (DEFAULT_RIVER_THRESHOLD * h.len() as f64).max(1.0);
-                Cow::Owned(extract_rivers(&filled, &field, &acc, threshold, DEFAULT_MAX_WIDTH)?)
-            };
-            Ok((Cow::Owned(acc.as_slice().iter().map(|&a| a as f32).collect()), rivers, computed))
-        };
-        let lake_part = || -> anyhow::Result<(Cow<'t, [u32]>, usize, bool)> {
-            Ok(match &terrain.hydro.lake_labels {
-                Some(l) => (Cow::Borrowed(l.as_slice()), terrain.hydro.lakes.len(), false),
-                None => {
-                    let min_area = (h.len() / 2000).max(4);
-                    let map = find_lakes(h, sea, 0.0, min_area)?;
-                    (Cow::Owned(map.labels.into_vec()), map.lakes.len(), true)
-                }
-            })
-        };
-        let (flow, lakes) = rayon::join(flow_part, lake_part);
-        let ((flow, rivers, mut computed), (lake_labels, lake_count, lakes_computed)) = (flow?, lakes?);
-        if lakes_computed {
+        })
+    }
+
+    /// Puts the two parts together.
+    pub fn from_parts(flow: FlowPart<'t>, lakes: LakePart<'t>) -> Self {
+        let mut computed = flow.computed;
+        if lakes.computed {
             computed.push("lakes");
         }
-        Ok(Self { flow, rivers, lake_labels, lake_count, computed })
+        Self {
+            flow: flow.flow,
+            rivers: flow.rivers,
+            lake_labels: lakes.labels,
+            lake_count: lakes.count,
+            computed,
+        }
     }
 
     /// Lake and river cells (rivers stamped as in [`stamp_rivers`]).
