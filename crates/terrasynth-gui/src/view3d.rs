@@ -940,9 +940,17 @@ mod tests {
     #[test]
     fn patch_skirts_meet_the_coarse_edges() {
         let (map, m) = rough();
-        let cam = Camera { distance: 0.35, target: [0.05, 0.1], ..Camera::default() };
-        let r = m.patch_rect(&cam).unwrap();
-        assert!(r.fine > 1 && r.fine < m.step, "{r:?}");
+        // Inside the map, clamped at the north-west corner, at the south-east border.
+        let cams = [(0.35, [0.05, 0.1], 0.6), (0.25, [-0.48, 0.45], 2.0), (0.5, [0.45, -0.45], -0.7)];
+        for (distance, target, yaw) in cams {
+            let cam = Camera { distance, target, yaw, ..Camera::default() };
+            check_patch(&map, &m, &cam);
+        }
+    }
+
+    fn check_patch(map: &Heightmap, m: &Mesh3d, cam: &Camera) {
+        let r = m.patch_rect(cam).unwrap();
+        assert!(r.fine < m.step, "{r:?}");
         let p = m.patch(&r).unwrap();
         // The patch spans exactly the coarse squares i0..i1 × j0..j1 and has a vertex at every
         // coarse sample inside them (plus every `fine` cells in between).
@@ -951,11 +959,15 @@ mod tests {
         assert!(m.xs[r.i0..=r.i1].iter().all(|x| p.xs.contains(x)));
         assert!(m.ys[r.j0..=r.j1].iter().all(|y| p.ys.contains(y)));
         assert!(p.xs.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= r.fine));
-        // Vertex count bound: ≤ (samples along a side)² + 2 skirt vertices per border sample.
-        let side = (m.xs[r.i1] - m.xs[r.i0]) / r.fine + (r.i1 - r.i0) + 2;
-        assert!(p.nx <= side && p.ny <= side);
+        // Vertex count bound: the patch spans ≤ PATCH_SAMPLES·fine cells plus a coarse step
+        // of widening on each side, sampled every `fine` cells plus at the coarse samples.
+        let side_x = (m.xs[r.i1] - m.xs[r.i0]) / r.fine + (r.i1 - r.i0) + 2;
+        let side_y = (m.ys[r.j1] - m.ys[r.j0]) / r.fine + (r.j1 - r.j0) + 2;
+        let bound = PATCH_SAMPLES + 2 * m.step / r.fine + PATCH_SAMPLES * r.fine / m.step + 6;
+        assert!(p.nx <= side_x && p.ny <= side_y && side_x.max(side_y) <= bound, "{r:?}");
+        // (samples along a side)² + 2 skirt vertices per border sample.
         assert_eq!(p.vertices.len(), p.nx * p.ny + 2 * (2 * p.nx + 2 * p.ny));
-        let zk = z_scale(&map, 100.0);
+        let zk = z_scale(map, 100.0);
         for (j, &y) in p.ys.iter().enumerate() {
             for (i, &x) in p.xs.iter().enumerate() {
                 assert_eq!(p.vertices[j * p.nx + i].pos[2], map[(x, y)] * zk);
