@@ -1267,7 +1267,7 @@ impl TerrainApp {
             let [lo, hi] = crate::view3d::DETAIL_RANGE;
             ui.add(egui::Slider::new(&mut cam.detail, lo..=hi).logarithmic(true).text("detail"))
                 .on_hover_text(
-                    "Mesh samples along the longer side while the view rests (half while it moves). \
+                    "Mesh samples along the longer side (above 256, halved while the view moves). \
                      Higher is finer and slower.",
                 );
             if ui.button("Reset view").on_hover_text("Back to the default camera.").clicked() {

@@ -9,7 +9,7 @@
 //! - [`maprender`]: 2D view colours per cell; [`view3d`]: camera, LOD mesh, software fallback;
 //!   [`view3d_gpu`]: the wgpu renderer of the 3D view.
 //! - [`water`]: lakes, rivers from sources, flow accumulation; [`export`]: output files.
-//! - [`bench`]: the `--bench-ui` measurements.
+//! - [`mod@bench`]: the `--bench-ui` measurements.
 
 pub mod app;
 pub mod bench;
