@@ -100,7 +100,7 @@ const DROPLETS: &[ParamSpec] = &[
     float("evaporate", 0.0, 1.0, 0.01, "", "Fraction of the water evaporating per step."),
     float("gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
     int("max-lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
-    int("batch-size", 1, 1_000_000, 1.0, "Droplets sharing one height snapshot (1 = sequential, in place)."),
+    int("batch-size", 1, 1_000_000, 1.0, "Droplets per batch (1 = sequential, more = parallel strips)."),
     ParamSpec {
         name: "use-sea-level",
         kind: ParamKind::Bool,
