@@ -47,8 +47,13 @@ fn steps(e: &mut dyn Eroder, n: usize) {
 fn droplets() {
     let map = base(1024);
     let droplets = 200_000;
+    // `ERODE_BENCH_DROPLETS=<batch-size>x<threads>` runs that one case (for `time`/`perf`).
+    let only = std::env::var("ERODE_BENCH_DROPLETS").ok();
     for batch_size in [1, 16_384] {
         for threads in [1, 2] {
+            if only.as_ref().is_some_and(|o| *o != format!("{batch_size}x{threads}")) {
+                continue;
+            }
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let t = pool.install(|| {
                 median(5, || {
