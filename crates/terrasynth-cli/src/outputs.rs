@@ -96,7 +96,7 @@ pub struct Prepared {
     /// The recipe palette.
     pub palette: Palette,
     /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
-    /// and rivers), if the images are on.
+    /// and rivers), if the images are on and the recipe has lakes or rivers.
     pub recipe_water: Option<Vec<bool>>,
     /// ε after each erosion step and the `--trace` records.
     pub erosion: ErosionLog,
@@ -151,7 +151,9 @@ pub fn prepare(plan: &Plan, run: &RunOutput, erosion: ErosionLog) -> anyhow::Res
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = recipe.palette.resolve()?;
-    let recipe_water = ex.images.then(|| recipe_water_mask(&run.terrain));
+    let hydro = &run.terrain.hydro;
+    let has_water = hydro.lake_labels.is_some() || !hydro.rivers.is_empty();
+    let recipe_water = (ex.images && has_water).then(|| recipe_water_mask(&run.terrain));
     Ok(Prepared {
         lo,
         hi,
