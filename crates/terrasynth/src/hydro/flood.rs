@@ -126,12 +126,11 @@ pub(crate) fn ordered_bits(v: f32) -> u32 {
 struct RadixHeap<K: RadixKey> {
     last: K,
     buckets: Vec<Vec<(K, u32)>>,
-    spare: Vec<(K, u32)>,
 }
 
 impl<K: RadixKey> RadixHeap<K> {
     fn new() -> Self {
-        Self { last: K::default(), buckets: (0..=K::BITS).map(|_| Vec::new()).collect(), spare: Vec::new() }
+        Self { last: K::default(), buckets: (0..=K::BITS).map(|_| Vec::new()).collect() }
     }
 
     fn clear(&mut self) {
@@ -149,13 +148,18 @@ impl<K: RadixKey> RadixHeap<K> {
     fn pop(&mut self) -> Option<u32> {
         if self.buckets[0].is_empty() {
             let b = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty())?;
-            let mut moving = std::mem::replace(&mut self.buckets[b], std::mem::take(&mut self.spare));
+            // Every entry of bucket b lands in a lower bucket, so it is redistributed in place
+            // and keeps its own memory. (Swapping a spare vector in, as before, moved the
+            // largest capacity from bucket to bucket, and over repeated floods on one
+            // workspace every bucket ended up that large: ~1 GB of empty capacity after 30
+            // stream-power steps at 2049².) Now each bucket's capacity is the most it has held.
+            let (lower, upper) = self.buckets.split_at_mut(b);
+            let moving = &mut upper[0];
             self.last = moving.iter().map(|e| e.0).min().expect("non-empty bucket");
-            for &e in &moving {
-                self.buckets[K::differing(e.0, self.last)].push(e);
+            for &e in moving.iter() {
+                lower[K::differing(e.0, self.last)].push(e);
             }
             moving.clear();
-            self.spare = moving;
         }
         self.buckets[0].pop().map(|e| e.1)
     }
@@ -339,5 +343,47 @@ impl<H: FloodHeight> Flood<H> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl<K: RadixKey> RadixHeap<K> {
+        /// Entries the buckets can hold without reallocating.
+        fn capacity(&self) -> usize {
+            self.buckets.iter().map(Vec::capacity).sum()
+        }
+    }
+
+    /// Repeated floods on one workspace (as stream power does every step) must not grow the
+    /// radix heap's memory: each bucket keeps at most what it held, so the same input gives
+    /// the same capacity on every run. (The former spare-vector swap grew it run after run.)
+    #[test]
+    fn repeated_floods_keep_heap_capacity() {
+        let (w, h) = (129, 129);
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        let heights: Vec<f64> = (0..w * h)
+            .map(|_| {
+                s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            })
+            .collect();
+        let mut flood = Flood::<f64>::new();
+        let mut capacities = Vec::new();
+        let mut filled = Vec::new();
+        for _ in 0..12 {
+            flood.load(&heights, w, h);
+            flood.run(true, |x, y, z| x == 0 || y == 0 || x + 1 == w || y + 1 == h || z < 0.3, |_, _| {});
+            capacities.push(flood.heap.capacity());
+            let mut out = vec![0.0; w * h];
+            flood.unpad_into(&mut out);
+            filled.push(out);
+        }
+        assert!(capacities[0] > 0);
+        assert!(capacities.iter().all(|&c| c == capacities[0]), "heap capacity per run: {capacities:?}");
+        assert!(filled.iter().all(|f| f == &filled[0]), "the same input must give the same fill");
+        assert!(filled[0].iter().zip(&heights).all(|(f, z)| f >= z));
     }
 }
