@@ -93,9 +93,9 @@ pub struct StreamPowerEroder {
     base: Vec<bool>,
     params: StreamPowerParams,
     flow: FlowRouting,
+    /// Diffusion's second buffer; during incision it holds the per-cell factor
+    /// `K·dt·A^m / L^n` of the step (one f64 array fewer).
     scratch: Grid<f64>,
-    /// Per-cell incision factor `K·dt·A^m / L^n` of the current step.
-    factor: Vec<f64>,
 }
 
 impl StreamPowerEroder {
@@ -115,14 +115,7 @@ impl StreamPowerEroder {
             })
             .collect();
         let surface = to_f64(map);
-        Ok(Self {
-            scratch: surface.clone(),
-            surface,
-            base,
-            params,
-            flow: FlowRouting::default(),
-            factor: Vec::new(),
-        })
+        Ok(Self { scratch: surface.clone(), surface, base, params, flow: FlowRouting::default() })
     }
 
     /// Replaces the base-level mask (`true` = outlet, fixed height).
@@ -151,12 +144,12 @@ impl StreamPowerEroder {
         // F = K·dt·A^m / L^n per cell, in parallel (the same per-cell arithmetic whatever the
         // thread count); L is dx or dx·√2, so L^n takes two values.
         let (side, diagonal) = (dx.powf(n), (dx * std::f64::consts::SQRT_2).powf(n));
-        let factor = &mut self.factor;
-        factor.resize(flow.area.len(), 0.0);
-        factor.par_iter_mut().zip(&flow.area).zip(&flow.distance).for_each(|((f, &a), &l)| {
-            let ln = if l == dx { side } else { diagonal };
+        let factor = self.scratch.as_mut_slice();
+        factor.par_iter_mut().zip(&flow.area).enumerate().for_each(|(i, (f, &a))| {
+            let ln = if flow.distance(i) == dx { side } else { diagonal };
             *f = k * dt * a.powf(m) / ln;
         });
+        let factor = self.scratch.as_slice();
         let h = self.surface.as_mut_slice();
         for &i in &flow.stack {
             let i = i as usize;

@@ -29,13 +29,14 @@ use super::flow::{accumulate_in_order, d8_directions, neighbour_offsets, topolog
 pub struct FlowRouting {
     /// Receiver of each cell (itself for outlets).
     pub receiver: Vec<u32>,
-    /// Distance to the receiver (0 for outlets), in the units of `dx`.
-    pub distance: Vec<f64>,
     /// Cells ordered from outlets upstream: each cell appears after its receiver.
     pub stack: Vec<u32>,
     /// Drainage area of each cell (its own `dx²` plus everything upstream).
     pub area: Vec<f64>,
     flood: Flood<f64>,
+    /// Grid width and cell spacing of the last [`FlowRouting::compute`].
+    width: usize,
+    dx: f64,
 }
 
 impl FlowRouting {
@@ -48,46 +49,89 @@ impl FlowRouting {
         let n = width * height;
         assert_eq!(heights.len(), n, "FlowRouting::compute: heights length");
         assert_eq!(base.len(), n, "FlowRouting::compute: base mask length");
+        (self.width, self.dx) = (width, dx);
         self.flood.load(heights, width, height);
         self.flood.run(true, |x, y, _| base[y * width + x], |_, _| {});
-        self.receivers(width, height, dx, base);
+        self.receivers(width, height, base);
+        // The old stack is freed before the new one (and its donor counts) is built.
+        self.stack = Vec::new();
         self.stack = topological_order(&self.receiver);
         self.area.clear();
         self.area.resize(n, dx * dx);
         accumulate_in_order(&self.stack, &self.receiver, &mut self.area);
     }
 
-    fn receivers(&mut self, width: usize, height: usize, dx: f64, base: &[bool]) {
+    /// Distance from cell `i` to its receiver in the last [`FlowRouting::compute`]: `dx`, or
+    /// `dx·√2` for a diagonal receiver, 0 for an outlet. Computed from the receiver index
+    /// (no per-cell array is kept).
+    #[inline]
+    pub fn distance(&self, i: usize) -> f64 {
+        let r = self.receiver[i] as usize;
+        let w = self.width;
+        if r == i {
+            0.0
+        } else if r % w != i % w && r / w != i / w {
+            self.dx * std::f64::consts::SQRT_2
+        } else {
+            self.dx
+        }
+    }
+
+    fn receivers(&mut self, width: usize, height: usize, base: &[bool]) {
         let n = width * height;
         self.receiver.resize(n, 0);
-        self.distance.resize(n, 0.0);
         let flood = &self.flood;
         let wp = flood.stride();
         let offsets = neighbour_offsets(width);
-        let diag = dx * std::f64::consts::SQRT_2;
-        self.receiver
-            .par_chunks_mut(width)
-            .zip(self.distance.par_chunks_mut(width))
-            .enumerate()
-            .for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(slope, dirs), (y, (rec_row, dist_row))| {
-                    dirs.resize(width, 8u8);
-                    d8_directions(&flood.z, wp, flood.padded(0, y), dirs, slope);
-                    for (x, (&k, (r, d))) in
-                        dirs.iter().zip(rec_row.iter_mut().zip(dist_row.iter_mut())).enumerate()
-                    {
-                        let i = y * width + x;
-                        // Outlets and cells the flood never reached keep themselves as receivers.
-                        if k == 8 || base[i] || !flood.is_closed(flood.padded(x, y)) {
-                            (*r, *d) = (i as u32, 0.0);
-                        } else {
-                            *r = (i as isize + offsets[k as usize]) as u32;
-                            *d = if k % 2 == 1 { diag } else { dx };
-                        }
+        self.receiver.par_chunks_mut(width).enumerate().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(slope, dirs), (y, rec_row)| {
+                dirs.resize(width, 8u8);
+                d8_directions(&flood.z, wp, flood.padded(0, y), dirs, slope);
+                for (x, (&k, r)) in dirs.iter().zip(rec_row.iter_mut()).enumerate() {
+                    let i = y * width + x;
+                    // Outlets and cells the flood never reached keep themselves as receivers.
+                    if k == 8 || base[i] || !flood.is_closed(flood.padded(x, y)) {
+                        *r = i as u32;
+                    } else {
+                        *r = (i as isize + offsets[k as usize]) as u32;
                     }
-                },
-            );
+                }
+            },
+        );
         debug_assert_eq!(self.receiver.len(), height * width);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `distance(i)` is the Euclidean distance to the receiver, on grids as narrow as 2 cells
+    /// (where a diagonal step and a side step can have the same index difference).
+    #[test]
+    fn distance_is_the_receiver_offset_length() {
+        for (w, h) in [(2, 9), (3, 7), (17, 13)] {
+            let heights: Vec<f64> =
+                (0..w * h).map(|i| ((i * 7919) % 31) as f64 + 0.5 * (i % w) as f64).collect();
+            // Outlet: the top-left cell only, so narrow grids still route diagonally.
+            let base: Vec<bool> = (0..w * h).map(|i| i == 0).collect();
+            let mut flow = FlowRouting::default();
+            flow.compute(&heights, w, h, 2.5, &base);
+            let mut diagonals = 0;
+            for i in 0..w * h {
+                let r = flow.receiver[i] as usize;
+                let (ddx, ddy) = ((r % w).abs_diff(i % w) as f64, (r / w).abs_diff(i / w) as f64);
+                assert!(ddx <= 1.0 && ddy <= 1.0);
+                let want = 2.5 * (ddx * ddx + ddy * ddy).sqrt();
+                assert_eq!(
+                    flow.distance(i),
+                    if ddx == 1.0 && ddy == 1.0 { 2.5 * std::f64::consts::SQRT_2 } else { want }
+                );
+                diagonals += usize::from(ddx == 1.0 && ddy == 1.0);
+            }
+            assert!(diagonals > 0, "{w}x{h}: no diagonal receiver tested");
+            assert_eq!(flow.distance(0), 0.0);
+        }
     }
 }
