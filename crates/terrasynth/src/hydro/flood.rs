@@ -363,13 +363,8 @@ mod tests {
     #[test]
     fn repeated_floods_keep_heap_capacity() {
         let (w, h) = (129, 129);
-        let mut s = 0x9E37_79B9_7F4A_7C15u64;
-        let heights: Vec<f64> = (0..w * h)
-            .map(|_| {
-                s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                (s >> 11) as f64 / (1u64 << 53) as f64
-            })
-            .collect();
+        let mut rng = crate::noise::rng::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
+        let heights: Vec<f64> = (0..w * h).map(|_| rng.next_f64()).collect();
         let mut flood = Flood::<f64>::new();
         let mut capacities = Vec::new();
         let mut filled = Vec::new();
