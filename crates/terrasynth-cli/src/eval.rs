@@ -10,10 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use terrasynth::recipe::params::ParamKind;
-use terrasynth::recipe::{
-    Category, ParamValue, Pipeline, PipelineProgress, Recipe, RunOutput, StepEntry, StepInfo, registry,
-};
+use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, RunOutput, StepEntry, registry};
+use terrasynth::step::ParamKind;
+use terrasynth::step::{Category, ParamValue, StepInfo};
 
 use crate::plot::{Series, loglog};
 

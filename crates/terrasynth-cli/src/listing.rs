@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use clap::Args;
-use terrasynth::recipe::{Pipeline, StepInfo, preset, presets, registry};
+use terrasynth::recipe::{Pipeline, preset, presets, registry};
+use terrasynth::step::StepInfo;
 
 /// Arguments of `terrasynth recipe`.
 #[derive(Args, Debug)]

@@ -199,7 +199,7 @@ const FRESH_WATER: [u8; 3] = [62, 128, 188];
 /// `squig-rivers`), painted in [`FRESH_WATER`] over `color.png` and `shaded.png`. Layers the
 /// outputs computed themselves are not painted there (they show in `water.png`, `flow.png`
 /// and the biomes), so a recipe without hydrology keeps its plain colour map.
-fn recipe_water_mask(terrain: &terrasynth::recipe::Terrain) -> Vec<bool> {
+fn recipe_water_mask(terrain: &terrasynth::step::Terrain) -> Vec<bool> {
     let (w, h) = (terrain.height.width(), terrain.height.height());
     let mut mask = match &terrain.hydro.lake_labels {
         Some(l) => l.as_slice().iter().map(|&id| id != 0).collect(),

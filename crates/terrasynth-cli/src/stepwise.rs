@@ -14,9 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use terrasynth::erode::{Boundary, erosion_score, run_erosion};
-use terrasynth::recipe::{
-    Category, Params, Pipeline, PipelineProgress, RunOutput, StepTiming, Terrain, find_step, memory, registry,
-};
+use terrasynth::recipe::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step, memory, registry};
+use terrasynth::step::{Category, Params, Terrain};
 use terrasynth::{Heightmap, Progress};
 use terrasynth_noise::rng::derive_seed;
 

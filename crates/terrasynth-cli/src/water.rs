@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use terrasynth::Heightmap;
 use terrasynth::hydro::{DepressionFiller, FlowRouter, River, extract_rivers, find_lakes};
-use terrasynth::recipe::Terrain;
+use terrasynth::step::Terrain;
 
 /// Drainage area (fraction of the map's cells) from which a cell is a river when the recipe
 /// has no `rivers` step (the `rivers` step's default).

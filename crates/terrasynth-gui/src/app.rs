@@ -8,12 +8,11 @@ use eframe::egui::{
     self, Color32, Key, Modifiers, Pos2, Rect, Sense, Stroke as LineStroke, TextureHandle, Vec2,
 };
 use serde::{Deserialize, Serialize};
-use terrasynth::recipe::{
-    Category, ParamKind, ParamSpec, ParamValue, Pipeline, Recipe, StepEntry, Terrain, presets, registry,
-};
+use terrasynth::recipe::{Pipeline, Recipe, StepEntry, presets, registry};
 use terrasynth::render::Palette;
 use terrasynth::render::palette::FractionMap;
 use terrasynth::shape::brush::{Brush, BrushMode, Edit, Stroke};
+use terrasynth::step::{Category, ParamKind, ParamSpec, ParamValue, Terrain};
 use terrasynth::{Heightmap, noise::rng::SplitMix64};
 
 use crate::document::{Document, EditOp, erosion_entry, load_project, save_project};

@@ -9,10 +9,9 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use terrasynth::recipe::{
-    Category, Pipeline, PipelineProgress, Recipe, StepEntry, Terrain, find_step, registry,
-};
+use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
 use terrasynth::shape::brush::{Brush, BrushMode};
+use terrasynth::step::{Category, Terrain};
 use terrasynth::{Error, Result};
 
 /// Identifies a terrasynth project file.

@@ -11,8 +11,8 @@
 use std::path::Path;
 
 use terrasynth::io::tiff::GeoTiffOptions;
-use terrasynth::recipe::Terrain;
 use terrasynth::render::{HillshadeOptions, Mesh, MeshOptions, hillshade, shade};
+use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
 
 use crate::document::{Document, save_project};

@@ -7,7 +7,8 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui;
 use terrasynth::analyze::Metrics;
-use terrasynth::recipe::{PipelineProgress, StepEntry, Terrain};
+use terrasynth::recipe::{PipelineProgress, StepEntry};
+use terrasynth::step::Terrain;
 use terrasynth::{Heightmap, Result};
 
 use crate::document::{Document, preview_recipe, run_erosion};

@@ -14,9 +14,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use terrasynth::recipe::{ParamValue, Pipeline, PipelineProgress, Recipe, StepEntry, presets, registry};
+use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, presets, registry};
 use terrasynth::render::font::glyph;
 use terrasynth::render::{HillshadeOptions, hillshade, shade};
+use terrasynth::step::ParamValue;
 use terrasynth::{Heightmap, io};
 
 /// Side of a preset picture, in cells and pixels (2^n + 1 suits every generator).

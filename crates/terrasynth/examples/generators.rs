@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use terrasynth::recipe::{ParamValue, Params, StepContext, StepInfo, Terrain};
+use terrasynth::step::{ParamValue, Params, StepContext, StepInfo, Terrain};
 use terrasynth::{Heightmap, Progress, generate, shape};
 
 /// A chain of `(step name, parameter overrides)`.

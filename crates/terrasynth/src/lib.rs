@@ -21,6 +21,7 @@ pub mod progress;
 pub mod recipe;
 pub mod render;
 pub mod shape;
+pub mod step;
 
 pub use error::{Error, Result};
 pub use grid::{Grid, Heightmap};

@@ -7,9 +7,8 @@ use terrasynth::erode::{
     ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, erosion_score,
     run_traced, steps, talus_from_k,
 };
-use terrasynth::recipe::{
-    ParamValue, Params, Pipeline, PipelineProgress, StepContext, Terrain, preset, registry,
-};
+use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
+use terrasynth::step::{ParamValue, Params, StepContext, Terrain};
 use terrasynth::{Error, Grid, Heightmap, Progress};
 
 /// A fixed fBm-like relief in [0, 1]: a sum of rotated sines with halving amplitude.
@@ -429,9 +428,9 @@ fn recipe_steps_run_validate_and_cancel() {
         // Small and odd sizes, deterministic.
         for (w, h) in [(1, 1), (2, 3), (17, 9)] {
             let mut given = std::collections::BTreeMap::new();
-            given.insert("iterations".to_string(), terrasynth::recipe::ParamValue::Number(3.0));
+            given.insert("iterations".to_string(), terrasynth::step::ParamValue::Number(3.0));
             if info.name == "droplets" {
-                given.insert("droplets".to_string(), terrasynth::recipe::ParamValue::Number(50.0));
+                given.insert("droplets".to_string(), terrasynth::step::ParamValue::Number(50.0));
             }
             let params = Params::validate(info.params, &given).unwrap();
             let step = (info.build)(&params).unwrap();
@@ -447,7 +446,7 @@ fn recipe_steps_run_validate_and_cancel() {
         }
         // Out-of-range values are refused by validation, naming the key.
         let mut bad = std::collections::BTreeMap::new();
-        bad.insert("iterations".to_string(), terrasynth::recipe::ParamValue::Number(-1.0));
+        bad.insert("iterations".to_string(), terrasynth::step::ParamValue::Number(-1.0));
         let problems = Params::validate(info.params, &bad).unwrap_err();
         assert!(problems[0].contains("`iterations`"), "{problems:?}");
         // Cancellation stops the run.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use terrasynth::generate::{self, Generator};
-use terrasynth::recipe::{ParamKind, ParamSpec, ParamValue, Params, StepContext, StepInfo, Terrain};
+use terrasynth::step::{ParamKind, ParamSpec, ParamValue, Params, StepContext, StepInfo, Terrain};
 use terrasynth::{Error, Heightmap, Progress, shape};
 
 fn all_steps() -> Vec<StepInfo> {

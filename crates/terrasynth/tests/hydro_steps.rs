@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use terrasynth::Heightmap;
 use terrasynth::hydro::{DepressionFiller, steps};
-use terrasynth::recipe::{ParamValue, Params, StepContext, StepInfo, Terrain};
+use terrasynth::step::{ParamValue, Params, StepContext, StepInfo, Terrain};
 
 fn info(name: &str) -> StepInfo {
     steps().into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no step {name}"))

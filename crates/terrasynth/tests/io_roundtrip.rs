@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use terrasynth::io::{self, FileFormat, ReadOptions, read_heightmap};
-use terrasynth::recipe::{ParamValue, Params, StepContext, Terrain};
+use terrasynth::step::{ParamValue, Params, StepContext, Terrain};
 use terrasynth::{Error, Heightmap};
 
 fn out_dir(tag: &str) -> PathBuf {

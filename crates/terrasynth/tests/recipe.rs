@@ -3,11 +3,9 @@
 //! registry for the presets.
 
 use terrasynth::noise::rng::derive_seed;
-use terrasynth::recipe::params::Default as D;
-use terrasynth::recipe::{
-    Category, ParamKind, ParamSpec, Params, Pipeline, PipelineProgress, Recipe, Step, StepContext, StepEntry,
-    StepInfo, Terrain, presets, registry,
-};
+use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, presets, registry};
+use terrasynth::step::DefaultValue;
+use terrasynth::step::{Category, ParamKind, ParamSpec, Params, Step, StepContext, StepInfo, Terrain};
 use terrasynth::{Error, Result};
 
 /// Writes its seed's low 20 bits (as f32) plus `add` into every cell.
@@ -55,7 +53,7 @@ impl Step for CancelSelf {
 const FILL_PARAMS: &[ParamSpec] = &[ParamSpec {
     name: "add",
     kind: ParamKind::Float { min: 0.0, max: 4.0 },
-    default: D::Number(0.0),
+    default: DefaultValue::Number(0.0),
     unit: "",
     doc: "Added to the seed value.",
 }];
@@ -63,14 +61,14 @@ const ADD_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "amount",
         kind: ParamKind::Float { min: -10.0, max: 10.0 },
-        default: D::Number(1.0),
+        default: DefaultValue::Number(1.0),
         unit: "height units",
         doc: "Added to every cell.",
     },
     ParamSpec {
         name: "mode",
         kind: ParamKind::Choice(&["fast", "slow"]),
-        default: D::Text("fast"),
+        default: DefaultValue::Text("fast"),
         unit: "",
         doc: "Unused.",
     },
@@ -262,7 +260,7 @@ fn resolved_recipe_fills_defaults() {
     let resolved = p.resolved_recipe(&fake_registry());
     let params = &resolved.steps[0].params;
     assert_eq!(params.len(), 2);
-    assert_eq!(params["mode"], terrasynth::recipe::ParamValue::Text("fast".into()));
+    assert_eq!(params["mode"], terrasynth::step::ParamValue::Text("fast".into()));
 }
 
 #[test]

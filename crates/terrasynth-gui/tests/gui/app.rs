@@ -197,7 +197,7 @@ fn an_invalid_parameter_shows_an_error_and_keeps_the_map() {
     let bytes = h.state().height_bytes();
     h.state_mut().doc.recipe.steps[0]
         .params
-        .insert("octaves".into(), terrasynth::recipe::ParamValue::Number(-5.0));
+        .insert("octaves".into(), terrasynth::step::ParamValue::Number(-5.0));
     h.step();
     wait_idle(&mut h);
     let err = h.state().error.clone().expect("error shown");

@@ -6,8 +6,8 @@ use super::{
     HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
     ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
 };
-use crate::recipe::params::{Default as Def, ParamKind, ParamSpec, Params};
-use crate::recipe::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
 const fn float(
@@ -18,11 +18,17 @@ const fn float(
     unit: &'static str,
     doc: &'static str,
 ) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Float { min, max }, default: Def::Number(default), unit, doc }
+    ParamSpec { name, kind: ParamKind::Float { min, max }, default: DefaultValue::Number(default), unit, doc }
 }
 
 const fn int(name: &'static str, min: i64, max: i64, default: f64, doc: &'static str) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Int { min, max }, default: Def::Number(default), unit: "", doc }
+    ParamSpec {
+        name,
+        kind: ParamKind::Int { min, max },
+        default: DefaultValue::Number(default),
+        unit: "",
+        doc,
+    }
 }
 
 const fn iterations(default: f64) -> ParamSpec {
@@ -33,7 +39,7 @@ const fn neighbourhood(default: &'static str) -> ParamSpec {
     ParamSpec {
         name: "neighbourhood",
         kind: ParamKind::Choice(Neighbourhood::NAMES),
-        default: Def::Text(default),
+        default: DefaultValue::Text(default),
         unit: "",
         doc: "Cells exchanging material: moore (8), von-neumann (4 axis), rotated-von-neumann (4 diagonal).",
     }
@@ -42,7 +48,7 @@ const fn neighbourhood(default: &'static str) -> ParamSpec {
 const BOUNDARY: ParamSpec = ParamSpec {
     name: "boundary",
     kind: ParamKind::Choice(Boundary::NAMES),
-    default: Def::Text("closed"),
+    default: DefaultValue::Text("closed"),
     unit: "",
     doc: "closed: edges have fewer neighbours; wrap: toroidal, as in Olsen 2004 (for tileable maps).",
 };
@@ -104,7 +110,7 @@ const DROPLETS: &[ParamSpec] = &[
     ParamSpec {
         name: "use-sea-level",
         kind: ParamKind::Bool,
-        default: Def::Bool(true),
+        default: DefaultValue::Bool(true),
         unit: "",
         doc: "Below the terrain's sea level droplets only deposit (no erosion of the sea floor, small deltas).",
     },
@@ -121,7 +127,7 @@ const STREAM_POWER: &[ParamSpec] = &[
     ParamSpec {
         name: "use-sea-level",
         kind: ParamKind::Bool,
-        default: Def::Bool(true),
+        default: DefaultValue::Bool(true),
         unit: "",
         doc: "Cells below the terrain's sea level are base level (outlets), besides the map edges.",
     },

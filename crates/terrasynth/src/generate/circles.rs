@@ -3,10 +3,10 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
 
-use super::common::{check_number, check_text};
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::{check_number, check_text};
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
 
 /// Profile of one hill, as a function of `q = (d / r)²` for `d < r` (0 outside).
@@ -59,28 +59,28 @@ impl Circles {
         ParamSpec {
             name: "count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
-            default: Default::Number(300.0),
+            default: DefaultValue::Number(300.0),
             unit: "hills",
             doc: "Number of random circular hills.",
         },
         ParamSpec {
             name: "radius-min",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
-            default: Default::Number(0.02),
+            default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",
             doc: "Smallest hill radius.",
         },
         ParamSpec {
             name: "radius-max",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
-            default: Default::Number(0.12),
+            default: DefaultValue::Number(0.12),
             unit: "fraction of the longer side",
             doc: "Largest hill radius (must be >= radius-min). Bigger hills are also taller.",
         },
         ParamSpec {
             name: "profile",
             kind: ParamKind::Choice(HillProfile::NAMES),
-            default: Default::Text("smooth"),
+            default: DefaultValue::Text("smooth"),
             unit: "",
             doc: "`parabolic` (r² − d², the hill algorithm) or `smooth` ((1 − d²/r²)², no rim crease).",
         },

@@ -1,31 +1,9 @@
-//! Helpers shared by the generators and shaping steps: parameter checks against the
-//! [`ParamSpec`] lists, the `2^n + 1` working size, seeded lattice values, and the square
+//! Helpers shared by the generators: the `2^n + 1` working size, seeded lattice values, and the square
 //! subdivision core used by diamond-square and Voronoi + diamond-square.
 
 use terrasynth_noise::rng::{SplitMix64, derive_seed, mix64};
 
-use crate::recipe::params::{ParamSpec, ParamValue};
 use crate::{Error, Heightmap, Result};
-
-/// Checks the number `value` against the spec called `name` in `specs`, so that the library
-/// API (`Type::new`) and recipe validation share one definition of every range.
-pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Result<()> {
-    spec(specs, name).check(&ParamValue::Number(value))
-}
-
-/// Checks a list value against the spec called `name`.
-pub(crate) fn check_list(specs: &[ParamSpec], name: &str, value: &[f64]) -> Result<()> {
-    spec(specs, name).check(&ParamValue::List(value.to_vec()))
-}
-
-/// Checks a choice against the spec called `name`.
-pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
-    spec(specs, name).check(&ParamValue::Text(value.to_string()))
-}
-
-fn spec<'a>(specs: &'a [ParamSpec], name: &str) -> &'a ParamSpec {
-    specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("bug: no ParamSpec named `{name}`"))
-}
 
 /// The smallest `n >= 1` such that a `2^n + 1` square covers a `width × height` map.
 pub(crate) fn pow2_exponent(width: usize, height: usize) -> u32 {
@@ -66,7 +44,7 @@ pub(crate) fn smoothstep(t: f64) -> f64 {
 }
 
 /// Replaces the terrain's heights with `map`, keeping the terrain's cell size.
-pub(crate) fn install(terrain: &mut crate::recipe::Terrain, mut map: Heightmap) -> Result<()> {
+pub(crate) fn install(terrain: &mut crate::step::Terrain, mut map: Heightmap) -> Result<()> {
     if map.width() != terrain.height.width() || map.height() != terrain.height.height() {
         return Err(Error::SizeMismatch {
             what: "generated map".into(),

@@ -2,10 +2,11 @@
 
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
-use super::common::{Subdivision, check_number, crop_square, diamond_square_fill, pow2_exponent, symmetric};
+use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent, symmetric};
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::check_number;
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
 /// Square-based midpoint displacement, computed iteratively level by level (seed 001 §1.1.1).
@@ -38,7 +39,7 @@ impl DiamondSquare {
         ParamSpec {
             name: "roughness",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Initial displacement factor (seed 001 §1.1.1): offsets at the coarsest level are \
                   uniform in [-roughness, roughness]. Scales the whole relief.",
@@ -46,7 +47,7 @@ impl DiamondSquare {
         ParamSpec {
             name: "smoothness",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "",
             doc: "H: the displacement is multiplied by 2^(-H) after each level (seed 001 §1.1.1). \
                   0 = very rough (white-noise-like), 1 = natural, 2+ = smooth rolling hills.",
@@ -54,7 +55,7 @@ impl DiamondSquare {
         ParamSpec {
             name: "detail",
             kind: ParamKind::Int { min: 0, max: 20 },
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "levels",
             doc: "Number of subdivision levels that get random offsets (the seed's `detail`, grid \
                   2^detail + 1); finer levels are bilinear interpolation. 0 = every level.",

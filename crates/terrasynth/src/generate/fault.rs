@@ -3,10 +3,11 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
 
-use super::common::{check_number, smoothstep};
+use super::common::smoothstep;
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::check_number;
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
 /// Fault formation. Seed 001 §1 only names "Fault"; this follows the classic fault-formation
@@ -42,21 +43,21 @@ impl Fault {
         ParamSpec {
             name: "iterations",
             kind: ParamKind::Int { min: 1, max: 100_000 },
-            default: Default::Number(200.0),
+            default: DefaultValue::Number(200.0),
             unit: "faults",
             doc: "Number of random fault lines. More faults give finer, more natural relief.",
         },
         ParamSpec {
             name: "displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Height difference across the first fault.",
         },
         ParamSpec {
             name: "final-displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
-            default: Default::Number(0.05),
+            default: DefaultValue::Number(0.05),
             unit: "height units",
             doc: "Height difference across the last fault; the difference shrinks linearly \
                   from `displacement` (Shankel 2000), so early faults shape, late ones detail.",
@@ -64,7 +65,7 @@ impl Fault {
         ParamSpec {
             name: "transition",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.02),
+            default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",
             doc: "Width of the smooth ramp across each fault; 0 = vertical cliffs.",
         },

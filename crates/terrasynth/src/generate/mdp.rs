@@ -4,10 +4,11 @@ use std::collections::VecDeque;
 
 use terrasynth_noise::rng::SplitMix64;
 
-use super::common::{check_number, pow2_exponent};
+use super::common::pow2_exponent;
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::check_number;
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
 /// Square midpoint displacement processed breadth-first from a FIFO queue, in integers
@@ -45,7 +46,7 @@ impl MidpointDisplacement {
     pub const PARAMS: &'static [ParamSpec] = &[ParamSpec {
         name: "amplitude",
         kind: ParamKind::Int { min: 0, max: 1 << 40 },
-        default: Default::Number(4096.0),
+        default: DefaultValue::Number(4096.0),
         unit: "integer height units",
         doc: "Initial random range `alea_in` (seed 000 annex): corners and first offsets are \
               integers in [-amplitude, amplitude], halved (integer division) at each level.",

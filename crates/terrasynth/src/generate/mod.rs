@@ -13,7 +13,7 @@
 //! | `noise` | [`NoiseTerrain`] | terrasynth-noise (seeds 002–004) |
 //!
 //! Every generator is a plain value type with documented fields, a `PARAMS` list of
-//! [`ParamSpec`](crate::recipe::ParamSpec)s (the same ranges check both `new` and recipes), and
+//! [`ParamSpec`](crate::step::ParamSpec)s (the same ranges check both `new` and recipes), and
 //! the [`Generator`] trait, which makes a [`Heightmap`] of any size from a seed. Generators that
 //! need a `2^n + 1` square build the next valid square and keep its top-left window, so any
 //! size (e.g. 1000 × 600) works.
@@ -49,7 +49,7 @@ pub use voronoi::{
 };
 pub use voronoi_ds::VoronoiDiamondSquare;
 
-use crate::recipe::{Step, StepContext, StepInfo, Terrain};
+use crate::step::{Step, StepContext, StepInfo, Terrain};
 use crate::{Heightmap, Progress, Result};
 
 /// Something that makes a terrain from nothing but a size and a seed.

@@ -2,10 +2,10 @@
 
 use terrasynth_noise::{FractalKind, Noise, NoiseKind, NoiseSpec, Region, Seed};
 
-use super::common::check_number;
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::check_number;
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
 
 /// Names of [`NoiseKind`]s as written in recipes.
@@ -45,7 +45,7 @@ impl NoiseTerrain {
         ParamSpec {
             name: "noise",
             kind: ParamKind::Text,
-            default: Default::Text(""),
+            default: DefaultValue::Text(""),
             unit: "",
             doc: "Optional inline TOML noise spec (any NoiseSpec key, e.g. `kind = \"perlin\", \
                   fractal = \"ridged\"`); when set, the flat noise keys are ignored.",
@@ -53,7 +53,7 @@ impl NoiseTerrain {
         ParamSpec {
             name: "feature-size",
             kind: ParamKind::Float { min: 1e-4, max: 100.0 },
-            default: Default::Number(0.25),
+            default: DefaultValue::Number(0.25),
             unit: "fraction of the longer side",
             doc: "Size of one lattice cell at frequency 1, relative to the map: larger gives \
                   bigger features; the same value looks the same at any resolution.",
@@ -61,56 +61,56 @@ impl NoiseTerrain {
         ParamSpec {
             name: "kind",
             kind: ParamKind::Choice(KINDS),
-            default: Default::Text("perlin"),
+            default: DefaultValue::Text("perlin"),
             unit: "",
             doc: "Basic noise (terrasynth-noise NoiseKind).",
         },
         ParamSpec {
             name: "fractal",
             kind: ParamKind::Choice(FRACTALS),
-            default: Default::Text("fbm"),
+            default: DefaultValue::Text("fbm"),
             unit: "",
             doc: "Fractal over the basic noise: none, fbm, ridged, hybrid, billow.",
         },
         ParamSpec {
             name: "octaves",
             kind: ParamKind::Int { min: 1, max: 32 },
-            default: Default::Number(6.0),
+            default: DefaultValue::Number(6.0),
             unit: "",
             doc: "Octaves of the fractal (ignored with fractal = none).",
         },
         ParamSpec {
             name: "lacunarity",
             kind: ParamKind::Float { min: 1.0, max: 16.0 },
-            default: Default::Number(2.0),
+            default: DefaultValue::Number(2.0),
             unit: "",
             doc: "Frequency multiplier per octave.",
         },
         ParamSpec {
             name: "persistence",
             kind: ParamKind::Float { min: 0.0, max: 2.0 },
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "",
             doc: "Amplitude multiplier per octave (fbm, billow).",
         },
         ParamSpec {
             name: "frequency",
             kind: ParamKind::Float { min: 1e-6, max: 1e6 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "lattice cells per feature-size",
             doc: "Extra frequency multiplier of the spec.",
         },
         ParamSpec {
             name: "warp",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "lattice cells",
             doc: "Domain-warp amplitude; 0 disables the warp.",
         },
         ParamSpec {
             name: "seed",
             kind: ParamKind::Int { min: -1, max: 1 << 52 },
-            default: Default::Number(-1.0),
+            default: DefaultValue::Number(-1.0),
             unit: "",
             doc: "Noise seed; -1 = the step's seed (derived from the recipe seed).",
         },

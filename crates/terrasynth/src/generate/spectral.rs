@@ -3,10 +3,11 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
 
-use super::common::{check_number, check_text, lattice_value, smoothstep};
+use super::common::{lattice_value, smoothstep};
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::{check_number, check_text};
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
 /// How a lattice layer is interpolated between its points.
@@ -62,7 +63,7 @@ impl Spectral {
         ParamSpec {
             name: "start-frequency",
             kind: ParamKind::Float { min: 2.0, max: 4096.0 },
-            default: Default::Number(4.0),
+            default: DefaultValue::Number(4.0),
             unit: "points per side",
             doc: "Lattice points along the map's longer side in the first pass (seed 001 §1.1.2, \
                   figure 6 uses 4). Higher gives more, smaller main features.",
@@ -70,14 +71,14 @@ impl Spectral {
         ParamSpec {
             name: "step",
             kind: ParamKind::Float { min: 1.1, max: 8.0 },
-            default: Default::Number(2.0),
+            default: DefaultValue::Number(2.0),
             unit: "",
             doc: "Frequency multiplier between passes (seed 001 §1.1.2: f_{i+1} = f_i × step).",
         },
         ParamSpec {
             name: "persistence",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "",
             doc: "Amplitude of pass i is persistence^i (seed 001 §1.1.2). Higher keeps more \
                   fine detail (rougher).",
@@ -85,14 +86,14 @@ impl Spectral {
         ParamSpec {
             name: "passes",
             kind: ParamKind::Int { min: 1, max: 16 },
-            default: Default::Number(6.0),
+            default: DefaultValue::Number(6.0),
             unit: "",
             doc: "Number of layers summed (seed 001 §1.1.2).",
         },
         ParamSpec {
             name: "interpolation",
             kind: ParamKind::Choice(Interpolation::NAMES),
-            default: Default::Text("smooth"),
+            default: DefaultValue::Text("smooth"),
             unit: "",
             doc: "`linear` (the seed's choice, faint creases on lattice lines) or `smooth` \
                   (smoothstep weights, no creases).",

@@ -5,8 +5,8 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed};
 use super::common::{crop_square, pow2_exponent, symmetric};
 use super::diamond_square::DiamondSquare;
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::{Category, StepInfo};
+use crate::step::{ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
 /// Triangle-based midpoint displacement (seed 001 §1.1.1): each triangle is split into 4 by

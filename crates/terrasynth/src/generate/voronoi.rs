@@ -3,10 +3,10 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
-use super::common::{check_list, check_number, check_text};
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::{check_list, check_number, check_text};
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Grid, Heightmap, Progress, Result};
 
 /// Most coefficients (nearest points) a Voronoi terrain can weigh.
@@ -238,7 +238,7 @@ impl Voronoi {
         ParamSpec {
             name: "count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
-            default: Default::Number(40.0),
+            default: DefaultValue::Number(40.0),
             unit: "points",
             doc: "Number of random feature points (seed 001 §1.2). More points give more, \
                   smaller hills.",
@@ -246,7 +246,7 @@ impl Voronoi {
         ParamSpec {
             name: "coefficients",
             kind: ParamKind::List { min: -100.0, max: 100.0, min_len: 1, max_len: MAX_COEFFICIENTS },
-            default: Default::List(&[-1.0, 1.0]),
+            default: DefaultValue::List(&[-1.0, 1.0]),
             unit: "",
             doc: "c1..cn in h = Σ c_i d_i (d_i = distance to the i-th nearest point, seed 001 \
                   §1.2). [-1, 1] gives ridges with connected valleys.",
@@ -254,7 +254,7 @@ impl Voronoi {
         ParamSpec {
             name: "metric",
             kind: ParamKind::Choice(Metric::NAMES),
-            default: Default::Text("euclidean"),
+            default: DefaultValue::Text("euclidean"),
             unit: "",
             doc: "`euclidean` (straight slopes, even heights) or `squared` (dx²+dy², the seed's \
                   choice: rounded slopes, large cells much higher than small ones).",
@@ -262,7 +262,7 @@ impl Voronoi {
         ParamSpec {
             name: "point-seed",
             kind: ParamKind::Int { min: -1, max: 1 << 52 },
-            default: Default::Number(-1.0),
+            default: DefaultValue::Number(-1.0),
             unit: "",
             doc: "Seed of the point layout; -1 = the step's seed. Use the same value in \
                   `voronoi-regions` (or `voronoi-ds`) to share the cells.",

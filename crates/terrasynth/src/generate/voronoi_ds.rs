@@ -1,10 +1,11 @@
 //! Voronoi + diamond-square combination (seed 001 §2.2).
 
-use super::common::{Subdivision, check_number, crop_square, diamond_square_fill, pow2_exponent};
+use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent};
 use super::voronoi::{Metric, SampleGrid, Voronoi};
 use super::{Generator, GeneratorStep};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, StepInfo};
+use crate::step::params::check_number;
+use crate::step::{Category, StepInfo};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
 
 /// Voronoi terrain sampled every `step` cells, the squares between filled by midpoint
@@ -60,7 +61,7 @@ impl VoronoiDiamondSquare {
         ParamSpec {
             name: "step",
             kind: ParamKind::Int { min: 1, max: 1 << 20 },
-            default: Default::Number(8.0),
+            default: DefaultValue::Number(8.0),
             unit: "cells",
             doc: "Voronoi sample spacing; must be a power of two so that 2^detail mod step = 0 \
                   (seed 001 §2.2). Larger steps leave more to midpoint displacement (rougher, \
@@ -69,7 +70,7 @@ impl VoronoiDiamondSquare {
         ParamSpec {
             name: "roughness",
             kind: ParamKind::Float { min: 0.0, max: 10.0 },
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "fraction of the Voronoi range",
             doc: "Initial displacement of the midpoint fill, relative to the range of the \
                   Voronoi samples (seed 001 figure 10 uses 0.5).",
@@ -77,7 +78,7 @@ impl VoronoiDiamondSquare {
         ParamSpec {
             name: "smoothness",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "",
             doc: "H: the displacement is multiplied by 2^(-H) per level (seed 001 §1.1.1).",
         },

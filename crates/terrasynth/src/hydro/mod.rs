@@ -40,7 +40,7 @@ pub use routing::FlowRouting;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
 pub use steps::steps;
 
-/// Hydrology layers a pipeline carries on its [`Terrain`](crate::recipe::Terrain) for outputs
+/// Hydrology layers a pipeline carries on its [`Terrain`](crate::step::Terrain) for outputs
 /// to draw: set by the `rivers`, `lakes` and `squig-rivers` steps.
 #[derive(Clone, Debug, Default)]
 pub struct HydroLayers {

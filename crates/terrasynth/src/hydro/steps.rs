@@ -6,13 +6,13 @@ use super::lakes::find_lakes;
 use super::rivers::{carve_rivers, extract_rivers};
 use super::squig::SquigRivers;
 use crate::Result;
-use crate::recipe::params::{Default as D, ParamKind as K, ParamSpec, Params};
-use crate::recipe::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind as K, ParamSpec, Params};
 
 const FILL: &[ParamSpec] = &[ParamSpec {
     name: "epsilon",
     kind: K::Bool,
-    default: D::Bool(true),
+    default: DefaultValue::Bool(true),
     unit: "",
     doc: "Raise filled cells and flats by one f32 ulp per cell of flood distance (Priority-Flood+ε) so every \
           cell drains; false gives the exact, flat-lake fill.",
@@ -22,7 +22,7 @@ const RIVERS: &[ParamSpec] = &[
     ParamSpec {
         name: "threshold",
         kind: K::Float { min: 1e-6, max: 1.0 },
-        default: D::Number(0.002),
+        default: DefaultValue::Number(0.002),
         unit: "fraction of map area",
         doc: "Drainage area a cell needs to be a river, as a fraction of the map's cells (at least 1 cell); \
               lower gives more, shorter tributaries.",
@@ -30,7 +30,7 @@ const RIVERS: &[ParamSpec] = &[
     ParamSpec {
         name: "max-width",
         kind: K::Float { min: 0.0, max: 64.0 },
-        default: D::Number(3.0),
+        default: DefaultValue::Number(3.0),
         unit: "cells",
         doc: "Channel width at the largest drainage area; elsewhere width = max-width · (A / A_max)^0.5 \
               (hydraulic geometry, Leopold & Maddock 1953).",
@@ -38,7 +38,7 @@ const RIVERS: &[ParamSpec] = &[
     ParamSpec {
         name: "carve-depth",
         kind: K::Float { min: 0.0, max: 1e6 },
-        default: D::Number(0.0),
+        default: DefaultValue::Number(0.0),
         unit: "height units",
         doc: "Depth the largest river is cut below the filled surface; elsewhere carve-depth · (A / A_max)^0.4. \
               0 leaves the terrain unchanged.",
@@ -49,21 +49,21 @@ const LAKES: &[ParamSpec] = &[
     ParamSpec {
         name: "min-depth",
         kind: K::Float { min: 0.0, max: 1e6 },
-        default: D::Number(0.0),
+        default: DefaultValue::Number(0.0),
         unit: "height units",
         doc: "Depressions shallower than this (greatest depth) are not lakes.",
     },
     ParamSpec {
         name: "min-area",
         kind: K::Int { min: 1, max: 1 << 40 },
-        default: D::Number(4.0),
+        default: DefaultValue::Number(4.0),
         unit: "cells",
         doc: "Depressions covering fewer cells are not lakes.",
     },
     ParamSpec {
         name: "carve-depth",
         kind: K::Float { min: 0.0, max: 1e6 },
-        default: D::Number(0.0),
+        default: DefaultValue::Number(0.0),
         unit: "height units",
         doc: "Deepen lake beds: each lake cell is lowered by carve-depth · depth / max depth of its lake, so the \
               shore stays put and the water surface level is unchanged. 0 leaves the terrain unchanged.",
@@ -74,7 +74,7 @@ const SQUIG: &[ParamSpec] = &[
     ParamSpec {
         name: "roughness",
         kind: K::Float { min: 0.0, max: 4.0 },
-        default: D::Number(0.5),
+        default: DefaultValue::Number(0.5),
         unit: "",
         doc: "Midpoint displacement amplitude at the first level, as a fraction of the height range; it halves \
               (× 2^-smoothness) at each level. Higher is more rugged.",
@@ -82,7 +82,7 @@ const SQUIG: &[ParamSpec] = &[
     ParamSpec {
         name: "smoothness",
         kind: K::Float { min: 0.0, max: 4.0 },
-        default: D::Number(1.0),
+        default: DefaultValue::Number(1.0),
         unit: "",
         doc: "Amplitude decay exponent H: displacement scales by 2^-H per level (1 = classic fractal \
               terrain, higher is smoother).",
@@ -90,14 +90,14 @@ const SQUIG: &[ParamSpec] = &[
     ParamSpec {
         name: "tributaries",
         kind: K::Int { min: 0, max: 64 },
-        default: D::Number(2.0),
+        default: DefaultValue::Number(2.0),
         unit: "",
         doc: "Number of tributaries joining the main river (squig-curve branching, seed 001 §2.1.3).",
     },
     ParamSpec {
         name: "branch-level",
         kind: K::Int { min: 1, max: 12 },
-        default: D::Number(2.0),
+        default: DefaultValue::Number(2.0),
         unit: "",
         doc: "Subdivision level at which tributaries spring: lower gives longer tributaries.",
     },

@@ -11,50 +11,50 @@
 use std::path::PathBuf;
 
 use super::{FileFormat, ReadOptions, read_heightmap};
-use crate::recipe::params::{Default as D, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Result};
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "path",
         kind: ParamKind::Text,
-        default: D::Text(""),
+        default: DefaultValue::Text(""),
         unit: "",
         doc: "Heightmap file to read (required), relative to the working directory.",
     },
     ParamSpec {
         name: "format",
         kind: ParamKind::Choice(FileFormat::NAMES),
-        default: D::Text("auto"),
+        default: DefaultValue::Text("auto"),
         unit: "",
         doc: "File format; auto detects it from the signature, then the extension.",
     },
     ParamSpec {
         name: "width",
         kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
-        default: D::Number(0.0),
+        default: DefaultValue::Number(0.0),
         unit: "cells",
         doc: "Width of a headerless R16/RAW file; 0 infers a square from the file size.",
     },
     ParamSpec {
         name: "height",
         kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
-        default: D::Number(0.0),
+        default: DefaultValue::Number(0.0),
         unit: "cells",
         doc: "Height of a headerless R16/RAW file; 0 infers it from the size and width.",
     },
     ParamSpec {
         name: "scale",
         kind: ParamKind::Float { min: -1.0e6, max: 1.0e6 },
-        default: D::Number(1.0),
+        default: DefaultValue::Number(1.0),
         unit: "",
         doc: "Multiplies every height read (integer formats read as [0, 1]).",
     },
     ParamSpec {
         name: "resize",
         kind: ParamKind::Choice(&["resample", "error"]),
-        default: D::Text("resample"),
+        default: DefaultValue::Text("resample"),
         unit: "",
         doc: "When the file size differs from the map size: resample bilinearly, or fail.",
     },

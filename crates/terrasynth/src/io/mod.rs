@@ -38,7 +38,7 @@ pub mod tiff;
 pub use atomic::{write_atomic, write_atomic_seekable};
 
 /// The registry entries of this module: the `import` generator.
-pub fn steps() -> Vec<crate::recipe::StepInfo> {
+pub fn steps() -> Vec<crate::step::StepInfo> {
     vec![import::INFO]
 }
 

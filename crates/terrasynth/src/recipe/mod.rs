@@ -1,5 +1,6 @@
 //! Recipes: plain serde data describing a whole pipeline ([`Recipe`]), validated once into a
-//! runtime [`Pipeline`]; the [`registry()`] of every step with its [`ParamSpec`]s; built-in
+//! runtime [`Pipeline`]; the [`registry()`] of every step with its
+//! [`ParamSpec`](crate::step::ParamSpec)s; built-in
 //! [`presets`]; per-step peak [`memory`] measurement.
 //!
 //! ```
@@ -13,15 +14,11 @@
 pub mod engine;
 pub mod memory;
 pub mod model;
-pub mod params;
 pub mod pipeline;
 pub mod presets;
 pub mod registry;
-pub mod step;
 
 pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry};
-pub use params::{ParamKind, ParamSpec, ParamValue, Params};
 pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step};
 pub use presets::{Preset, preset, presets};
 pub use registry::registry;
-pub use step::{Category, Step, StepContext, StepInfo, Terrain};

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::recipe::params::ParamValue;
 use crate::render::palette::{Palette, Stop};
+use crate::step::ParamValue;
 use crate::{Error, Result};
 
 /// Largest width or height a recipe may ask for, in cells. Engines stop at 8129 (Unreal) or

@@ -9,8 +9,8 @@ use terrasynth_noise::rng::derive_seed;
 
 use crate::recipe::memory;
 use crate::recipe::model::Recipe;
-use crate::recipe::params::Params;
-use crate::recipe::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::Params;
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::{Error, Progress, Result};
 
 /// One validated, runnable step of a pipeline.

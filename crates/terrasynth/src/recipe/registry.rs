@@ -2,7 +2,7 @@
 //! `steps()` function (generate, shape, erode, hydro, io). Names are fixed by the step
 //! contract (kebab-case; see docs/RECIPES.md) and unique.
 
-use crate::recipe::step::StepInfo;
+use crate::step::StepInfo;
 
 /// Every registered step, in stage order (generators first).
 pub fn registry() -> Vec<StepInfo> {

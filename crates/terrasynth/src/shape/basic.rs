@@ -1,8 +1,8 @@
 //! Simple shaping: `normalize`, `clamp`, `scale`, `terrace`, `sea-level`.
 
-use crate::generate::common::check_number;
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::params::check_number;
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
 /// The terrain's finite height range `(lo, hi - lo)`; a flat or empty map gives a range of 0.
@@ -38,14 +38,14 @@ impl Normalize {
         ParamSpec {
             name: "min",
             kind: BOUND,
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Height given to the lowest cell.",
         },
         ParamSpec {
             name: "max",
             kind: BOUND,
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Height given to the highest cell (>= min).",
         },
@@ -102,14 +102,14 @@ impl Clamp {
         ParamSpec {
             name: "min",
             kind: BOUND,
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Heights below become this.",
         },
         ParamSpec {
             name: "max",
             kind: BOUND,
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Heights above become this (>= min).",
         },
@@ -155,14 +155,14 @@ impl Scale {
         ParamSpec {
             name: "factor",
             kind: BOUND,
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "",
             doc: "Multiplier applied to every height.",
         },
         ParamSpec {
             name: "offset",
             kind: BOUND,
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Added to every height after multiplying.",
         },
@@ -214,14 +214,14 @@ impl Terrace {
         ParamSpec {
             name: "levels",
             kind: ParamKind::Int { min: 1, max: 1024 },
-            default: Default::Number(8.0),
+            default: DefaultValue::Number(8.0),
             unit: "bands",
             doc: "Number of terraces across the height range.",
         },
         ParamSpec {
             name: "sharpness",
             kind: ParamKind::Float { min: 0.0, max: 0.99 },
-            default: Default::Number(0.8),
+            default: DefaultValue::Number(0.8),
             unit: "",
             doc: "0 = no change; towards 0.99 flatter treads and steeper risers (exponent 1/(1-s)).",
         },
@@ -288,14 +288,14 @@ impl SeaLevel {
         ParamSpec {
             name: "mode",
             kind: ParamKind::Choice(&["fraction", "absolute"]),
-            default: Default::Text("fraction"),
+            default: DefaultValue::Text("fraction"),
             unit: "",
             doc: "`fraction`: value in [0, 1] of the current height range; `absolute`: a height.",
         },
         ParamSpec {
             name: "value",
             kind: BOUND,
-            default: Default::Number(0.3),
+            default: DefaultValue::Number(0.3),
             unit: "fraction or height units",
             doc: "Sea level: with mode `fraction`, 0 = lowest cell, 1 = highest.",
         },

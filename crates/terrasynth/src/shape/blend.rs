@@ -3,9 +3,9 @@
 use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
-use crate::generate::common::{check_number, check_text};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::params::{check_number, check_text};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
 /// How the two terrains are combined before weighting.
@@ -106,14 +106,14 @@ impl Blend {
         ParamSpec {
             name: "source",
             kind: ParamKind::Choice(BLEND_SOURCES),
-            default: Default::Text("voronoi"),
+            default: DefaultValue::Text("voronoi"),
             unit: "",
             doc: "Generator of the second terrain, run with its default parameters.",
         },
         ParamSpec {
             name: "mode",
             kind: ParamKind::Choice(BlendMode::NAMES),
-            default: Default::Text("lerp"),
+            default: DefaultValue::Text("lerp"),
             unit: "",
             doc: "add, multiply (second terrain as a 0..1 weight), min, max, or lerp (towards \
                   the second terrain).",
@@ -121,21 +121,21 @@ impl Blend {
         ParamSpec {
             name: "weight",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "",
             doc: "Amount of the combination applied: 0 = unchanged, 1 = full.",
         },
         ParamSpec {
             name: "mask",
             kind: ParamKind::Choice(BlendMask::NAMES),
-            default: Default::Text("constant"),
+            default: DefaultValue::Text("constant"),
             unit: "",
             doc: "Per-cell amount: constant, height (more on high ground), radial (more in the centre).",
         },
         ParamSpec {
             name: "noise",
             kind: ParamKind::Text,
-            default: Default::Text(""),
+            default: DefaultValue::Text(""),
             unit: "",
             doc: "With source = \"noise\": an inline noise spec (e.g. `kind = \"worley\"`); \
                   empty = the noise step's defaults. Ignored for other sources.",
@@ -170,7 +170,7 @@ impl Blend {
         })?;
         let mut given = std::collections::BTreeMap::new();
         if self.source == "noise" && !self.noise.trim().is_empty() {
-            given.insert("noise".to_string(), crate::recipe::ParamValue::Text(self.noise.clone()));
+            given.insert("noise".to_string(), crate::step::ParamValue::Text(self.noise.clone()));
         }
         let params = Params::validate(info.params, &given).map_err(|e| {
             Error::param("noise", &self.noise, format!("an inline noise spec ({})", e.join("; ")))

@@ -4,9 +4,9 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
 
 use super::basic::range;
-use crate::generate::common::{check_list, check_number, check_text};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::params::{check_list, check_number, check_text};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
 /// Multiplies heights by a weight field relative to the map's minimum:
@@ -67,7 +67,7 @@ impl Falloff {
         ParamSpec {
             name: "shape",
             kind: ParamKind::Choice(&["circle", "rectangle"]),
-            default: Default::Text("circle"),
+            default: DefaultValue::Text("circle"),
             unit: "",
             doc: "`circle`: distance to the centre over half the shorter side; `rectangle`: the \
                   larger of the x and y distances over the half sides (seed 003).",
@@ -75,7 +75,7 @@ impl Falloff {
         ParamSpec {
             name: "curve",
             kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 2, max_len: 64 },
-            default: Default::List(&[0.0, 0.6, 0.9, 1.0, 1.0]),
+            default: DefaultValue::List(&[0.0, 0.6, 0.9, 1.0, 1.0]),
             unit: "",
             doc: "Fall-off curve (seed 003 `falloffCurve`): coefficients at evenly spaced inputs \
                   from border (first) to centre (last), linearly interpolated. [0, 1] is linear.",
@@ -137,7 +137,7 @@ impl Step for Falloff {
 const H0: ParamSpec = ParamSpec {
     name: "h0",
     kind: ParamKind::Float { min: 0.0, max: 10.0 },
-    default: Default::Number(1.5),
+    default: DefaultValue::Number(1.5),
     unit: "",
     doc: "Centre height factor (seed 004 §8): the weight is h0 at the centre and 0 at the \
           far edge; 2 gives a high central mountain.",
@@ -169,14 +169,14 @@ impl Island {
         ParamSpec {
             name: "centre-x",
             kind: FRACTION,
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "fraction of the width",
             doc: "Island centre, x.",
         },
         ParamSpec {
             name: "centre-y",
             kind: FRACTION,
-            default: Default::Number(0.5),
+            default: DefaultValue::Number(0.5),
             unit: "fraction of the height",
             doc: "Island centre, y.",
         },
@@ -256,21 +256,21 @@ impl Archipelago {
         ParamSpec {
             name: "count",
             kind: ParamKind::Int { min: 1, max: 256 },
-            default: Default::Number(5.0),
+            default: DefaultValue::Number(5.0),
             unit: "islands",
             doc: "Number of random centres (used when `centres` is empty).",
         },
         ParamSpec {
             name: "radius",
             kind: ParamKind::Float { min: 0.01, max: 2.0 },
-            default: Default::Number(0.3),
+            default: DefaultValue::Number(0.3),
             unit: "fraction of the longer side",
             doc: "Distance at which an island's weight reaches 0.",
         },
         ParamSpec {
             name: "centres",
             kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 0, max_len: 512 },
-            default: Default::List(&[]),
+            default: DefaultValue::List(&[]),
             unit: "fractions of width/height",
             doc: "Island centres as x, y pairs; empty = `count` random centres from the step seed.",
         },

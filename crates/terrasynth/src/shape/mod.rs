@@ -38,7 +38,7 @@ pub use falloff::{Archipelago, Falloff, FalloffShape, Island, eval_curve};
 pub use regions::VoronoiRegions;
 pub use retouch::{Perturb, SpectralOverlay};
 
-use crate::recipe::StepInfo;
+use crate::step::StepInfo;
 
 /// Registry entries of every shaping step (the brushes are interactive, not recipe steps).
 pub fn steps() -> Vec<StepInfo> {

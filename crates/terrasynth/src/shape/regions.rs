@@ -3,10 +3,10 @@
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::falloff::apply_weight;
-use crate::generate::common::{check_number, check_text};
 use crate::generate::{feature_points, region_map};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::params::{check_number, check_text};
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Result};
 
 /// Region sinking (seed 001 §3.3.3): build the Voronoi region map (each cell labelled by its
@@ -39,21 +39,21 @@ impl VoronoiRegions {
         ParamSpec {
             name: "mode",
             kind: ParamKind::Choice(&["binary", "heights"]),
-            default: Default::Text("binary"),
+            default: DefaultValue::Text("binary"),
             unit: "",
             doc: "`binary`: regions kept or sunk; `heights`: one random factor per region (seed 001 §3.3.3).",
         },
         ParamSpec {
             name: "keep",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.6),
+            default: DefaultValue::Number(0.6),
             unit: "probability",
             doc: "Binary mode: chance that a region keeps its height.",
         },
         ParamSpec {
             name: "floor",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: Default::Number(0.0),
+            default: DefaultValue::Number(0.0),
             unit: "",
             doc: "Height factor of sunk regions (binary) or the lowest random factor (heights).",
         },

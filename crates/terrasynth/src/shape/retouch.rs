@@ -4,10 +4,10 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
-use crate::generate::common::check_number;
 use crate::generate::{Interpolation, Spectral};
-use crate::recipe::params::{Default, ParamKind, ParamSpec, Params};
-use crate::recipe::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::params::check_number;
+use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Result};
 
 /// A spectral field scaled to [−1, 1] (divided by `Σ p^i`).
@@ -57,7 +57,7 @@ impl Perturb {
         ParamSpec {
             name: "magnitude",
             kind: ParamKind::Float { min: 0.0, max: 0.5 },
-            default: Default::Number(0.05),
+            default: DefaultValue::Number(0.05),
             unit: "fraction of the longer side",
             doc: "Largest displacement of a sample position (seed 001 §3.2 `magnitude`; Olsen \
                   2004 uses 0.25).",
@@ -65,7 +65,7 @@ impl Perturb {
         ParamSpec {
             name: "frequency",
             kind: ParamKind::Float { min: 2.0, max: 1024.0 },
-            default: Default::Number(6.0),
+            default: DefaultValue::Number(6.0),
             unit: "points per side",
             doc: "Lattice points per side of the displacement field's coarsest pass: higher \
                   gives a finer, more chaotic warp.",
@@ -73,7 +73,7 @@ impl Perturb {
         ParamSpec {
             name: "passes",
             kind: ParamKind::Int { min: 1, max: 12 },
-            default: Default::Number(3.0),
+            default: DefaultValue::Number(3.0),
             unit: "",
             doc: "Passes (octaves) of the displacement field.",
         },
@@ -147,14 +147,14 @@ impl SpectralOverlay {
         ParamSpec {
             name: "amplitude",
             kind: ParamKind::Float { min: 0.0, max: 10.0 },
-            default: Default::Number(0.1),
+            default: DefaultValue::Number(0.1),
             unit: "fraction of the height range",
             doc: "Largest height added or removed, relative to the terrain's current range.",
         },
-        ParamSpec { default: Default::Number(16.0), ..Spectral::PARAMS[0] },
+        ParamSpec { default: DefaultValue::Number(16.0), ..Spectral::PARAMS[0] },
         Spectral::PARAMS[1],
         Spectral::PARAMS[2],
-        ParamSpec { default: Default::Number(3.0), ..Spectral::PARAMS[3] },
+        ParamSpec { default: DefaultValue::Number(3.0), ..Spectral::PARAMS[3] },
         Spectral::PARAMS[4],
     ];
 

@@ -1,8 +1,13 @@
-//! The [`Step`] trait every generator, shaping step, erosion and hydrology pass implements,
-//! the [`Terrain`] they work on, and [`StepInfo`], a registry entry.
+//! The bottom layer every stage builds on: the [`Step`] trait every generator, shaping step,
+//! erosion and hydrology pass implements, the [`Terrain`] they work on, [`StepInfo`] (a registry
+//! entry) and the [`ParamSpec`]/[`Params`] description of every parameter ([`params`]).
+//! Stages import this module, `grid` and earlier stages only; `recipe` (registry, presets,
+//! pipeline) sits on top of every stage.
 
-use crate::recipe::params::{ParamSpec, Params};
+pub mod params;
+
 use crate::{Heightmap, Progress, Result};
+pub use params::{DefaultValue, ParamKind, ParamSpec, ParamValue, Params};
 
 /// What a pipeline carries from step to step: the heightmap plus optional layers that later
 /// steps and outputs use.

@@ -53,7 +53,7 @@ pub struct ParamSpec {
     /// Kind and allowed range.
     pub kind: ParamKind,
     /// Default value (as it would be written in a recipe).
-    pub default: Default,
+    pub default: DefaultValue,
     /// Unit, or "" when unitless.
     pub unit: &'static str,
     /// One or two sentences: what it does, and its effect when raised.
@@ -62,7 +62,7 @@ pub struct ParamSpec {
 
 /// A default value that can live in a `const`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Default {
+pub enum DefaultValue {
     /// A number (floats and ints).
     Number(f64),
     /// A boolean.
@@ -73,14 +73,14 @@ pub enum Default {
     List(&'static [f64]),
 }
 
-impl Default {
+impl DefaultValue {
     /// As a [`ParamValue`].
     pub fn to_value(self) -> ParamValue {
         match self {
-            Default::Number(v) => ParamValue::Number(v),
-            Default::Bool(b) => ParamValue::Bool(b),
-            Default::Text(s) => ParamValue::Text(s.to_string()),
-            Default::List(l) => ParamValue::List(l.to_vec()),
+            DefaultValue::Number(v) => ParamValue::Number(v),
+            DefaultValue::Bool(b) => ParamValue::Bool(b),
+            DefaultValue::Text(s) => ParamValue::Text(s.to_string()),
+            DefaultValue::List(l) => ParamValue::List(l.to_vec()),
         }
     }
 }
@@ -286,6 +286,26 @@ impl Params {
     }
 }
 
+/// Checks the number `value` against the spec called `name` in `specs`, so that the library
+/// API (`Type::new`) and recipe validation share one definition of every range.
+pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Result<()> {
+    spec(specs, name).check(&ParamValue::Number(value))
+}
+
+/// Checks a list value against the spec called `name`.
+pub(crate) fn check_list(specs: &[ParamSpec], name: &str, value: &[f64]) -> Result<()> {
+    spec(specs, name).check(&ParamValue::List(value.to_vec()))
+}
+
+/// Checks a choice against the spec called `name`.
+pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
+    spec(specs, name).check(&ParamValue::Text(value.to_string()))
+}
+
+fn spec<'a>(specs: &'a [ParamSpec], name: &str) -> &'a ParamSpec {
+    specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("bug: no ParamSpec named `{name}`"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,21 +314,21 @@ mod tests {
         ParamSpec {
             name: "roughness",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
-            default: Default::Number(1.0),
+            default: DefaultValue::Number(1.0),
             unit: "",
             doc: "test",
         },
         ParamSpec {
             name: "octaves",
             kind: ParamKind::Int { min: 1, max: 32 },
-            default: Default::Number(6.0),
+            default: DefaultValue::Number(6.0),
             unit: "",
             doc: "test",
         },
         ParamSpec {
             name: "mode",
             kind: ParamKind::Choice(&["a", "b"]),
-            default: Default::Text("a"),
+            default: DefaultValue::Text("a"),
             unit: "",
             doc: "test",
         },
