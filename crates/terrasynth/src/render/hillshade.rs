@@ -71,22 +71,35 @@ impl HillshadeOptions {
         Ok(())
     }
 
-    fn sun(&self) -> [f64; 3] {
+    /// Unit vector towards the sun, `(east, north, up)`:
+    /// `L = (sin A cos θ, cos A cos θ, sin θ)` (see the module docs). The editor's 3D view
+    /// lights its mesh with it, so the 2D and 3D views and `shaded.png` share one sun.
+    pub fn sun_vector(&self) -> [f64; 3] {
         let (az, alt) = (self.azimuth_deg.to_radians(), self.altitude_deg.to_radians());
         [az.sin() * alt.cos(), az.cos() * alt.cos(), alt.sin()]
+    }
+
+    /// Colour factor of a cell with hillshade `hs` = `max(0, n · L)`:
+    /// `ambient + (1 − ambient) · hs / sin θ` (1 on flat ground, `ambient` facing away from
+    /// the sun). [`shade_pixel`] multiplies a colour by it.
+    #[inline]
+    pub fn light_factor(&self, hs: f64) -> f64 {
+        self.ambient + (1.0 - self.ambient) * hs / self.altitude_deg.to_radians().sin()
     }
 }
 
 /// Hillshade of one map, row by row: the sun vector and slope factor computed once, then
 /// [`Hillshader::row`] shades any row on its own (each cell from its 3×3 window), so rows can
 /// be computed in any order, in parallel or streamed to a file, with the same bits as
-/// [`hillshade`].
+/// [`hillshade`]. [`Hillshader::span`] shades part of a row (the editor recolours only the
+/// cells a brush touched).
 #[derive(Clone, Copy, Debug)]
 pub struct Hillshader<'a> {
     map: &'a Heightmap,
     sun: [f64; 3],
     k: f64,
     sea: Option<f32>,
+    scale: Option<f64>,
 }
 
 impl<'a> Hillshader<'a> {
@@ -95,20 +108,51 @@ impl<'a> Hillshader<'a> {
         opts.validate()?;
         Ok(Self {
             map,
-            sun: opts.sun(),
+            sun: opts.sun_vector(),
             k: opts.z_factor / (8.0 * map.cell_size()),
             sea: sea_level.filter(|s| opts.flat_water && s.is_finite()),
+            scale: None,
         })
+    }
+
+    /// As [`Hillshader::new`] for the map in metres, `(h as f64 · height_scale) as f32` per
+    /// cell, without building that map: the same bits as `Hillshader::new` on
+    /// `map.map(|&h| (h as f64 * height_scale) as f32)` (what `shaded.png` shades), with
+    /// `sea_level` in height units. `height_scale` must be finite and > 0.
+    pub fn in_metres(
+        map: &'a Heightmap,
+        opts: &HillshadeOptions,
+        sea_level: Option<f32>,
+        height_scale: f64,
+    ) -> Result<Self> {
+        if !(height_scale.is_finite() && height_scale > 0.0) {
+            return Err(Error::param("height_scale", height_scale, "a finite number > 0 (metres per unit)"));
+        }
+        let mut shader = Self::new(map, opts, None)?;
+        shader.sea =
+            sea_level.map(|s| (s as f64 * height_scale) as f32).filter(|s| opts.flat_water && s.is_finite());
+        shader.scale = Some(height_scale);
+        Ok(shader)
     }
 
     /// Hillshade in [0, 1] of row `y` into `out` (`out.len()` = the map's width).
     pub fn row(&self, y: usize, out: &mut [f32]) {
+        self.span(y, 0, out);
+    }
+
+    /// Hillshade in [0, 1] of cells `x0 .. x0 + out.len()` of row `y` (cut at the map's
+    /// width): the same values as those cells of [`Hillshader::row`].
+    pub fn span(&self, y: usize, x0: usize, out: &mut [f32]) {
         let (w, h) = (self.map.width(), self.map.height());
         let (sun, k, data) = (self.sun, self.k, self.map.as_slice());
-        let z = |x: usize, y: usize| data[y * w + x] as f64;
+        let metres = |v: f32| match self.scale {
+            Some(s) => (v as f64 * s) as f32,
+            None => v,
+        };
+        let z = |x: usize, y: usize| metres(data[y * w + x]) as f64;
         let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        for (x, px) in out.iter_mut().enumerate().take(w) {
-            if self.sea.is_some_and(|s| data[y * w + x] < s) {
+        for (x, px) in (x0..w).zip(out.iter_mut()) {
+            if self.sea.is_some_and(|s| metres(data[y * w + x]) < s) {
                 *px = sun[2] as f32;
                 continue;
             }
@@ -250,6 +294,44 @@ mod tests {
         assert_eq!(&out[..3], &[100, 150, 200]);
         assert_eq!(&out[3..], &[35, 53, 70]); // ambient 0.35
         assert!(shade(&[0; 5], &[0.0; 2], &opts).is_err());
+    }
+
+    #[test]
+    fn spans_and_metres_give_the_bits_of_whole_rows() {
+        let map = Heightmap::from_fn(23, 11, 2.5, |x, y| ((x * 7 + y * y * 3) % 13) as f32 * 0.037).unwrap();
+        let opts = HillshadeOptions::default();
+        // A span is the same cells of the row.
+        let shader = Hillshader::new(&map, &opts, Some(0.2)).unwrap();
+        let (mut row, mut span) = (vec![0f32; 23], vec![0f32; 9]);
+        for y in 0..11 {
+            shader.row(y, &mut row);
+            shader.span(y, 14, &mut span);
+            assert_eq!(&row[14..], &span[..], "row {y}");
+        }
+        // In metres: the bits of the map converted to metres first (as shaded.png).
+        let scale = 813.7;
+        let metres = map.map(|&v| (v as f64 * scale) as f32);
+        let sea = (0.2f64 * scale) as f32;
+        let a = Hillshader::in_metres(&map, &opts, Some(0.2), scale).unwrap();
+        let b = Hillshader::new(&metres, &opts, Some(sea)).unwrap();
+        let mut other = vec![0f32; 23];
+        for y in 0..11 {
+            a.row(y, &mut row);
+            b.row(y, &mut other);
+            assert_eq!(
+                row.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                other.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        assert!(Hillshader::in_metres(&map, &opts, None, 0.0).is_err());
+        // The light factor is the one shade_pixel applies: 1 on flat ground, ambient in shadow.
+        let flat = opts.sun_vector()[2];
+        assert!((opts.light_factor(flat) - 1.0).abs() < 1e-12);
+        assert_eq!(opts.light_factor(0.0), opts.ambient);
+        assert_eq!(
+            shade_pixel([200, 100, 50], 0.3, opts.ambient, flat),
+            [200.0, 100.0, 50.0].map(|c: f64| (c * opts.light_factor(0.3f32 as f64)).round() as u8)
+        );
     }
 
     #[test]
