@@ -41,7 +41,6 @@ pub fn run() {
     let mut terrain = doc.build(&progress).expect("island builds");
     let palette = doc.recipe.palette.resolve().expect("palette");
     let (lo, hi) = terrain.height.min_max().unwrap_or((0.0, 1.0));
-    let fraction = palette.fraction_map(lo, hi, Some(terrain.sea_level));
     let frames = 120;
     let t0 = Instant::now();
     for f in 0..frames {
@@ -59,15 +58,8 @@ pub fn run() {
                 }
             });
         }
-        let style = MapStyle {
-            palette: &palette,
-            fraction,
-            lo,
-            hi,
-            sea_level: terrain.sea_level,
-            height_scale: doc.recipe.exports.height_scale as f32,
-            water: None,
-        };
+        let style =
+            MapStyle::new(&palette, (lo, hi), terrain.sea_level, doc.recipe.exports.height_scale, None);
         if let Some(r) = rect {
             std::hint::black_box(render_rect(&terrain.height, &style, ViewMode::Shaded, r));
         }

@@ -1,24 +1,35 @@
 //! terrasynth editor: a desktop GUI (eframe/egui) over the terrasynth library.
 //!
-//! - [`app::TerrainApp`]: the application. Persistent state is a [`document::Document`]
-//!   (recipe + edits) and [`app::ViewSettings`]; runtime resources (terrain, textures, worker,
-//!   undo stacks) are rebuilt from them.
+//! - [`editor::Editor`]: the model, with no egui types: the [`document::Document`] (recipe +
+//!   edits), the [`settings::ViewSettings`], undo/redo, generation requests, jobs, map and
+//!   water versions, project files and the recovery file. Unit-tested without a window.
+//! - [`panels`]: small views over the model, one per panel (`ui(&mut self, ui, &mut Editor)`):
+//!   top bar, recipe, steps, brush, erosion, 2D map, 3D view, status bar, help, dialogs.
+//! - [`app::TerrainApp`]: the window: lays the panels out around the model.
+//! - [`limits`]: the widgets' ranges, from the library's `ParamSpec`s and brush limits.
+//! - [`settings`]: persistent view settings and start-up options (serde, no egui types).
 //! - [`document`]: the edit list replayed on the recipe's output, and the versioned project
 //!   file (`.tsproj`, JSON).
 //! - [`worker`]: background jobs (preview then full generation, erosion, water, export).
-//! - [`maprender`]: 2D view colours per cell; [`view3d`]: camera, LOD mesh, software fallback;
-//!   [`view3d_gpu`]: the wgpu renderer of the 3D view.
+//! - [`maprender`]: 2D view colours per cell (the library's palette and hillshade);
+//!   [`view3d`]: camera, LOD mesh, software rasteriser; [`view3d_gpu`]: the wgpu renderer of
+//!   the 3D view.
 //! - [`water`]: lakes, rivers from sources, flow accumulation; [`export`]: output files.
 //! - [`mod@bench`]: the `--bench-ui` measurements.
 
 pub mod app;
 pub mod bench;
 pub mod document;
+pub mod editor;
 pub mod export;
+pub mod limits;
 pub mod maprender;
+pub mod panels;
+pub mod settings;
 pub mod view3d;
 pub mod view3d_gpu;
 pub mod water;
 pub mod worker;
 
 pub use app::{AppOptions, TerrainApp, ViewSettings};
+pub use editor::Editor;

@@ -1,82 +1,32 @@
 //! Colours of the 2D view, computed per cell so a brush stroke only recolours the rectangle it
 //! touched.
 //!
-//! Shading: the surface normal from central differences in metres,
-//! `n = normalize(−∂z/∂x, −∂z/∂y, 1)` with `z = h · height_scale` and steps of `cell_size`
-//! (one-sided at the edges), lit by a sun at azimuth 315° (north-west, row 0 is north) and
-//! altitude 45°: `light = n · L`, colour factor `0.35 + 0.65 · light / L_z` (1 on flat ground).
-//! Slope in degrees is `atan(|∇z|)`.
+//! Colours and shading are the library's, so the view shows what the exported images show:
+//! heights are taken in metres (`(h as f64 · height_scale) as f32`, as `terrasynth generate`
+//! does), palette colours come from the metres range of the map as generated (as
+//! `color.png`), and "Shaded relief" is `terrasynth::render::hillshade` (Horn gradient, sun at
+//! azimuth 315° and altitude 45°, ambient 0.35, flat sea) applied with
+//! [`shade_pixel`] — the pixels of `shaded.png` for the same heights (without the recipe's
+//! lakes and rivers painted over). The water view shades its muted land with the same light.
+//! Slope in degrees is `atan(|∇z|)` from central differences in metres.
 
 use eframe::egui::Color32;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use terrasynth::Heightmap;
-use terrasynth::render::Palette;
+use terrasynth::render::hillshade::{Hillshader, shade_pixel};
 use terrasynth::render::palette::FractionMap;
+use terrasynth::render::{HillshadeOptions, Palette};
 
+pub use crate::settings::ViewMode;
 use crate::water::Water;
-
-/// What the 2D view shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ViewMode {
-    /// Palette colours by height.
-    Colour,
-    /// Palette colours times the hillshade.
-    Shaded,
-    /// Height as grey, low = black.
-    Grayscale,
-    /// Slope, 0° (dark green) to 60°+ (red).
-    Slope,
-    /// Shaded land in muted colours with the sea, lakes and rivers in blue.
-    Water,
-    /// D8 flow accumulation, `ln(1 + area)`, dark to bright cyan.
-    Flow,
-}
-
-impl ViewMode {
-    /// Every mode, in menu order.
-    pub const ALL: [ViewMode; 6] = [
-        ViewMode::Colour,
-        ViewMode::Shaded,
-        ViewMode::Grayscale,
-        ViewMode::Slope,
-        ViewMode::Water,
-        ViewMode::Flow,
-    ];
-
-    /// Label shown in the UI.
-    pub fn label(self) -> &'static str {
-        match self {
-            ViewMode::Colour => "Colour",
-            ViewMode::Shaded => "Shaded relief",
-            ViewMode::Grayscale => "Grayscale",
-            ViewMode::Slope => "Slope",
-            ViewMode::Water => "Water",
-            ViewMode::Flow => "Flow",
-        }
-    }
-
-    /// Tooltip text.
-    pub fn tooltip(self) -> &'static str {
-        match self {
-            ViewMode::Colour => "Terrain colours by height (the recipe's palette), sea below the sea level.",
-            ViewMode::Shaded => {
-                "Palette colours lit by a sun in the north-west (45° high): shows the relief."
-            }
-            ViewMode::Grayscale => "Height as grey: the lowest cell black, the highest white.",
-            ViewMode::Slope => "Steepness: flat is dark green, 30° yellow, 60° and steeper red.",
-            ViewMode::Water => "Sea, lakes (filled depressions) and rivers from your sources in blue.",
-            ViewMode::Flow => "Drainage area (D8 flow accumulation, log scale): valleys light up.",
-        }
-    }
-}
 
 /// Everything needed to colour cells, fixed for one generated map (so strokes do not shift
 /// the colours of untouched cells).
 pub struct MapStyle<'a> {
     /// The recipe's palette.
     pub palette: &'a Palette,
-    /// Height → palette fraction (map range at generation time, with the sea level).
+    /// Height in metres → palette fraction (the metres range of the map at generation time,
+    /// with the sea level in metres), as `color.png`.
     pub fraction: FractionMap,
     /// Lowest height at generation time (grayscale black).
     pub lo: f32,
@@ -84,14 +34,42 @@ pub struct MapStyle<'a> {
     pub hi: f32,
     /// Sea level, height units.
     pub sea_level: f32,
-    /// Metres per height unit (vertical scale of the shading).
-    pub height_scale: f32,
+    /// Metres per height unit (the recipe's `exports.height-scale`).
+    pub height_scale: f64,
     /// Water layers, when computed.
     pub water: Option<&'a Water>,
 }
 
-/// Sun direction (towards the sun): azimuth 315°, altitude 45°; x east, y south, z up.
-const SUN: [f32; 3] = [-0.5, -0.5, std::f32::consts::FRAC_1_SQRT_2];
+impl<'a> MapStyle<'a> {
+    /// The style of a map whose heights spanned `lo ..= hi` when generated.
+    pub fn new(
+        palette: &'a Palette,
+        (lo, hi): (f32, f32),
+        sea_level: f32,
+        height_scale: f64,
+        water: Option<&'a Water>,
+    ) -> Self {
+        let m = |h: f32| metres(h, height_scale);
+        let fraction = palette.fraction_map(m(lo), m(hi), Some(m(sea_level)));
+        Self { palette, fraction, lo, hi, sea_level, height_scale, water }
+    }
+
+    /// Palette colour of a height (height units).
+    fn base(&self, h: f32) -> [u8; 3] {
+        self.palette.color_at(self.fraction.fraction(metres(h, self.height_scale)))
+    }
+}
+
+/// A height in metres as `terrasynth generate` converts it: `(h as f64 · scale) as f32`.
+#[inline]
+pub fn metres(h: f32, height_scale: f64) -> f32 {
+    (h as f64 * height_scale) as f32
+}
+
+/// The light of shaded relief: the library's default hillshade.
+fn shading() -> HillshadeOptions {
+    HillshadeOptions::default()
+}
 
 /// Gradient `(∂z/∂x, ∂z/∂y)` in metres per metre at cell `(x, y)`.
 #[inline]
@@ -106,17 +84,11 @@ pub fn gradient(map: &Heightmap, x: usize, y: usize, height_scale: f32) -> (f32,
     (dx, dy)
 }
 
-/// Shading factor at a cell (1 on flat ground).
-#[inline]
-fn light(dx: f32, dy: f32) -> f32 {
-    let inv = 1.0 / (dx * dx + dy * dy + 1.0).sqrt();
-    let d = (-dx * SUN[0] - dy * SUN[1] + SUN[2]) * inv;
-    0.35 + 0.65 * d.max(0.0) / SUN[2]
-}
-
-fn scale(c: [u8; 3], f: f32) -> Color32 {
-    let m = |v: u8| (v as f32 * f).round().clamp(0.0, 255.0) as u8;
-    Color32::from_rgb(m(c[0]), m(c[1]), m(c[2]))
+/// `rgb` × the library's light factor of hillshade `hs` (see [`shade_pixel`]).
+fn shaded(rgb: [u8; 3], hs: f32) -> Color32 {
+    let opts = shading();
+    let c = shade_pixel(rgb, hs, opts.ambient, opts.sun_vector()[2]);
+    Color32::from_rgb(c[0], c[1], c[2])
 }
 
 fn lerp3(a: [f32; 3], b: [f32; 3], t: f32) -> [u8; 3] {
@@ -126,20 +98,18 @@ fn lerp3(a: [f32; 3], b: [f32; 3], t: f32) -> [u8; 3] {
 
 const WATER_BLUE: [u8; 3] = [40, 100, 200];
 
-/// The colour of cell `(x, y)` in `mode`.
-pub fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: usize) -> Color32 {
+/// The colour of cell `(x, y)` in `mode`; `hs` is its hillshade (used by the shaded and water
+/// modes, from [`Hillshader`]).
+fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: usize, hs: f32) -> Color32 {
     let hv = map.as_slice()[y * map.width() + x];
-    let base = || style.palette.color_at(style.fraction.fraction(hv));
+    let base = || style.base(hv);
+    let height_scale = style.height_scale as f32;
     match mode {
         ViewMode::Colour => {
             let c = base();
             Color32::from_rgb(c[0], c[1], c[2])
         }
-        ViewMode::Shaded => {
-            let (dx, dy) =
-                if hv < style.sea_level { (0.0, 0.0) } else { gradient(map, x, y, style.height_scale) };
-            scale(base(), light(dx, dy))
-        }
+        ViewMode::Shaded => shaded(base(), hs),
         ViewMode::Grayscale => {
             let t = if style.hi > style.lo {
                 ((hv - style.lo) / (style.hi - style.lo)).clamp(0.0, 1.0)
@@ -150,7 +120,7 @@ pub fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y
             Color32::from_gray(g)
         }
         ViewMode::Slope => {
-            let (dx, dy) = gradient(map, x, y, style.height_scale);
+            let (dx, dy) = gradient(map, x, y, height_scale);
             let deg = (dx * dx + dy * dy).sqrt().atan().to_degrees();
             let c = if deg < 30.0 {
                 lerp3([30.0, 90.0, 40.0], [230.0, 210.0, 60.0], deg / 30.0)
@@ -167,11 +137,10 @@ pub fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y
             } else if lake {
                 Color32::from_rgb(WATER_BLUE[0], WATER_BLUE[1], WATER_BLUE[2])
             } else {
-                let (dx, dy) = gradient(map, x, y, style.height_scale);
                 let c = base();
                 let grey = (c[0] as f32 + c[1] as f32 + c[2] as f32) / 3.0;
                 let muted = [0, 1, 2].map(|k| ((c[k] as f32 + grey) * 0.5) as u8);
-                scale(muted, light(dx, dy))
+                shaded(muted, hs)
             }
         }
         ViewMode::Flow => match style.water {
@@ -194,11 +163,62 @@ pub fn render_rect(
     mode: ViewMode,
     (x0, y0, w, h): (usize, usize, usize, usize),
 ) -> Vec<Color32> {
+    let opts = shading();
+    let lit = matches!(mode, ViewMode::Shaded | ViewMode::Water);
+    // The recipe checks the height scale; should it still be unusable, the map is drawn flat.
+    let shader = lit
+        .then(|| Hillshader::in_metres(map, &opts, Some(style.sea_level), style.height_scale).ok())
+        .flatten();
+    let flat = opts.sun_vector()[2] as f32;
     let mut out = vec![Color32::BLACK; w * h];
-    out.par_chunks_mut(w.max(1)).enumerate().for_each(|(r, row)| {
-        for (c, px) in row.iter_mut().enumerate() {
-            *px = cell_color(map, style, mode, x0 + c, y0 + r);
-        }
-    });
+    out.par_chunks_mut(w.max(1)).enumerate().for_each_init(
+        || vec![flat; w],
+        |hs, (r, row)| {
+            if let Some(s) = &shader {
+                s.span(y0 + r, x0, hs);
+            }
+            for (c, px) in row.iter_mut().enumerate() {
+                *px = cell_color(map, style, mode, x0 + c, y0 + r, hs[c]);
+            }
+        },
+    );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrasynth::render::hillshade::shaded_relief;
+
+    /// The shaded view of a map, whole or a rectangle at a time (as a brush stroke redraws it),
+    /// is exactly `shaded.png` without water: the library's colour × hillshade of the heights in
+    /// metres with the sea level in metres.
+    #[test]
+    fn shaded_relief_is_the_librarys_shaded_image() {
+        let (w, h) = (61, 37);
+        let map = Heightmap::from_fn(w, h, 12.5, |x, y| {
+            let (u, v) = (x as f32 / w as f32 - 0.5, y as f32 / h as f32 - 0.5);
+            (0.6 - 2.0 * (u * u + v * v)) + 0.05 * ((x * 7 + y * 3) % 11) as f32 / 11.0
+        })
+        .unwrap();
+        let palette = Palette::named("classic").unwrap();
+        let (sea, scale) = (0.25, 731.0);
+        let style = MapStyle::new(&palette, map.min_max().unwrap(), sea, scale, None);
+        let metres_map = map.map(|&v| metres(v, scale));
+        let want = shaded_relief(&metres_map, &palette, &shading(), Some(metres(sea, scale))).unwrap();
+        let got: Vec<u8> = render_rect(&map, &style, ViewMode::Shaded, (0, 0, w, h))
+            .iter()
+            .flat_map(|c| [c.r(), c.g(), c.b()])
+            .collect();
+        assert_eq!(got, want);
+        // Sea, flat land, lit and shadowed slopes all occur, so every branch is compared.
+        assert!(map.as_slice().iter().any(|&v| v < sea) && map.as_slice().iter().any(|&v| v > sea));
+        let rect = (13, 5, 20, 9);
+        let part = render_rect(&map, &style, ViewMode::Shaded, rect);
+        for (k, c) in part.iter().enumerate() {
+            let (x, y) = (rect.0 + k % rect.2, rect.1 + k / rect.2);
+            let i = 3 * (y * w + x);
+            assert_eq!([c.r(), c.g(), c.b()], [want[i], want[i + 1], want[i + 2]], "cell {x}, {y}");
+        }
+    }
 }

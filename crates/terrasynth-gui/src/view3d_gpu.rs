@@ -38,7 +38,7 @@
 use eframe::wgpu;
 use eframe::wgpu::util::DeviceExt;
 
-use crate::view3d::{AMBIENT, Camera, LIGHT, Mesh3d, PatchRect, SKY, Vertex3d, WATER};
+use crate::view3d::{Camera, Light, Mesh3d, PatchRect, SKY, Vertex3d, WATER};
 
 /// Format of the colour target (what egui_wgpu expects of a native texture).
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -524,10 +524,11 @@ fn uniform_bytes(cam: &Camera, mesh: &GpuMesh, size: [u32; 2]) -> Vec<u8> {
     let m = cam.view_proj(mesh.sea_z, size[0] as f32 / size[1] as f32);
     let e = cam.exaggeration;
     let srgb = |c: [f32; 3], a: f32| [c[0] / 255.0, c[1] / 255.0, c[2] / 255.0, a];
+    let light = Light::library();
     let vecs: [[f32; 4]; 5] = [
-        [LIGHT[0], LIGHT[1], LIGHT[2], e],
+        [light.sun[0], light.sun[1], light.sun[2], e],
         [mesh.half[0], mesh.half[1], mesh.sea_z * e, WATER.1],
-        srgb(WATER.0, AMBIENT),
+        srgb(WATER.0, light.ambient),
         srgb(SKY[0], 1.0),
         srgb(SKY[1], 1.0),
     ];
@@ -866,46 +867,9 @@ mod tests {
                 .sum();
             d as f64 / rows.len() as f64
         };
+        // (Colour units: flat ground is drawn at its palette colour, so differences are up to
+        // 1 / 0.75 larger than under the old ambient-0.3 light, whose bound was 1.0.)
         let (d_plain, d_patched) = (diff(&plain), diff(&patched));
-        assert!(d_patched * 4.0 < d_plain && d_patched < 1.0, "patched {d_patched:.3}, coarse {d_plain:.3}");
-    }
-
-    /// Frame times of a few variants on a 2049² synthetic map (a measurement, not a check):
-    /// `cargo test -p terrasynth-gui --release --lib frame_cost -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn frame_cost() {
-        let Some((device, queue, samples)) = device() else { return };
-        let map = Heightmap::from_fn(2049, 2049, 1.0, |x, y| {
-            let (u, v) = (x as f32 / 2048.0 - 0.5, y as f32 / 2048.0 - 0.5);
-            (1.0 - 2.0 * (u * u + v * v)).max(0.0) * (0.7 + 0.3 * (u * 40.0).sin() * (v * 37.0).cos())
-        })
-        .unwrap();
-        let palette = Palette::named("classic").unwrap();
-        let fraction = palette.fraction_map(0.0, 1.0, Some(0.2));
-        let mut gpu = GpuTerrain::new(&device, &queue, samples);
-        for detail in [128, 256, 512] {
-            let mesh = Mesh3d::build(&map, &palette, &fraction, 0.2, 800.0, detail);
-            gpu.upload(0, &mesh);
-            for size in [[1280, 800], [640, 400]] {
-                let mut times = Vec::new();
-                let mut cam = Camera::default();
-                for f in 0..23 {
-                    cam.orbit(6.0, 0.0);
-                    let t0 = std::time::Instant::now();
-                    gpu.render(0, &cam, size).unwrap();
-                    gpu.wait();
-                    if f >= 3 {
-                        times.push(t0.elapsed().as_secs_f64() * 1e3);
-                    }
-                }
-                times.sort_by(f64::total_cmp);
-                println!(
-                    "detail {detail} {size:?}: median {:.1} ms ({} triangles)",
-                    times[10],
-                    mesh.triangle_count()
-                );
-            }
-        }
+        assert!(d_patched * 4.0 < d_plain && d_patched < 1.35, "patched {d_patched:.3}, coarse {d_plain:.3}");
     }
 }

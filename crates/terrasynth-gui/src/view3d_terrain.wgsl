@@ -32,7 +32,8 @@ fn vs_terrain(
     out.clip = u.view_proj * vec4<f32>(pos.xy, pos.z * e, 1.0);
     let n = normalize(vec3<f32>(-grad.x * e, -grad.y * e, 1.0));
     let ambient = u.water_color.w;
-    let lit = ambient + (1.0 - ambient) * max(dot(n, u.light.xyz), 0.0);
+    // The library's hillshade light factor: 1 on flat ground, `ambient` facing away.
+    let lit = ambient + (1.0 - ambient) * max(dot(n, u.light.xyz), 0.0) / u.light.z;
     out.color = color.rgb * lit;
     return out;
 }

@@ -1,11 +1,12 @@
 //! Background jobs: generation (a low-resolution preview first, then the full map), erosion
 //! runs, water layers and exports. Each job runs on its own thread with a
 //! [`PipelineProgress`] (progress + cancel flag) and sends its result through a channel; the
-//! thread calls `request_repaint` so the UI picks it up at once. The UI thread never waits.
+//! thread then calls the worker's [`Waker`] (the app's `request_repaint`) so the UI picks it up
+//! at once. The UI thread never waits.
 
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use eframe::egui;
 use terrasynth::analyze::Metrics;
 use terrasynth::recipe::{PipelineProgress, StepEntry};
 use terrasynth::step::Terrain;
@@ -67,6 +68,9 @@ pub struct Active {
     pub preview_done: bool,
 }
 
+/// Called on the job's thread after each result is sent (the app wakes its UI with it).
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
 /// Starts jobs on threads and collects their results.
 pub struct Worker {
     tx: Sender<JobResult>,
@@ -76,14 +80,15 @@ pub struct Worker {
     pub active: Option<Active>,
     /// Number of water jobs running.
     pub water_running: usize,
-    ctx: Option<egui::Context>,
+    waker: Option<Waker>,
 }
 
 impl Worker {
-    /// A worker that wakes `ctx` when a result arrives (None in unit tests).
-    pub fn new(ctx: Option<egui::Context>) -> Self {
+    /// A worker that calls `waker` when a result arrives (None: results wait for the next
+    /// [`Worker::poll`]).
+    pub fn new(waker: Option<Waker>) -> Self {
         let (tx, rx) = channel();
-        Self { tx, rx, next_id: 1, active: None, water_running: 0, ctx }
+        Self { tx, rx, next_id: 1, active: None, water_running: 0, waker }
     }
 
     /// Whether a foreground job is running.
@@ -107,12 +112,12 @@ impl Worker {
         self.active =
             Some(Active { id, label: job.label(), progress: progress.clone(), preview_done: false });
         let tx = self.tx.clone();
-        let ctx = self.ctx.clone();
+        let waker = self.waker.clone();
         std::thread::spawn(move || {
             let send = |r: JobResult| {
                 let _ = tx.send(r);
-                if let Some(c) = &ctx {
-                    c.request_repaint();
+                if let Some(wake) = &waker {
+                    wake();
                 }
             };
             let fail = |e: terrasynth::Error| JobResult::Failed {
@@ -170,7 +175,7 @@ impl Worker {
     ) {
         self.water_running += 1;
         let tx = self.tx.clone();
-        let ctx = self.ctx.clone();
+        let waker = self.waker.clone();
         std::thread::spawn(move || {
             let r: Result<Water> = Water::compute(&map, sea_level, &sources);
             let msg = match r {
@@ -178,8 +183,8 @@ impl Worker {
                 Err(e) => JobResult::Failed { id: 0, message: format!("water: {e}"), cancelled: false },
             };
             let _ = tx.send(msg);
-            if let Some(c) = &ctx {
-                c.request_repaint();
+            if let Some(wake) = &waker {
+                wake();
             }
         });
     }

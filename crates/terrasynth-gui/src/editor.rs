@@ -1,0 +1,926 @@
+//! The editor model: everything the editor does apart from drawing, with no egui types, so it
+//! is driven and tested without a window (`#[test]`s below).
+//!
+//! - the [`Document`] (recipe + edits) and the [`ViewSettings`], both saved in projects;
+//! - the undo/redo history: parameter changes, strokes, river sources and erosion runs, each
+//!   undone exactly (strokes and erosion in place when the map is the one they were made on);
+//! - generation requests: any change of the recipe's terrain part starts a regeneration
+//!   (preview first) at the end of the frame ([`Editor::end_frame`]); it becomes one undo step
+//!   when the UI reports it idle (pointer up, no field focused);
+//! - the background jobs ([`Worker`]) and their results ([`Editor::poll`]);
+//! - versions of the heights and water layers, and the changed part of the map
+//!   ([`Editor::take_map_changes`]) from which the views update their textures;
+//! - project save/open and the periodic recovery file.
+//!
+//! The panels in [`crate::panels`] draw it and call its methods.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use terrasynth::noise::rng::{SplitMix64, derive_seed};
+use terrasynth::recipe::{Pipeline, Recipe, StepEntry, presets, registry};
+use terrasynth::render::Palette;
+use terrasynth::render::palette::FractionMap;
+use terrasynth::shape::brush::{Brush, Edit, Stroke};
+use terrasynth::step::{ParamValue, Terrain};
+use terrasynth::{Heightmap, recipe};
+
+use crate::document::{Document, EditOp, erosion_entry, load_project, save_project};
+use crate::settings::{AppOptions, BrushSettings, ViewSettings};
+use crate::water::Water;
+use crate::worker::{Active, Job, JobResult, Waker, Worker};
+
+/// Default erosion step of the erosion panel.
+pub const DEFAULT_EROSION: &str = "thermal";
+
+/// One undoable action.
+enum Action {
+    /// The document changed (parameters, steps, preset, seed, size): regenerate.
+    Doc { before: Box<Document>, after: Box<Document> },
+    /// A brush stroke, with its exact undo record, made on map generation `map_gen`.
+    Stroke { edit: Edit, op: EditOp, map_gen: u64 },
+    /// A river source.
+    Source { op: EditOp },
+    /// An erosion run: the whole map before and after.
+    Erode { before: Heightmap, after: Heightmap, op: EditOp, map_gen: u64 },
+}
+
+/// A stroke being painted.
+struct Painting {
+    stroke: Stroke,
+    dabs: Vec<[f64; 2]>,
+    last: [f64; 2],
+    settings: BrushSettings,
+}
+
+/// Colour mapping fixed for one generated map (so strokes do not shift the colours of
+/// untouched cells).
+#[derive(Clone, Debug)]
+pub struct MapColours {
+    /// The recipe's palette.
+    pub palette: Palette,
+    /// Height (height units) → palette fraction over the generated map's range.
+    pub fraction: FractionMap,
+    /// Lowest height of the generated map.
+    pub lo: f32,
+    /// Highest height of the generated map.
+    pub hi: f32,
+}
+
+/// What changed in the map since the views last drew it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapChanges {
+    /// Everything (a new map, an erosion run, new water layers): redraw it all.
+    pub full: bool,
+    /// Only this rectangle `[x, y, w, h]` of cells (brush strokes).
+    pub rect: Option<[usize; 4]>,
+}
+
+/// Erosion panel settings: the step to run and its iterations, and the last run's ε.
+#[derive(Clone, Debug)]
+pub struct ErosionSettings {
+    /// The erosion step (type and parameters).
+    pub entry: StepEntry,
+    /// Iterations (sweeps, droplet rounds or time steps) to run.
+    pub iterations: u32,
+    /// Erosion score ε before and after the last run.
+    pub eps: Option<(f64, f64)>,
+}
+
+impl ErosionSettings {
+    /// Switches to the erosion step `kind` with its default parameters.
+    pub fn set_kind(&mut self, kind: &str) {
+        if kind != self.entry.kind {
+            self.entry = erosion_entry(kind, self.iterations);
+        }
+    }
+}
+
+/// The editor model (see the module docs).
+pub struct Editor {
+    /// Recipe and edits (saved in projects).
+    pub doc: Document,
+    /// View settings (saved in projects).
+    pub view: ViewSettings,
+    /// The terrain shown (None before the first generation).
+    pub terrain: Option<Terrain>,
+    /// Whether `terrain` is the low-resolution preview.
+    pub is_preview: bool,
+    /// Water layers of the current heights (when computed).
+    pub water: Option<Water>,
+    /// Last status message.
+    pub status: String,
+    /// Last error message (shown until dismissed).
+    pub error: Option<String>,
+    /// Path field of the project dialog.
+    pub project_path: String,
+    /// Folder field of the export dialog.
+    pub export_dir: String,
+    /// Files written by the last export.
+    pub exported: Vec<String>,
+    /// Seconds the last full generation took.
+    pub last_generation_s: Option<f64>,
+    /// The erosion panel's step, iterations and last ε.
+    pub erosion: ErosionSettings,
+    options: AppOptions,
+    committed: Document,
+    requested: Option<Recipe>,
+    saved: Document,
+    map_gen: u64,
+    version: u64,
+    water_version: Option<u64>,
+    water_pending: Option<u64>,
+    history: Vec<Action>,
+    redo: Vec<Action>,
+    painting: Option<Painting>,
+    worker: Worker,
+    colours: Option<MapColours>,
+    changes: MapChanges,
+    last_recovery: Instant,
+    recovery_available: bool,
+    erosion_pending: Option<EditOp>,
+    seed_rng: SplitMix64,
+}
+
+impl Editor {
+    /// The editor on the first preset; `waker` is called from job threads when a result
+    /// arrives (the app passes its `request_repaint`). Starts the first generation when
+    /// `options.generate_at_start`.
+    pub fn new(options: AppOptions, waker: Option<Waker>) -> Self {
+        let recipe = presets()[0].recipe().unwrap_or_else(|_| Recipe::new("empty"));
+        let doc = Document::new(recipe);
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1);
+        let recovery_available = options.recovery_path.as_ref().is_some_and(|p| p.exists());
+        let mut editor = Self {
+            committed: doc.clone(),
+            saved: doc.clone(),
+            doc,
+            view: ViewSettings::default(),
+            terrain: None,
+            is_preview: false,
+            water: None,
+            status: "Ready".into(),
+            error: None,
+            project_path: "terrain.tsproj".into(),
+            export_dir: "terrain-export".into(),
+            exported: Vec::new(),
+            last_generation_s: None,
+            erosion: ErosionSettings { entry: erosion_entry(DEFAULT_EROSION, 20), iterations: 20, eps: None },
+            requested: None,
+            map_gen: 0,
+            version: 0,
+            water_version: None,
+            water_pending: None,
+            history: Vec::new(),
+            redo: Vec::new(),
+            painting: None,
+            worker: Worker::new(waker),
+            colours: None,
+            changes: MapChanges { full: true, rect: None },
+            last_recovery: Instant::now(),
+            recovery_available,
+            erosion_pending: None,
+            seed_rng: SplitMix64::new(seed),
+            options,
+        };
+        if editor.options.generate_at_start {
+            editor.generate(true);
+        }
+        editor
+    }
+
+    // ----- state queries -----
+
+    /// Whether a generation, erosion or export is running.
+    pub fn is_busy(&self) -> bool {
+        self.worker.is_busy()
+    }
+
+    /// The running foreground job (label and progress), if any.
+    pub fn active_job(&self) -> Option<&Active> {
+        self.worker.active.as_ref()
+    }
+
+    /// Whether water layers are still being computed (or about to be) for the current heights.
+    pub fn water_pending(&self) -> bool {
+        self.worker.water_running > 0
+            || (self.needs_water()
+                && self.water_version != Some(self.version)
+                && self.water_pending != Some(self.version))
+    }
+
+    /// Whether the document differs from the last saved or loaded one.
+    pub fn has_unsaved_changes(&self) -> bool {
+        self.doc != self.saved
+    }
+
+    /// Number of undoable actions.
+    pub fn undo_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Whether there is something to undo (an action, or a change not yet committed).
+    pub fn can_undo(&self) -> bool {
+        !self.history.is_empty() || self.doc != self.committed
+    }
+
+    /// Whether there is something to redo.
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Whether the current map may be edited (a full map, no job running).
+    pub fn can_edit(&self) -> bool {
+        !self.worker.is_busy() && !self.is_preview && self.terrain.is_some()
+    }
+
+    /// Version of the heights shown: it changes with every new map and every edit.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The colour mapping of the current map (None before the first map).
+    pub fn colours(&self) -> Option<&MapColours> {
+        self.colours.as_ref()
+    }
+
+    /// The water layers when they belong to the current map size (possibly one edit old).
+    pub fn water_for_map(&self) -> Option<&Water> {
+        let map = &self.terrain.as_ref()?.height;
+        let current = if self.water_version == Some(self.version) { self.water.as_ref() } else { None };
+        current.or(self.water.as_ref()).filter(|w| w.lake_labels.same_size(map))
+    }
+
+    /// What changed in the map since the last call (the map view redraws it).
+    pub fn take_map_changes(&mut self) -> MapChanges {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// The recovery file, when one from an earlier session can be restored.
+    pub fn recovery_file(&self) -> Option<&Path> {
+        self.options.recovery_path.as_deref().filter(|_| self.recovery_available)
+    }
+
+    /// The heights as raw bytes (little-endian f32), for exact comparisons.
+    pub fn height_bytes(&self) -> Vec<u8> {
+        self.terrain
+            .as_ref()
+            .map(|t| t.height.as_slice().iter().flat_map(|v| v.to_le_bytes()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Erosion score before and after the last erosion run.
+    pub fn erosion_scores(&self) -> Option<(f64, f64)> {
+        self.erosion.eps
+    }
+
+    // ----- document, generation, undo -----
+
+    /// Replaces the document (like "New"; not undoable: the history is cleared) and generates it.
+    pub fn new_document(&mut self, doc: Document) {
+        self.doc = doc;
+        self.committed = self.doc.clone();
+        self.saved = self.doc.clone();
+        self.history.clear();
+        self.redo.clear();
+        self.generate(true);
+    }
+
+    /// Starts a generation of the document (a preview first when `preview`).
+    pub fn generate(&mut self, preview: bool) {
+        if let Err(e) = Pipeline::new(self.doc.recipe.clone(), &registry()) {
+            self.error = Some(e.to_string());
+            self.requested = Some(self.doc.recipe.clone());
+            return;
+        }
+        self.painting = None;
+        self.requested = Some(self.doc.recipe.clone());
+        self.worker.start(Job::Generate { doc: self.doc.clone(), preview });
+    }
+
+    /// Cancels the running job.
+    pub fn cancel(&mut self) {
+        self.worker.cancel();
+    }
+
+    /// Records the document change since the last commit as one undoable action.
+    pub fn commit(&mut self) {
+        if self.doc != self.committed {
+            let before = Box::new(std::mem::replace(&mut self.committed, self.doc.clone()));
+            self.history.push(Action::Doc { before, after: Box::new(self.doc.clone()) });
+            self.redo.clear();
+        }
+    }
+
+    /// Picks a new random seed (the "Random" button).
+    pub fn random_seed(&mut self) {
+        self.doc.recipe.seed = self.seed_rng.next_u64() >> 1;
+    }
+
+    /// Loads a built-in preset (keeps the seed when it is locked). Undoable.
+    pub fn load_preset(&mut self, name: &str) {
+        match recipe::preset(name).and_then(|p| p.recipe()) {
+            Ok(mut r) => {
+                if self.view.seed_locked {
+                    r.seed = self.doc.recipe.seed;
+                }
+                self.commit();
+                self.doc = Document::new(r);
+                self.commit();
+                self.generate(true);
+            }
+            Err(e) => self.error = Some(e.to_string()),
+        }
+    }
+
+    /// Undoes the last action (Ctrl+Z).
+    pub fn undo(&mut self) {
+        self.commit();
+        let Some(action) = self.history.pop() else {
+            self.status = "Nothing to undo".into();
+            return;
+        };
+        let action = self.apply_action(action, true);
+        self.redo.push(action);
+        self.status = "Undone".into();
+    }
+
+    /// Redoes the last undone action (Ctrl+Shift+Z).
+    pub fn redo(&mut self) {
+        self.commit();
+        let Some(action) = self.redo.pop() else {
+            self.status = "Nothing to redo".into();
+            return;
+        };
+        let action = self.apply_action(action, false);
+        self.history.push(action);
+        self.status = "Redone".into();
+    }
+
+    /// Whether the current terrain is the full map of generation `map_gen` and may be edited in
+    /// place.
+    fn exact_ok(&self, map_gen: u64) -> bool {
+        self.can_edit() && map_gen == self.map_gen
+    }
+
+    /// Removes the last edit (undo) or appends `op` again (redo), without a new undo step.
+    fn toggle_edit(&mut self, op: &EditOp, undo: bool) {
+        if undo {
+            self.doc.edits.pop();
+        } else {
+            self.doc.edits.push(op.clone());
+        }
+        self.committed = self.doc.clone();
+    }
+
+    fn apply_action(&mut self, action: Action, undo: bool) -> Action {
+        match action {
+            Action::Doc { before, after } => {
+                self.doc = if undo { (*before).clone() } else { (*after).clone() };
+                self.committed = self.doc.clone();
+                self.generate(true);
+                Action::Doc { before, after }
+            }
+            Action::Stroke { edit, op, map_gen } => {
+                self.toggle_edit(&op, undo);
+                if self.exact_ok(map_gen) {
+                    let t = self.terrain.as_mut().expect("checked by exact_ok");
+                    let r = if undo { edit.undo(&mut t.height) } else { edit.redo(&mut t.height) };
+                    match r {
+                        Ok(()) => {
+                            self.mark_changed([edit.rect.x, edit.rect.y, edit.rect.w, edit.rect.h]);
+                            self.version += 1;
+                        }
+                        Err(e) => {
+                            self.error = Some(e.to_string());
+                            self.generate(false);
+                        }
+                    }
+                } else {
+                    self.generate(false);
+                }
+                Action::Stroke { edit, op, map_gen }
+            }
+            Action::Source { op } => {
+                self.toggle_edit(&op, undo);
+                self.version += 1;
+                Action::Source { op }
+            }
+            Action::Erode { before, after, op, map_gen } => {
+                self.toggle_edit(&op, undo);
+                if self.exact_ok(map_gen) {
+                    let t = self.terrain.as_mut().expect("checked by exact_ok");
+                    t.height = if undo { before.clone() } else { after.clone() };
+                    self.changes.full = true;
+                    self.version += 1;
+                } else {
+                    self.generate(false);
+                }
+                Action::Erode { before, after, op, map_gen }
+            }
+        }
+    }
+
+    // ----- edits -----
+
+    /// Places a river source at cell `(x, y)`. Undoable.
+    pub fn add_river_source(&mut self, x: usize, y: usize) {
+        let Some(t) = &self.terrain else { return };
+        if x >= t.height.width() || y >= t.height.height() || self.is_preview {
+            return;
+        }
+        self.commit();
+        let op = EditOp::RiverSource { x, y };
+        self.doc.edits.push(op.clone());
+        self.committed = self.doc.clone();
+        self.history.push(Action::Source { op });
+        self.redo.clear();
+        self.version += 1;
+        self.status = format!("River source at ({x}, {y})");
+    }
+
+    /// Paints one straight stroke from `a` to `b` (cell coordinates) with the current brush,
+    /// as a drag would. Undoable as one action.
+    pub fn paint_stroke(&mut self, a: [f64; 2], b: [f64; 2]) {
+        self.stroke_to(a);
+        self.stroke_to(b);
+        self.end_stroke();
+    }
+
+    /// Continues the stroke being painted to cell position `p` (starts one with the current
+    /// brush if none is), with dabs every radius / 4 cells.
+    pub fn stroke_to(&mut self, p: [f64; 2]) {
+        if self.worker.is_busy() || self.is_preview {
+            return;
+        }
+        let Some(t) = self.terrain.as_mut() else { return };
+        let settings = self.painting.as_ref().map_or(self.view.brush, |s| s.settings);
+        let brush = |at: [f64; 2]| Brush {
+            x: at[0],
+            y: at[1],
+            radius: settings.radius,
+            strength: settings.strength,
+            mode: settings.mode,
+        };
+        let spacing = (settings.radius / 4.0).max(0.5);
+        let mut centres = Vec::new();
+        match &self.painting {
+            None => centres.push(p),
+            Some(s) => {
+                let d = ((p[0] - s.last[0]).powi(2) + (p[1] - s.last[1]).powi(2)).sqrt();
+                let n = (d / spacing).floor() as usize;
+                for k in 1..=n {
+                    let f = k as f64 * spacing / d;
+                    centres.push([s.last[0] + (p[0] - s.last[0]) * f, s.last[1] + (p[1] - s.last[1]) * f]);
+                }
+            }
+        }
+        let painting = self.painting.get_or_insert_with(|| Painting {
+            stroke: Stroke::new(),
+            dabs: Vec::new(),
+            last: p,
+            settings,
+        });
+        let (w, h) = (t.height.width(), t.height.height());
+        let mut changed: Option<[usize; 4]> = None;
+        for c in centres {
+            let b = brush(c);
+            if let Err(e) = painting.stroke.dab(&mut t.height, &b) {
+                self.error = Some(e.to_string());
+                break;
+            }
+            painting.dabs.push(c);
+            painting.last = c;
+            let r = b.bounds(w, h);
+            if r.w > 0 && r.h > 0 {
+                changed = Some(union(changed, [r.x, r.y, r.w, r.h]));
+            }
+        }
+        if let Some(r) = changed {
+            self.mark_changed(r);
+        }
+    }
+
+    /// Ends the stroke being painted: it becomes one edit and one undo step.
+    pub fn end_stroke(&mut self) {
+        let Some(p) = self.painting.take() else { return };
+        let Some(t) = &self.terrain else { return };
+        if p.dabs.is_empty() {
+            return;
+        }
+        let edit = p.stroke.finish(&t.height);
+        self.commit();
+        let op = EditOp::Stroke {
+            mode: p.settings.mode,
+            radius: p.settings.radius,
+            strength: p.settings.strength,
+            dabs: p.dabs,
+        };
+        self.doc.edits.push(op.clone());
+        self.committed = self.doc.clone();
+        self.history.push(Action::Stroke { edit, op, map_gen: self.map_gen });
+        self.redo.clear();
+        self.version += 1;
+        self.status = "Stroke painted".into();
+    }
+
+    /// Runs the erosion panel's step on the current terrain (in the background).
+    pub fn run_erosion(&mut self) {
+        let Some(terrain) = self.terrain.clone() else { return };
+        if self.worker.is_busy() || self.is_preview {
+            return;
+        }
+        self.commit();
+        let mut entry = self.erosion.entry.clone();
+        if entry.params.contains_key("iterations") {
+            entry.params.insert("iterations".into(), ParamValue::Number(self.erosion.iterations as f64));
+        }
+        let seed = derive_seed(self.doc.recipe.seed, 1_000_000 + self.doc.edits.len() as u64);
+        self.erosion_pending = Some(EditOp::Erode { step: entry.clone(), seed });
+        self.worker.start(Job::Erode { terrain, step: entry, seed });
+    }
+
+    // ----- files -----
+
+    /// Saves the project to `path`.
+    pub fn save_project_to(&mut self, path: &str) {
+        self.commit();
+        match save_project(Path::new(path), &self.doc, &self.view) {
+            Ok(()) => {
+                self.saved = self.doc.clone();
+                self.project_path = path.to_string();
+                self.status = format!("Saved {path}");
+                // The saved project now holds the work: drop the recovery file (unless the
+                // project was saved over it).
+                if let Some(r) = &self.options.recovery_path
+                    && r.as_path() != Path::new(path)
+                    && r.exists()
+                {
+                    let _ = std::fs::remove_file(r);
+                    self.recovery_available = false;
+                }
+            }
+            Err(e) => self.error = Some(format!("Cannot save: {e}")),
+        }
+    }
+
+    /// Opens the project at `path`; on error the current state is kept and the error shown.
+    pub fn open_project(&mut self, path: &str) {
+        match load_project::<ViewSettings>(Path::new(path)) {
+            Ok((doc, view)) => {
+                self.commit();
+                self.doc = doc;
+                if let Some(v) = view {
+                    self.view = v;
+                }
+                self.commit();
+                self.saved = self.doc.clone();
+                self.project_path = path.to_string();
+                self.status = format!("Opened {path}");
+                self.error = None;
+                self.generate(false);
+            }
+            Err(e) => self.error = Some(format!("Cannot open project: {e}")),
+        }
+    }
+
+    /// Opens the recovery file; its work counts as unsaved.
+    pub fn restore_recovery(&mut self) {
+        let Some(p) = self.options.recovery_path.clone() else { return };
+        self.open_project(&p.display().to_string());
+        self.saved = Document::new(Recipe::new("recovered"));
+        self.recovery_available = false;
+    }
+
+    /// Exports the current terrain into `dir` (in the background).
+    pub fn export_to(&mut self, dir: &str) {
+        let Some(t) = &self.terrain else { return };
+        if self.worker.is_busy() || self.is_preview {
+            self.error = Some("Wait for the generation to finish before exporting.".into());
+            return;
+        }
+        self.worker.start(Job::Export { doc: self.doc.clone(), terrain: t.clone(), dir: PathBuf::from(dir) });
+    }
+
+    // ----- the frame loop -----
+
+    /// Water layers are needed in the water and flow views, when there are river sources, and
+    /// once more after the last source is removed (to clear its river).
+    fn needs_water(&self) -> bool {
+        self.view.mode.shows_water()
+            || self.doc.edits.iter().any(|e| matches!(e, EditOp::RiverSource { .. }))
+            || self.water.as_ref().is_some_and(|w| !w.rivers.is_empty())
+    }
+
+    fn set_terrain(&mut self, terrain: Terrain, preview: bool) {
+        let (lo, hi) = terrain.height.min_max().unwrap_or((0.0, 1.0));
+        let palette = self
+            .doc
+            .recipe
+            .palette
+            .resolve()
+            .unwrap_or_else(|_| Palette::named("classic").expect("built-in palette"));
+        let fraction = palette.fraction_map(lo, hi, Some(terrain.sea_level));
+        self.colours = Some(MapColours { palette, fraction, lo, hi });
+        self.terrain = Some(terrain);
+        self.is_preview = preview;
+        self.changes = MapChanges { full: true, rect: None };
+        self.version += 1;
+        if !preview {
+            self.map_gen += 1;
+        }
+    }
+
+    fn mark_changed(&mut self, r: [usize; 4]) {
+        self.changes.rect = Some(union(self.changes.rect, r));
+    }
+
+    /// Takes the results of finished jobs and starts the water layers when they are due. Call
+    /// once at the start of every frame.
+    pub fn poll(&mut self) {
+        for r in self.worker.poll() {
+            let active = self.worker.active.as_ref().map(|a| a.id);
+            match r {
+                JobResult::Preview { id, terrain } if Some(id) == active => {
+                    if let Some(a) = self.worker.active.as_mut() {
+                        a.preview_done = true;
+                    }
+                    self.set_terrain(terrain, true);
+                }
+                JobResult::Full { id, terrain, seconds } if Some(id) == active => {
+                    self.worker.active = None;
+                    self.set_terrain(terrain, false);
+                    self.last_generation_s = Some(seconds);
+                    self.status = format!("Generated in {:.0} ms", seconds * 1000.0);
+                    self.error = None;
+                }
+                JobResult::Eroded { id, terrain, eps_before, eps_after } if Some(id) == active => {
+                    self.worker.active = None;
+                    let op = self.erosion_pending.take();
+                    if let (Some(old), Some(op)) = (self.terrain.as_mut(), op) {
+                        let before = std::mem::replace(&mut old.height, terrain.height);
+                        let after = old.height.clone();
+                        self.erosion.eps = Some((eps_before, eps_after));
+                        self.status = format!("Erosion done: ε {eps_before:.3} -> {eps_after:.3}");
+                        self.doc.edits.push(op.clone());
+                        self.committed = self.doc.clone();
+                        self.changes.full = true;
+                        self.version += 1;
+                        self.history.push(Action::Erode { before, after, op, map_gen: self.map_gen });
+                        self.redo.clear();
+                    }
+                }
+                JobResult::Exported { id, files } if Some(id) == active => {
+                    self.worker.active = None;
+                    self.status = format!("Exported {} files to {}", files.len(), self.export_dir);
+                    self.exported = files;
+                }
+                JobResult::Failed { id, message, cancelled } if Some(id) == active || id == 0 => {
+                    if id != 0 {
+                        self.worker.active = None;
+                    }
+                    if cancelled {
+                        self.status = "Cancelled".into();
+                        if self.is_preview {
+                            self.status =
+                                "Cancelled: showing the preview; press Generate for the full map".into();
+                        }
+                    } else {
+                        self.error = Some(message);
+                    }
+                }
+                JobResult::Water { map_gen, water } => {
+                    self.water_pending = None;
+                    if map_gen == self.version {
+                        self.water = Some(water);
+                        self.water_version = Some(map_gen);
+                        if self.view.mode.shows_water() {
+                            self.changes.full = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Water layers for the current heights, once no stroke or job is running.
+        if self.needs_water()
+            && self.painting.is_none()
+            && !self.worker.is_busy()
+            && self.water_version != Some(self.version)
+            && self.water_pending != Some(self.version)
+            && self.worker.water_running == 0
+            && let Some(t) = &self.terrain
+        {
+            self.water_pending = Some(self.version);
+            self.worker.start_water(self.version, t.height.clone(), t.sea_level, self.doc.sources());
+        }
+    }
+
+    /// Ends a frame: a change of the recipe's terrain part starts a regeneration (preview
+    /// first); when `idle` (no pointer button down, no field focused) and no stroke is being
+    /// painted, the document change becomes one undo step; the recovery file is written when
+    /// due. Returns whether jobs are still running (the UI should repaint soon).
+    pub fn end_frame(&mut self, idle: bool) -> bool {
+        if self.requested.as_ref().map(generation_key) != Some(generation_key(&self.doc.recipe)) {
+            self.generate(true);
+        }
+        if idle && self.painting.is_none() {
+            self.commit();
+        }
+        self.write_recovery();
+        self.worker.is_busy() || self.worker.water_running > 0
+    }
+
+    fn write_recovery(&mut self) {
+        if !self.has_unsaved_changes() || self.last_recovery.elapsed() < self.options.recovery_interval {
+            return;
+        }
+        self.last_recovery = Instant::now();
+        if let Some(p) = self.options.recovery_path.clone() {
+            if let Some(dir) = p.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Err(e) = save_project(&p, &self.doc, &self.view) {
+                self.status = format!("Recovery file not written: {e}");
+            }
+        }
+    }
+}
+
+/// The part of a recipe that changes the terrain (everything but the export settings).
+fn generation_key(r: &Recipe) -> Recipe {
+    Recipe { exports: Default::default(), ..r.clone() }
+}
+
+/// Smallest rectangle `[x, y, w, h]` holding `a` (if any) and `b`.
+fn union(a: Option<[usize; 4]>, b: [usize; 4]) -> [usize; 4] {
+    match a {
+        None => b,
+        Some(a) => {
+            let (x0, y0) = (a[0].min(b[0]), a[1].min(b[1]));
+            let (x1, y1) = ((a[0] + a[2]).max(b[0] + b[2]), (a[1] + a[3]).max(b[1] + b[3]));
+            [x0, y0, x1 - x0, y1 - y0]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use terrasynth::recipe::PipelineProgress;
+    use terrasynth::shape::brush::BrushMode;
+
+    use super::*;
+
+    /// An editor on the default preset at 65² with seed 7, generated (full map).
+    fn editor() -> Editor {
+        let options = AppOptions { recovery_path: None, generate_at_start: false, ..AppOptions::default() };
+        let mut e = Editor::new(options, None);
+        let mut recipe = e.doc.recipe.clone();
+        (recipe.width, recipe.height, recipe.seed) = (65, 65, 7);
+        e.new_document(Document::new(recipe));
+        settle(&mut e);
+        e
+    }
+
+    /// Runs frames (idle UI) until no job is running.
+    fn settle(e: &mut Editor) {
+        let t0 = Instant::now();
+        loop {
+            e.poll();
+            let busy = e.end_frame(true);
+            if !busy && !e.water_pending() {
+                return;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(120), "editor stayed busy: {}", e.status);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// The heights of `doc` built from scratch (recipe + every edit replayed).
+    fn rebuilt(doc: &Document) -> Vec<u8> {
+        let t = doc.build(&PipelineProgress::new()).unwrap();
+        t.height.as_slice().iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_parameter_edit_requests_a_regeneration_and_undoes_as_one_step() {
+        let mut e = editor();
+        let first = e.height_bytes();
+        assert!(!e.is_busy() && e.undo_len() == 0 && !e.can_undo());
+        // A seed change regenerates at the end of the frame, but is not an undo step while the
+        // UI is busy (a field focused, a drag going on).
+        e.doc.recipe.seed = 8;
+        assert!(e.end_frame(false), "a regeneration should be running");
+        assert!(e.is_busy() && e.undo_len() == 0 && e.can_undo());
+        settle(&mut e);
+        assert_eq!(e.undo_len(), 1);
+        let second = e.height_bytes();
+        assert_ne!(second, first);
+        assert_eq!(second, rebuilt(&e.doc));
+        // An export setting does not change the terrain: no regeneration.
+        e.doc.recipe.exports.obj = !e.doc.recipe.exports.obj;
+        assert!(!e.end_frame(true) && !e.is_busy());
+        e.undo();
+        settle(&mut e);
+        // Undo, undo, redo, redo: back and forth through exactly the same maps.
+        e.undo();
+        settle(&mut e);
+        assert_eq!((e.doc.recipe.seed, e.height_bytes()), (7, first.clone()));
+        assert!(e.can_redo());
+        e.redo();
+        settle(&mut e);
+        assert_eq!((e.doc.recipe.seed, e.height_bytes()), (8, second));
+    }
+
+    #[test]
+    fn strokes_and_sources_undo_exactly_in_place() {
+        let mut e = editor();
+        let before = e.height_bytes();
+        e.view.brush = BrushSettings { mode: BrushMode::Raise, radius: 6.0, strength: 0.05 };
+        e.take_map_changes();
+        e.paint_stroke([20.0, 20.0], [40.0, 30.0]);
+        // The view is told which cells changed: the stroke's bounds, not the whole map.
+        let changes = e.take_map_changes();
+        let [x, y, w, h] = changes.rect.expect("a changed rectangle");
+        // Dabs every 1.5 cells from (20, 20) towards (40, 30), radius 6.
+        assert!(!changes.full && x <= 14 && y <= 14 && x + w >= 44 && y + h >= 35, "{changes:?}");
+        assert!(x + w < 60 && y + h < 50, "{changes:?}");
+        let painted = e.height_bytes();
+        assert_ne!(painted, before);
+        // The stroke is an edit that replays to the same bits.
+        assert!(matches!(e.doc.edits[..], [EditOp::Stroke { .. }]));
+        assert_eq!(painted, rebuilt(&e.doc));
+        e.add_river_source(32, 32);
+        assert_eq!(e.doc.sources(), vec![(32, 32)]);
+        assert_eq!(e.undo_len(), 2);
+        // Undo works in place (no regeneration) and restores the exact heights.
+        e.undo();
+        assert!(e.doc.sources().is_empty());
+        e.undo();
+        assert!(!e.is_busy() && e.doc.edits.is_empty());
+        assert_eq!(e.height_bytes(), before);
+        e.redo();
+        assert_eq!(e.height_bytes(), painted);
+        // Sources outside the map or on a preview are ignored.
+        e.add_river_source(65, 3);
+        assert_eq!(e.undo_len(), 1);
+    }
+
+    #[test]
+    fn an_erosion_run_is_an_edit_that_replays() {
+        let mut e = editor();
+        let before = e.height_bytes();
+        e.erosion.set_kind("thermal");
+        e.erosion.iterations = 5;
+        e.run_erosion();
+        assert!(e.is_busy());
+        settle(&mut e);
+        let eroded = e.height_bytes();
+        assert_ne!(eroded, before);
+        let (eps_before, eps_after) = e.erosion_scores().expect("ε shown");
+        assert!(eps_before.is_finite() && eps_after.is_finite());
+        match &e.doc.edits[..] {
+            [EditOp::Erode { step, .. }] => {
+                assert_eq!(step.kind, "thermal");
+                assert_eq!(step.params.get("iterations"), Some(&ParamValue::Number(5.0)));
+            }
+            other => panic!("expected one erosion edit, got {other:?}"),
+        }
+        // Opening the project again (a fresh build) replays the run to the same bits.
+        assert_eq!(rebuilt(&e.doc), eroded);
+        e.undo();
+        assert_eq!(e.height_bytes(), before);
+        e.redo();
+        assert_eq!(e.height_bytes(), eroded);
+    }
+
+    #[test]
+    fn projects_round_trip_with_their_view_settings() {
+        let dir = std::env::temp_dir().join(format!("terrasynth-editor-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.tsproj").display().to_string();
+        let mut e = editor();
+        e.paint_stroke([10.0, 10.0], [30.0, 12.0]);
+        e.view.zoom = 3.5;
+        e.view.mode = crate::settings::ViewMode::Slope;
+        assert!(e.has_unsaved_changes());
+        e.save_project_to(&path);
+        assert!(!e.has_unsaved_changes() && e.error.is_none());
+        let mut f = editor();
+        f.open_project(&path);
+        settle(&mut f);
+        assert_eq!((&f.doc, &f.view), (&e.doc, &e.view));
+        assert_eq!(f.height_bytes(), e.height_bytes());
+        assert!(!f.has_unsaved_changes());
+        // A missing file keeps everything and says why.
+        f.open_project(&dir.join("missing.tsproj").display().to_string());
+        assert!(f.error.as_deref().is_some_and(|m| m.starts_with("Cannot open project")));
+        assert_eq!(f.doc, e.doc);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,136 @@
+//! The editor's windows: the error message, the project dialog (save, open, restore the
+//! recovery file), the export dialog, and the unsaved-changes prompt on close.
+
+use eframe::egui::{self, Color32};
+
+use crate::editor::Editor;
+
+/// Which windows are open.
+#[derive(Default)]
+pub struct Dialogs {
+    /// The project dialog is open.
+    pub show_project: bool,
+    /// The export dialog is open.
+    pub show_export: bool,
+    close_prompt: bool,
+    allow_close: bool,
+}
+
+impl Dialogs {
+    /// Call when the window is asked to close: with unsaved changes, the close is cancelled and
+    /// the prompt shown (unless the user already chose to close).
+    pub fn on_close_requested(&mut self, ctx: &egui::Context, editor: &Editor) {
+        if editor.has_unsaved_changes() && !self.allow_close {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.close_prompt = true;
+        }
+    }
+
+    /// Draws the open windows.
+    pub fn ui(&mut self, ctx: &egui::Context, editor: &mut Editor) {
+        if let Some(e) = editor.error.clone() {
+            egui::Window::new("Error").collapsible(false).resizable(false).show(ctx, |ui| {
+                ui.colored_label(Color32::from_rgb(255, 120, 110), e.as_str());
+                ui.label("Your current terrain and edits are unchanged.");
+                if ui.button("OK").clicked() {
+                    editor.error = None;
+                }
+            });
+        }
+        if self.show_project {
+            let mut open = true;
+            egui::Window::new("Project").open(&mut open).show(ctx, |ui| project_ui(ui, editor));
+            self.show_project &= open;
+        }
+        if self.show_export {
+            let mut open = true;
+            egui::Window::new("Export").open(&mut open).show(ctx, |ui| export_ui(ui, editor));
+            self.show_export &= open;
+        }
+        if self.close_prompt {
+            egui::Modal::new(egui::Id::unique("close-prompt")).show(ctx, |ui| {
+                ui.heading("Unsaved changes");
+                ui.label("Save the project before closing?");
+                ui.horizontal(|ui| {
+                    if ui.button("Save and close").clicked() {
+                        let p = editor.project_path.clone();
+                        editor.save_project_to(&p);
+                        if !editor.has_unsaved_changes() {
+                            self.allow_close = true;
+                            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                        }
+                        self.close_prompt = false;
+                    }
+                    if ui.button("Discard and close").clicked() {
+                        self.allow_close = true;
+                        self.close_prompt = false;
+                        ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                    }
+                    if ui.button("Keep editing").clicked() {
+                        self.close_prompt = false;
+                    }
+                });
+            });
+        }
+    }
+}
+
+fn project_ui(ui: &mut egui::Ui, editor: &mut Editor) {
+    ui.horizontal(|ui| {
+        ui.label("File");
+        ui.text_edit_singleline(&mut editor.project_path)
+            .on_hover_text("Path of the project file (.tsproj, JSON).");
+    });
+    ui.horizontal(|ui| {
+        if ui.button("Save project").on_hover_text("Save the recipe, your edits and the view.").clicked() {
+            let p = editor.project_path.clone();
+            editor.save_project_to(&p);
+        }
+        if ui
+            .button("Open project")
+            .on_hover_text("Load a project; the terrain is rebuilt exactly.")
+            .clicked()
+        {
+            let p = editor.project_path.clone();
+            editor.open_project(&p);
+        }
+    });
+    if let Some(p) = editor.recovery_file().map(|p| p.display().to_string())
+        && ui.button("Restore recovery file").on_hover_text(p).clicked()
+    {
+        editor.restore_recovery();
+    }
+}
+
+fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) {
+    ui.horizontal(|ui| {
+        ui.label("Folder");
+        ui.text_edit_singleline(&mut editor.export_dir).on_hover_text("Output folder (created if missing).");
+    });
+    let ex = &mut editor.doc.recipe.exports;
+    ui.checkbox(&mut ex.png, "height.png (16-bit)");
+    ui.checkbox(&mut ex.r16, "height.r16 (Unity/Unreal raw)");
+    ui.checkbox(&mut ex.exr, "height.exr (metres)");
+    ui.checkbox(&mut ex.tiff, "height.tif (GeoTIFF, metres)");
+    ui.checkbox(&mut ex.images, "color / hillshade / shaded PNG");
+    ui.checkbox(&mut ex.glb, "mesh.glb");
+    ui.checkbox(&mut ex.obj, "mesh.obj");
+    ui.add(
+        egui::DragValue::new(&mut ex.height_scale)
+            .range(0.001..=100_000.0)
+            .prefix("height scale ")
+            .suffix(" m"),
+    )
+    .on_hover_text("Metres per height unit.");
+    ui.add(
+        egui::DragValue::new(&mut ex.lod).range(0..=terrasynth::recipe::model::MAX_LOD).prefix("mesh LOD "),
+    )
+    .on_hover_text("Mesh level of detail: every 2^lod cells.");
+    if ui.button("Export now").clicked() {
+        let d = editor.export_dir.clone();
+        editor.export_to(&d);
+    }
+    if !editor.exported.is_empty() {
+        ui.label(format!("Wrote: {}", editor.exported.join(", ")));
+    }
+}

@@ -1,0 +1,180 @@
+//! The editor's panels, each a small view over the [`Editor`] model with a
+//! `ui(&mut self, ui, &mut Editor)` method, as in the egui demo app: the top bar, the recipe,
+//! steps, tool (brush) and erosion panels on the left, the 2D map and 3D views in the centre,
+//! the status bar, the help panel and the dialogs. Each keeps only its own UI state (textures,
+//! menu choices, open windows); everything else is the model's.
+
+mod brush;
+mod dialogs;
+mod erosion;
+mod map_view;
+mod params;
+mod recipe;
+mod steps;
+mod view_3d;
+
+pub use brush::BrushPanel;
+pub use dialogs::Dialogs;
+pub use erosion::ErosionPanel;
+pub use map_view::MapView;
+pub use params::{param_tooltip, params_ui};
+pub use recipe::RecipePanel;
+pub use steps::StepsPanel;
+pub use view_3d::View3dPanel;
+
+use eframe::egui;
+
+use crate::editor::Editor;
+use crate::maprender::gradient;
+use crate::settings::{Tool, ViewMode};
+
+/// The top bar: project and export dialogs, undo/redo, tools, 2D/3D, view mode, help.
+#[derive(Default)]
+pub struct TopBar;
+
+impl TopBar {
+    /// Draws the bar; the dialog buttons open windows of `dialogs`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor, dialogs: &mut Dialogs) {
+        ui.horizontal_wrapped(|ui| {
+            if ui
+                .button("Project…")
+                .on_hover_text("Open or save a project (recipe + edits + view).")
+                .clicked()
+            {
+                dialogs.show_project = true;
+            }
+            if ui
+                .button("Export…")
+                .on_hover_text("Write heightmaps, images and meshes (as `terrasynth generate`).")
+                .clicked()
+            {
+                dialogs.show_export = true;
+            }
+            ui.separator();
+            if ui
+                .add_enabled(editor.can_undo(), egui::Button::new("Undo"))
+                .on_hover_text("Undo the last edit or parameter change (Ctrl+Z).")
+                .clicked()
+            {
+                editor.undo();
+            }
+            if ui
+                .add_enabled(editor.can_redo(), egui::Button::new("Redo"))
+                .on_hover_text("Redo (Ctrl+Shift+Z).")
+                .clicked()
+            {
+                editor.redo();
+            }
+            ui.separator();
+            let view = &mut editor.view;
+            for (tool, label, tip) in [
+                (
+                    Tool::Inspect,
+                    "Inspect",
+                    "Look around: drag to pan, scroll to zoom, read heights under the cursor.",
+                ),
+                (
+                    Tool::Terraform,
+                    "Terraform",
+                    "Paint the terrain: raise, lower, flatten or smooth while dragging.",
+                ),
+                (Tool::River, "Rivers", "Click to place a river source; the river runs downhill to the sea."),
+            ] {
+                ui.selectable_value(&mut view.tool, tool, label).on_hover_text(tip);
+            }
+            ui.separator();
+            ui.selectable_value(&mut view.show_3d, false, "2D").on_hover_text("Top-down map.");
+            ui.selectable_value(&mut view.show_3d, true, "3D")
+                .on_hover_text("Lit 3D view: drag to orbit, right-drag to pan, scroll to zoom.");
+            if !view.show_3d {
+                egui::ComboBox::from_id_salt("view-mode")
+                    .selected_text(view.mode.label())
+                    .show_ui(ui, |ui| {
+                        for m in ViewMode::ALL {
+                            ui.selectable_value(&mut view.mode, m, m.label()).on_hover_text(m.tooltip());
+                        }
+                    })
+                    .response
+                    .on_hover_text("What the map shows.");
+            }
+            ui.separator();
+            ui.toggle_value(&mut view.show_help, "Help").on_hover_text("Explain each mode (F1).");
+        });
+    }
+}
+
+/// The status bar: the cell under the cursor (position, height, slope), the status message
+/// and the unsaved-changes mark.
+#[derive(Default)]
+pub struct StatusBar;
+
+impl StatusBar {
+    /// Draws the bar; `hover_cell` is the cell under the cursor in the map view.
+    pub fn ui(&mut self, ui: &mut egui::Ui, editor: &Editor, hover_cell: Option<(usize, usize)>) {
+        ui.horizontal(|ui| {
+            if let (Some((x, y)), Some(t)) = (hover_cell, &editor.terrain)
+                && x < t.height.width()
+                && y < t.height.height()
+            {
+                let hs = editor.doc.recipe.exports.height_scale as f32;
+                let hv = t.height[(x, y)];
+                let (dx, dy) = gradient(&t.height, x, y, hs);
+                let slope = (dx * dx + dy * dy).sqrt().atan().to_degrees();
+                ui.monospace(format!(
+                    "x {x:5}  y {y:5}  height {hv:.4} ({:.1} m)  slope {slope:.1}°",
+                    hv * hs
+                ));
+            } else {
+                ui.monospace("x —  y —  height —  slope —");
+            }
+            ui.separator();
+            ui.label(editor.status.as_str());
+            if editor.has_unsaved_changes() {
+                ui.label("• unsaved changes");
+            }
+        });
+    }
+}
+
+/// The help panel.
+#[derive(Default)]
+pub struct HelpPanel;
+
+impl HelpPanel {
+    /// Draws the help text.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            ui.heading("Help");
+            ui.label(HELP_TEXT);
+        });
+    }
+}
+
+/// The help panel's text: one paragraph per mode.
+pub const HELP_TEXT: &str = "\
+Generate: choose a preset, set the seed (Random picks one, Lock keeps it), edit the steps on \
+the left and press Generate. Any change starts a quick low-resolution preview, then the full \
+map; the progress bar shows the step running and Cancel stops it.
+
+Steps: each step of the recipe runs top to bottom. Tick the box to enable or disable a step, \
+use the arrows to reorder, Remove to delete it, and 'Add step' to append one. Hover a parameter for its \
+meaning, unit and range.
+
+Inspect: drag to pan, scroll to zoom. The bar at the bottom reads x, y, height and slope under \
+the cursor. The view menu shows colour, shaded relief, grayscale, slope, water or flow.
+
+Terraform: drag on the map to paint. Raise and Lower add or remove height, Flatten pulls \
+towards the mean, Smooth blurs. Radius and strength are on the left; the white circle is the \
+brush. Right-drag pans.
+
+Rivers: click on land to place a source; the river follows the steepest descent to the sea, \
+crossing lakes. Rivers and lakes are recomputed after every edit (Water view shows lakes).
+
+Erosion: pick an erosion, set the iterations and press Run erosion; ε (the erosion score) is \
+shown before and after.
+
+3D: drag to orbit, right-drag to pan, scroll to zoom. The mesh is simplified (LOD) on large maps.
+
+Undo / redo: Ctrl+Z / Ctrl+Shift+Z undo every stroke, source, erosion and parameter change. \
+Projects (Project…) save the recipe with all edits; Export… writes the same files as \
+`terrasynth generate`. Unsaved work is written to a recovery file every 30 s.";

@@ -1,0 +1,87 @@
+//! The steps panel: the recipe's steps top to bottom, each with its enable box, reorder and
+//! remove buttons and its parameters; a menu to append a step.
+
+use eframe::egui::{self, Color32};
+use terrasynth::recipe::{StepEntry, registry};
+use terrasynth::step::Category;
+
+use super::params::params_ui;
+use crate::editor::Editor;
+
+/// The steps panel; remembers the step chosen in the "Add step" menu.
+pub struct StepsPanel {
+    add_step: &'static str,
+}
+
+impl Default for StepsPanel {
+    fn default() -> Self {
+        Self { add_step: "noise" }
+    }
+}
+
+impl StepsPanel {
+    /// Draws the panel.
+    pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
+        let Self { add_step } = self;
+        ui.heading("Steps").on_hover_text("The recipe: steps run top to bottom.");
+        let reg = registry();
+        let steps = &mut editor.doc.recipe.steps;
+        let mut remove = None;
+        let mut swap = None;
+        let n = steps.len();
+        for (i, entry) in steps.iter_mut().enumerate() {
+            let info = reg.iter().find(|s| s.name == entry.kind);
+            let id = ui.make_persistent_id(("step", i));
+            egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false)
+                .show_header(ui, |ui| {
+                    ui.checkbox(&mut entry.enabled, "").on_hover_text("Enable or disable this step.");
+                    let label = ui.label(format!("{}. {}", i + 1, entry.kind));
+                    if let Some(info) = info {
+                        label.on_hover_text(format!("{}\n\nSource: {}", info.doc, info.source));
+                    }
+                    if ui
+                        .add_enabled(i > 0, egui::Button::new("Up").small())
+                        .on_hover_text("Move up")
+                        .clicked()
+                    {
+                        swap = Some((i - 1, i));
+                    }
+                    if ui
+                        .add_enabled(i + 1 < n, egui::Button::new("Down").small())
+                        .on_hover_text("Move down")
+                        .clicked()
+                    {
+                        swap = Some((i, i + 1));
+                    }
+                    if ui.small_button("Remove").on_hover_text("Remove this step").clicked() {
+                        remove = Some(i);
+                    }
+                })
+                .body(|ui| match info {
+                    Some(info) => params_ui(ui, info.params, entry, i),
+                    None => {
+                        ui.colored_label(Color32::RED, format!("unknown step type `{}`", entry.kind));
+                    }
+                });
+        }
+        if let Some(i) = remove {
+            steps.remove(i);
+        }
+        if let Some((a, b)) = swap {
+            steps.swap(a, b);
+        }
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_id_salt("add-step").selected_text(*add_step).show_ui(ui, |ui| {
+                for cat in [Category::Generate, Category::Shape, Category::Erode, Category::Hydro] {
+                    ui.label(format!("{cat:?}"));
+                    for s in reg.iter().filter(|s| s.category == cat) {
+                        ui.selectable_value(add_step, s.name, s.name).on_hover_text(s.doc);
+                    }
+                }
+            });
+            if ui.button("Add step").on_hover_text("Append the chosen step to the recipe.").clicked() {
+                steps.push(StepEntry::new(*add_step));
+            }
+        });
+    }
+}
