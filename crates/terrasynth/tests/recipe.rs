@@ -195,7 +195,7 @@ fn every_problem_is_reported_with_step_index_key_value_and_range() {
     let problems: Vec<&str> = msg.split("; ").collect();
     assert_eq!(problems.len(), 7, "{problems:#?}");
     let has = |needle: &str| problems.iter().any(|p| p.contains(needle));
-    assert!(has("invalid `cell-size` = -1: allowed a number in (0, 1000000]"), "{msg}");
+    assert!(has("invalid `cell-size` = -1: allowed a number in [0.001, 1000000] (m)"), "{msg}");
     assert!(has("step 1 (seed-fill): invalid parameter `add` = 9: allowed a number in [0, 4]"));
     assert!(has(
         "step 2 (erode-everything): unknown step type `erode-everything` (known: seed-fill, add, cancel)"

@@ -4,39 +4,28 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent, symmetric};
 use super::{Generator, GeneratorStep};
-use crate::step::params::check_number;
-use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::params::step_params;
+use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
 
-/// Square-based midpoint displacement, computed iteratively level by level (seed 001 §1.1.1).
-///
-/// Steps, on a `(2^n + 1)²` grid with the smallest `n` that covers the map:
-/// 1. the 4 corners get `roughness · u`, `u` uniform in [−1, 1);
-/// 2. for each level (half-step `h = 2^(n−1) … 1`): *diamond* — each square's centre is the
-///    mean of its 4 corners plus `disp · u`; *square* — each edge midpoint is the mean of its 4
-///    diamond neighbours (3 on the border) plus `disp · u`;
-/// 3. `disp` starts at `roughness` and is multiplied by `2^(−smoothness)` after each level.
-///
-/// The seed draws `random() ∈ [0, 1]`; this uses `u ∈ [−1, 1)` so the map does not drift
-/// upwards level after level (the shape statistics are otherwise the same). Levels past
-/// `detail` (when `detail > 0`) get no offset: their cells are bilinear interpolation of the
-/// coarser grid, so `detail` sets how many points carry fractal detail. Maps that are not
-/// `2^n + 1` square are the top-left window of the next valid square.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DiamondSquare {
-    /// Initial displacement factor, in height units (default 1).
-    pub roughness: f64,
-    /// `H` in the per-level factor `2^(−H)`: higher is smoother (default 1).
-    pub smoothness: f64,
-    /// Number of displaced levels; 0 = all levels (default 0).
-    pub detail: u32,
-}
-
-impl DiamondSquare {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Square-based midpoint displacement, computed iteratively level by level (seed 001 §1.1.1).
+    ///
+    /// Steps, on a `(2^n + 1)²` grid with the smallest `n` that covers the map:
+    /// 1. the 4 corners get `roughness · u`, `u` uniform in [−1, 1);
+    /// 2. for each level (half-step `h = 2^(n−1) … 1`): *diamond* — each square's centre is the
+    ///    mean of its 4 corners plus `disp · u`; *square* — each edge midpoint is the mean of its 4
+    ///    diamond neighbours (3 on the border) plus `disp · u`;
+    /// 3. `disp` starts at `roughness` and is multiplied by `2^(−smoothness)` after each level.
+    ///
+    /// The seed draws `random() ∈ [0, 1]`; this uses `u ∈ [−1, 1)` so the map does not drift
+    /// upwards level after level (the shape statistics are otherwise the same). Levels past
+    /// `detail` (when `detail > 0`) get no offset: their cells are bilinear interpolation of the
+    /// coarser grid, so `detail` sets how many points carry fractal detail. Maps that are not
+    /// `2^n + 1` square are the top-left window of the next valid square.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DiamondSquare {
+        roughness: f64 = ParamSpec {
             name: "roughness",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(1.0),
@@ -44,7 +33,7 @@ impl DiamondSquare {
             doc: "Initial displacement factor (seed 001 §1.1.1): offsets at the coarsest level are \
                   uniform in [-roughness, roughness]. Scales the whole relief.",
         },
-        ParamSpec {
+        smoothness: f64 = ParamSpec {
             name: "smoothness",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
             default: DefaultValue::Number(1.0),
@@ -52,7 +41,7 @@ impl DiamondSquare {
             doc: "H: the displacement is multiplied by 2^(-H) after each level (seed 001 §1.1.1). \
                   0 = very rough (white-noise-like), 1 = natural, 2+ = smooth rolling hills.",
         },
-        ParamSpec {
+        detail: u32 = ParamSpec {
             name: "detail",
             kind: ParamKind::Int { min: 0, max: 20 },
             default: DefaultValue::Number(0.0),
@@ -60,19 +49,15 @@ impl DiamondSquare {
             doc: "Number of subdivision levels that get random offsets (the seed's `detail`, grid \
                   2^detail + 1); finer levels are bilinear interpolation. 0 = every level.",
         },
-    ];
+    }
+}
 
+impl DiamondSquare {
     /// A checked generator.
     pub fn new(roughness: f64, smoothness: f64, detail: u32) -> Result<Self> {
-        check_number(Self::PARAMS, "roughness", roughness)?;
-        check_number(Self::PARAMS, "smoothness", smoothness)?;
-        check_number(Self::PARAMS, "detail", detail as f64)?;
-        Ok(Self { roughness, smoothness, detail })
-    }
-
-    /// From validated recipe parameters.
-    pub fn from_params(p: &Params) -> Result<Self> {
-        Self::new(p.f64("roughness")?, p.f64("smoothness")?, p.usize("detail")? as u32)
+        let s = Self { roughness, smoothness, detail };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -84,7 +69,7 @@ impl DiamondSquare {
                   is set by the per-level displacement factor 2^(-smoothness).",
             source: "seed 001 §1.1.1 (square base, iterative form)",
             params: Self::PARAMS,
-            build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
+            build: |p| Ok(Box::new(GeneratorStep(Self::read_params(p)?))),
         }
     }
 }

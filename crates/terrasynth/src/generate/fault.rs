@@ -5,56 +5,43 @@ use terrasynth_noise::rng::SplitMix64;
 
 use super::common::smoothstep;
 use super::{Generator, GeneratorStep};
-use crate::step::params::check_number;
-use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::params::step_params;
+use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
 
-/// Fault formation. Seed 001 §1 only names "Fault"; this follows the classic fault-formation
-/// algorithm as described by Jason Shankel ("Fractal terrain generation — fault formation",
-/// *Game Programming Gems*, 2000) and common tutorials, with a soft transition of our own.
-///
-/// For iteration `i = 0 … N−1`:
-/// 1. pick a random point `p` in the map and a uniform random direction: the fault line;
-/// 2. the displacement shrinks linearly, `d_i = d_0 + (d_end − d_0) · i / max(N−1, 1)`;
-/// 3. each cell at signed distance `s` (cells) from the line gets `+ d_i/2 · t(s)`, where
-///    `t = sign(s)` for a sharp fault or, with a transition width `w > 0`,
-///    `t = 2·smoothstep((clamp(s/w, −1, 1) + 1)/2) − 1` (a smooth ramp from −1 to 1 across
-///    the fault: fewer jagged cliffs).
-///
-/// Raising one side by `d/2` and lowering the other by `d/2` keeps the mean near 0. Cells are
-/// independent (rows in parallel, every cell sums the faults in the same order), so the
-/// output is bit-identical for any thread count. Cost: `N ×` cells.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fault {
-    /// Number of faults `N` (default 200).
-    pub iterations: u32,
-    /// First displacement `d_0`, height units (default 1).
-    pub displacement: f64,
-    /// Last displacement `d_end`, height units (default 0.05).
-    pub final_displacement: f64,
-    /// Transition width as a fraction of the map's longer side (default 0.02; 0 = sharp).
-    pub transition: f64,
-}
-
-impl Fault {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Fault formation. Seed 001 §1 only names "Fault"; this follows the classic fault-formation
+    /// algorithm as described by Jason Shankel ("Fractal terrain generation — fault formation",
+    /// *Game Programming Gems*, 2000) and common tutorials, with a soft transition of our own.
+    ///
+    /// For iteration `i = 0 … N−1`:
+    /// 1. pick a random point `p` in the map and a uniform random direction: the fault line;
+    /// 2. the displacement shrinks linearly, `d_i = d_0 + (d_end − d_0) · i / max(N−1, 1)`;
+    /// 3. each cell at signed distance `s` (cells) from the line gets `+ d_i/2 · t(s)`, where
+    ///    `t = sign(s)` for a sharp fault or, with a transition width `w > 0`,
+    ///    `t = 2·smoothstep((clamp(s/w, −1, 1) + 1)/2) − 1` (a smooth ramp from −1 to 1 across
+    ///    the fault: fewer jagged cliffs).
+    ///
+    /// Raising one side by `d/2` and lowering the other by `d/2` keeps the mean near 0. Cells are
+    /// independent (rows in parallel, every cell sums the faults in the same order), so the
+    /// output is bit-identical for any thread count. Cost: `N ×` cells.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Fault {
+        iterations: u32 = ParamSpec {
             name: "iterations",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(200.0),
             unit: "faults",
             doc: "Number of random fault lines. More faults give finer, more natural relief.",
         },
-        ParamSpec {
+        displacement: f64 = ParamSpec {
             name: "displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Height difference across the first fault.",
         },
-        ParamSpec {
+        final_displacement: f64 = ParamSpec {
             name: "final-displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(0.05),
@@ -62,32 +49,22 @@ impl Fault {
             doc: "Height difference across the last fault; the difference shrinks linearly \
                   from `displacement` (Shankel 2000), so early faults shape, late ones detail.",
         },
-        ParamSpec {
+        transition: f64 = ParamSpec {
             name: "transition",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",
             doc: "Width of the smooth ramp across each fault; 0 = vertical cliffs.",
         },
-    ];
+    }
+}
 
+impl Fault {
     /// A checked generator.
     pub fn new(iterations: u32, displacement: f64, final_displacement: f64, transition: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "iterations", iterations as f64)?;
-        check_number(Self::PARAMS, "displacement", displacement)?;
-        check_number(Self::PARAMS, "final-displacement", final_displacement)?;
-        check_number(Self::PARAMS, "transition", transition)?;
-        Ok(Self { iterations, displacement, final_displacement, transition })
-    }
-
-    /// From validated recipe parameters.
-    pub fn from_params(p: &Params) -> Result<Self> {
-        Self::new(
-            p.usize("iterations")? as u32,
-            p.f64("displacement")?,
-            p.f64("final-displacement")?,
-            p.f64("transition")?,
-        )
+        let s = Self { iterations, displacement, final_displacement, transition };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -100,7 +77,7 @@ impl Fault {
             source: "seed 001 §1 (named only); Shankel 2000, Game Programming Gems \
                      (fault formation); soft transition is terrasynth's",
             params: Self::PARAMS,
-            build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
+            build: |p| Ok(Box::new(GeneratorStep(Self::read_params(p)?))),
         }
     }
 }

@@ -5,62 +5,34 @@ use terrasynth_noise::rng::derive_seed;
 
 use super::common::{lattice_value, smoothstep};
 use super::{Generator, GeneratorStep};
-use crate::step::params::{check_number, check_text};
-use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::params::{Choice, choice_enum, step_params};
+use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
 
-/// How a lattice layer is interpolated between its points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Interpolation {
-    /// Bilinear (the seed's choice: "simple, fast, good results"). Shows faint creases along
-    /// lattice lines.
-    Linear,
-    /// Bilinear with smoothstep weights `3t² − 2t³`: no creases, a little slower.
-    Smooth,
-}
-
-impl Interpolation {
-    /// Names as written in recipes.
-    pub const NAMES: &'static [&'static str] = &["linear", "smooth"];
-
-    /// Parses a recipe name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "linear" => Some(Self::Linear),
-            "smooth" => Some(Self::Smooth),
-            _ => None,
-        }
+choice_enum! {
+    /// How a lattice layer is interpolated between its points.
+    pub enum Interpolation {
+        /// Bilinear (the seed's choice: "simple, fast, good results"). Shows faint creases along
+        /// lattice lines.
+        Linear = "linear",
+        /// Bilinear with smoothstep weights `3t² − 2t³`: no creases, a little slower.
+        Smooth = "smooth",
     }
 }
 
-/// Spectral synthesis (seed 001 §1.1.2): `h = Σ_{i=0}^{passes−1} p^i · L_i`, where layer `L_i`
-/// is a lattice of `f_i` random values in [−1, 1) per map side (along the longer side; the
-/// shorter side gets the same spacing), interpolated to every cell, and
-/// `f_{i+1} = f_i · step` (`f_i` is rounded and capped at one value per cell).
-///
-/// Lattice point values are hashes of (layer seed, lattice coordinates), so every cell is
-/// computed independently (rayon over rows, bit-identical for any thread count). The seed's
-/// figure 6 uses start 4, step 2, persistence 0.5, 4 passes, linear interpolation; Olsen 2004
-/// (research/algorithms.md §1) uses up to 9 octaves at N = 512.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Spectral {
-    /// Lattice points per side in the first pass (default 4, range 2..=4096).
-    pub start_frequency: f64,
-    /// Frequency multiplier per pass (default 2, range 1.1..=8).
-    pub step: f64,
-    /// Amplitude ratio between passes `p` (default 0.5, range 0..=1).
-    pub persistence: f64,
-    /// Number of passes (default 6, range 1..=16).
-    pub passes: u32,
-    /// Interpolation between lattice points (default smooth).
-    pub interpolation: Interpolation,
-}
-
-impl Spectral {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Spectral synthesis (seed 001 §1.1.2): `h = Σ_{i=0}^{passes−1} p^i · L_i`, where layer `L_i`
+    /// is a lattice of `f_i` random values in [−1, 1) per map side (along the longer side; the
+    /// shorter side gets the same spacing), interpolated to every cell, and
+    /// `f_{i+1} = f_i · step` (`f_i` is rounded and capped at one value per cell).
+    ///
+    /// Lattice point values are hashes of (layer seed, lattice coordinates), so every cell is
+    /// computed independently (rayon over rows, bit-identical for any thread count). The seed's
+    /// figure 6 uses start 4, step 2, persistence 0.5, 4 passes, linear interpolation; Olsen 2004
+    /// (research/algorithms.md §1) uses up to 9 octaves at N = 512.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Spectral {
+        start_frequency: f64 = ParamSpec {
             name: "start-frequency",
             kind: ParamKind::Float { min: 2.0, max: 4096.0 },
             default: DefaultValue::Number(4.0),
@@ -68,14 +40,14 @@ impl Spectral {
             doc: "Lattice points along the map's longer side in the first pass (seed 001 §1.1.2, \
                   figure 6 uses 4). Higher gives more, smaller main features.",
         },
-        ParamSpec {
+        step: f64 = ParamSpec {
             name: "step",
             kind: ParamKind::Float { min: 1.1, max: 8.0 },
             default: DefaultValue::Number(2.0),
             unit: "",
             doc: "Frequency multiplier between passes (seed 001 §1.1.2: f_{i+1} = f_i × step).",
         },
-        ParamSpec {
+        persistence: f64 = ParamSpec {
             name: "persistence",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.5),
@@ -83,14 +55,14 @@ impl Spectral {
             doc: "Amplitude of pass i is persistence^i (seed 001 §1.1.2). Higher keeps more \
                   fine detail (rougher).",
         },
-        ParamSpec {
+        passes: u32 = ParamSpec {
             name: "passes",
             kind: ParamKind::Int { min: 1, max: 16 },
             default: DefaultValue::Number(6.0),
             unit: "",
             doc: "Number of layers summed (seed 001 §1.1.2).",
         },
-        ParamSpec {
+        interpolation: Interpolation = ParamSpec {
             name: "interpolation",
             kind: ParamKind::Choice(Interpolation::NAMES),
             default: DefaultValue::Text("smooth"),
@@ -98,8 +70,10 @@ impl Spectral {
             doc: "`linear` (the seed's choice, faint creases on lattice lines) or `smooth` \
                   (smoothstep weights, no creases).",
         },
-    ];
+    }
+}
 
+impl Spectral {
     /// A checked generator.
     pub fn new(
         start_frequency: f64,
@@ -108,26 +82,9 @@ impl Spectral {
         passes: u32,
         interpolation: Interpolation,
     ) -> Result<Self> {
-        check_number(Self::PARAMS, "start-frequency", start_frequency)?;
-        check_number(Self::PARAMS, "step", step)?;
-        check_number(Self::PARAMS, "persistence", persistence)?;
-        check_number(Self::PARAMS, "passes", passes as f64)?;
-        Ok(Self { start_frequency, step, persistence, passes, interpolation })
-    }
-
-    /// From validated recipe parameters (also used by `spectral-overlay`, which shares these
-    /// keys).
-    pub fn from_params(p: &Params) -> Result<Self> {
-        let name = p.text("interpolation")?;
-        check_text(Self::PARAMS, "interpolation", name)?;
-        let interpolation = Interpolation::from_name(name).unwrap_or(Interpolation::Smooth);
-        Self::new(
-            p.f64("start-frequency")?,
-            p.f64("step")?,
-            p.f64("persistence")?,
-            p.usize("passes")? as u32,
-            interpolation,
-        )
+        let s = Self { start_frequency, step, persistence, passes, interpolation };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -139,7 +96,7 @@ impl Spectral {
                   amplitude, interpolated to the grid.",
             source: "seed 001 §1.1.2; Olsen 2004 §2 (research/algorithms.md §1)",
             params: Self::PARAMS,
-            build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
+            build: |p| Ok(Box::new(GeneratorStep(Self::read_params(p)?))),
         }
     }
 

@@ -51,7 +51,7 @@ impl Triangular {
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let DiamondSquare { roughness, smoothness, detail } = DiamondSquare::from_params(p)?;
+        let DiamondSquare { roughness, smoothness, detail } = DiamondSquare::read_params(p)?;
         Ok(Self { roughness, smoothness, detail })
     }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::render::palette::{Palette, Stop};
-use crate::step::ParamValue;
+use crate::step::{DefaultValue, ParamKind, ParamSpec, ParamValue};
 use crate::{Error, Result};
 
 /// Largest width or height a recipe may ask for, in cells. Engines stop at 8129 (Unreal) or
@@ -29,6 +29,113 @@ pub const DEFAULT_CELL_SIZE_M: f64 = 10.0;
 
 /// Default vertical scale: metres per height unit (heights in [0, 1] become 0–1000 m).
 pub const DEFAULT_HEIGHT_SCALE_M: f64 = 1000.0;
+
+/// Smallest cell size, metres (1 mm).
+pub const MIN_CELL_SIZE_M: f64 = 0.001;
+
+/// Largest cell size, metres (1000 km).
+pub const MAX_CELL_SIZE_M: f64 = 1.0e6;
+
+/// Largest magnitude of the initial sea level, height units (the `sea-level` step's bound).
+pub const MAX_ABS_SEA_LEVEL: f64 = 1.0e9;
+
+/// Smallest vertical scale, metres per height unit.
+pub const MIN_HEIGHT_SCALE_M: f64 = 0.001;
+
+/// Largest vertical scale, metres per height unit.
+pub const MAX_HEIGHT_SCALE_M: f64 = 1.0e5;
+
+/// The recipe-level fields (`width`, `height`, `cell-size`, `seed`, `sea-level`) as
+/// [`ParamSpec`]s: the one description of their defaults and ranges, used by
+/// [`Recipe::check_fields`], the editor's widgets and the docs.
+pub const RECIPE_FIELDS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "width",
+        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
+        default: DefaultValue::Number(DEFAULT_SIDE as f64),
+        unit: "cells",
+        doc: "Width of the map in cells (Unity uses 2^n + 1: 513, 1025, 2049, 4097).",
+    },
+    ParamSpec {
+        name: "height",
+        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
+        default: DefaultValue::Number(DEFAULT_SIDE as f64),
+        unit: "cells",
+        doc: "Height of the map in cells (Unity uses 2^n + 1: 513, 1025, 2049, 4097).",
+    },
+    ParamSpec {
+        name: "cell-size",
+        kind: ParamKind::Float { min: MIN_CELL_SIZE_M, max: MAX_CELL_SIZE_M },
+        default: DefaultValue::Number(DEFAULT_CELL_SIZE_M),
+        unit: "m",
+        doc: "Horizontal size of one cell. Slopes, erosion and meshes use it.",
+    },
+    ParamSpec {
+        name: "seed",
+        kind: ParamKind::Int { min: 0, max: MAX_SEED as i64 },
+        default: DefaultValue::Number(0.0),
+        unit: "",
+        doc: "Seed of the whole recipe; step i gets derive_seed(seed, i), disabled steps counted.",
+    },
+    ParamSpec {
+        name: "sea-level",
+        kind: ParamKind::Float { min: -MAX_ABS_SEA_LEVEL, max: MAX_ABS_SEA_LEVEL },
+        default: DefaultValue::Number(0.0),
+        unit: "height units",
+        doc: "Initial sea level; a `sea-level` step may change it.",
+    },
+];
+
+/// The numeric `exports` fields (`height-scale`, `lod`) as [`ParamSpec`]s, named as in a recipe's
+/// `[exports]` table; [`Recipe::check_fields`] reports them as `exports.<name>`.
+pub const EXPORT_FIELDS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "height-scale",
+        kind: ParamKind::Float { min: MIN_HEIGHT_SCALE_M, max: MAX_HEIGHT_SCALE_M },
+        default: DefaultValue::Number(DEFAULT_HEIGHT_SCALE_M),
+        unit: "m per height unit",
+        doc: "Vertical scale used by meshes and engine exports (heights in [0, 1] become 0–1000 m \
+              at the default).",
+    },
+    ParamSpec {
+        name: "lod",
+        kind: ParamKind::Int { min: 0, max: MAX_LOD as i64 },
+        default: DefaultValue::Number(0.0),
+        unit: "levels",
+        doc: "Mesh level of detail: the mesh keeps every 2^lod-th vertex.",
+    },
+];
+
+/// The spec called `name` in `specs` (a bug if absent: the names above are fixed).
+fn field(specs: &'static [ParamSpec], name: &str) -> &'static ParamSpec {
+    specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("bug: no field spec `{name}`"))
+}
+
+/// One recipe-level problem, `invalid `key` = value: allowed …`, or `None` if `value` is allowed.
+/// Integers are compared exactly (a seed near 2^63 does not round).
+fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<String> {
+    let ok = match (spec.kind, value) {
+        (ParamKind::Int { min, max }, FieldValue::Int(v)) => (min as i128..=max as i128).contains(&v),
+        (_, FieldValue::Float(v)) => spec.check(&ParamValue::Number(v)).is_ok(),
+        _ => false,
+    };
+    if ok {
+        return None;
+    }
+    let shown = match value {
+        FieldValue::Int(v) => v.to_string(),
+        FieldValue::Float(v) => v.to_string(),
+    };
+    let unit = if spec.unit.is_empty() { String::new() } else { format!(" ({})", spec.unit) };
+    Some(format!("invalid `{key}` = {shown}: allowed {}{unit}", spec.allowed()))
+}
+
+/// A recipe-level value to check.
+#[derive(Clone, Copy)]
+enum FieldValue {
+    Int(i128),
+    Float(f64),
+}
 
 /// A whole terrain description. Keys are kebab-case in TOML and JSON.
 ///
@@ -55,13 +162,14 @@ pub struct Recipe {
     /// One or two sentences for `terrasynth presets` and the GUI.
     #[serde(default)]
     pub description: String,
-    /// Width in cells (1..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]).
+    /// Width in cells (2..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]; see [`RECIPE_FIELDS`]).
     #[serde(default = "default_side")]
     pub width: usize,
-    /// Height in cells (1..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]).
+    /// Height in cells (2..=[`MAX_RECIPE_SIDE`]; default [`DEFAULT_SIDE`]; see [`RECIPE_FIELDS`]).
     #[serde(default = "default_side")]
     pub height: usize,
-    /// Horizontal size of one cell, metres (> 0; default [`DEFAULT_CELL_SIZE_M`]).
+    /// Horizontal size of one cell, metres ([`MIN_CELL_SIZE_M`]..=[`MAX_CELL_SIZE_M`]; default
+    /// [`DEFAULT_CELL_SIZE_M`]).
     #[serde(default = "default_cell_size")]
     pub cell_size: f64,
     /// Seed of the whole recipe (0..=[`MAX_SEED`]; default 0). Step `i` gets
@@ -69,7 +177,8 @@ pub struct Recipe {
     /// others' randomness unchanged.
     #[serde(default)]
     pub seed: u64,
-    /// Initial sea level in height units (default 0); a `sea-level` step may change it.
+    /// Initial sea level in height units (±[`MAX_ABS_SEA_LEVEL`]; default 0); a `sea-level` step
+    /// may change it.
     #[serde(default)]
     pub sea_level: f64,
     /// Colour palette: a built-in name or a list of stops.
@@ -223,7 +332,7 @@ pub struct PaletteStop {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Exports {
     /// Vertical scale: metres per height unit, used by meshes and engine exports
-    /// (range (0, 100000]; default [`DEFAULT_HEIGHT_SCALE_M`]).
+    /// ([`MIN_HEIGHT_SCALE_M`]..=[`MAX_HEIGHT_SCALE_M`]; default [`DEFAULT_HEIGHT_SCALE_M`]).
     #[serde(default = "default_height_scale")]
     pub height_scale: f64,
     /// Mesh level of detail: the mesh keeps every 2^lod-th vertex (0..=[`MAX_LOD`]; default 0).
@@ -348,43 +457,27 @@ impl Recipe {
     }
 
     /// Checks the recipe-level fields (not the steps): every problem, one message each.
+    /// Ranges come from [`RECIPE_FIELDS`] and [`EXPORT_FIELDS`].
     pub fn check_fields(&self) -> Vec<String> {
-        let mut problems = Vec::new();
-        let mut bad = |key: &str, value: String, allowed: &str| {
-            problems.push(format!("invalid `{key}` = {value}: allowed {allowed}"));
-        };
-        let side = format!("an integer in 2..={MAX_RECIPE_SIDE}");
-        if !(2..=MAX_RECIPE_SIDE).contains(&self.width) {
-            bad("width", self.width.to_string(), &side);
-        }
-        if !(2..=MAX_RECIPE_SIDE).contains(&self.height) {
-            bad("height", self.height.to_string(), &side);
-        }
-        if (2..=MAX_RECIPE_SIDE).contains(&self.width)
-            && (2..=MAX_RECIPE_SIDE).contains(&self.height)
-            && let Err(e) = crate::grid::check_size::<f32>(self.width, self.height)
-        {
-            bad("width x height", format!("{}x{}", self.width, self.height), &e.to_string());
-        }
-        if !(self.cell_size.is_finite() && self.cell_size > 0.0 && self.cell_size <= 1.0e6) {
-            bad("cell-size", self.cell_size.to_string(), "a number in (0, 1000000] (metres)");
-        }
-        if self.seed > MAX_SEED {
-            bad("seed", self.seed.to_string(), &format!("an integer in 0..={MAX_SEED}"));
-        }
-        if !self.sea_level.is_finite() {
-            bad("sea-level", self.sea_level.to_string(), "a finite number (height units)");
-        }
+        use FieldValue::{Float, Int};
+        let r = RECIPE_FIELDS;
         let e = &self.exports;
-        if !(e.height_scale.is_finite() && e.height_scale > 0.0 && e.height_scale <= 1.0e5) {
-            bad(
-                "exports.height-scale",
-                e.height_scale.to_string(),
-                "a number in (0, 100000] (metres per height unit)",
-            );
-        }
-        if e.lod > MAX_LOD {
-            bad("exports.lod", e.lod.to_string(), &format!("an integer in 0..={MAX_LOD}"));
+        let checks = [
+            (field(r, "width"), "width", Int(self.width as i128)),
+            (field(r, "height"), "height", Int(self.height as i128)),
+            (field(r, "cell-size"), "cell-size", Float(self.cell_size)),
+            (field(r, "seed"), "seed", Int(self.seed as i128)),
+            (field(r, "sea-level"), "sea-level", Float(self.sea_level)),
+            (field(EXPORT_FIELDS, "height-scale"), "exports.height-scale", Float(e.height_scale)),
+            (field(EXPORT_FIELDS, "lod"), "exports.lod", Int(e.lod as i128)),
+        ];
+        let mut problems: Vec<String> =
+            checks.into_iter().filter_map(|(spec, key, value)| field_problem(spec, key, value)).collect();
+        let sides_ok = [("width", self.width), ("height", self.height)]
+            .iter()
+            .all(|&(k, v)| field_problem(field(r, k), k, Int(v as i128)).is_none());
+        if sides_ok && let Err(e) = crate::grid::check_size::<f32>(self.width, self.height) {
+            problems.push(format!("invalid `width x height` = {}x{}: allowed {e}", self.width, self.height));
         }
         if let Err(e) = self.palette.resolve() {
             problems.push(format!("invalid `palette`: {e}"));
@@ -431,5 +524,71 @@ mod tests {
         let p = r.check_fields();
         assert_eq!(p.len(), 4, "{p:?}");
         assert!(p[0].contains("`width` = 0"));
+    }
+
+    /// Each field's range comes from its spec: both bounds pass, one step past either fails,
+    /// and the message quotes the spec's `allowed()` (one source for checks, editor and docs).
+    #[test]
+    fn field_checks_follow_the_specs_exactly() {
+        type Set = fn(&mut Recipe, f64);
+        // The seed is checked separately below (its max does not survive a trip through f64).
+        let fields: [(&'static [ParamSpec], &str, &str, Set); 6] = [
+            (RECIPE_FIELDS, "width", "width", |r, v| r.width = v as usize),
+            (RECIPE_FIELDS, "height", "height", |r, v| r.height = v as usize),
+            (RECIPE_FIELDS, "cell-size", "cell-size", |r, v| r.cell_size = v),
+            (RECIPE_FIELDS, "sea-level", "sea-level", |r, v| r.sea_level = v),
+            (EXPORT_FIELDS, "height-scale", "exports.height-scale", |r, v| r.exports.height_scale = v),
+            (EXPORT_FIELDS, "lod", "exports.lod", |r, v| r.exports.lod = v as u32),
+        ];
+        for (specs, name, key, set) in fields {
+            let spec = field(specs, name);
+            let problems = |v: f64| {
+                // A small map, so the largest side alone passes the memory check.
+                let mut r = Recipe::new("x");
+                (r.width, r.height) = (65, 65);
+                set(&mut r, v);
+                r.check_fields()
+            };
+            let (min, max, step) = match spec.kind {
+                ParamKind::Float { min, max } => (min, max, min.abs().max(max.abs()) * 1e-9),
+                ParamKind::Int { min, max } => (min as f64, max as f64, 1.0),
+                _ => panic!("{name} is not a number"),
+            };
+            assert!(problems(min).is_empty(), "{name} = {min}");
+            assert!(problems(max).is_empty(), "{name} = {max}");
+            let mut outside = vec![max + step];
+            if min > 0.0 || matches!(spec.kind, ParamKind::Float { .. }) {
+                outside.push(min - step);
+            }
+            for v in outside {
+                let p = problems(v);
+                assert_eq!(p.len(), 1, "{name} = {v}: {p:?}");
+                assert!(p[0].starts_with(&format!("invalid `{key}` =")), "{p:?}");
+                assert!(p[0].contains(&spec.allowed()), "{p:?}");
+            }
+        }
+        // The seed is compared as an integer: 2^63 rounds to i64::MAX as f64 but is refused.
+        let ParamKind::Int { min: 0, max } = field(RECIPE_FIELDS, "seed").kind else { panic!("seed") };
+        assert_eq!(max as u64, MAX_SEED);
+        let mut r = Recipe::new("x");
+        r.seed = MAX_SEED + 1;
+        assert!(r.check_fields()[0].starts_with("invalid `seed` = 9223372036854775808"));
+        r.seed = MAX_SEED;
+        assert!(r.check_fields().is_empty());
+    }
+
+    #[test]
+    fn defaults_match_the_specs() {
+        let r = Recipe::new("x");
+        let d = |specs: &'static [ParamSpec], n: &str| field(specs, n).default;
+        assert_eq!(d(RECIPE_FIELDS, "width"), DefaultValue::Number(r.width as f64));
+        assert_eq!(d(RECIPE_FIELDS, "height"), DefaultValue::Number(r.height as f64));
+        assert_eq!(d(RECIPE_FIELDS, "cell-size"), DefaultValue::Number(r.cell_size));
+        assert_eq!(d(RECIPE_FIELDS, "seed"), DefaultValue::Number(r.seed as f64));
+        assert_eq!(d(RECIPE_FIELDS, "sea-level"), DefaultValue::Number(r.sea_level));
+        assert_eq!(d(EXPORT_FIELDS, "height-scale"), DefaultValue::Number(r.exports.height_scale));
+        assert_eq!(d(EXPORT_FIELDS, "lod"), DefaultValue::Number(r.exports.lod as f64));
+        // And serde's defaults are the same values.
+        assert_eq!(Recipe::from_toml_str("").unwrap(), Recipe { name: String::new(), ..r });
     }
 }

@@ -182,7 +182,7 @@ impl SpectralOverlay {
             doc: "Adds spectral-synthesis layers to the terrain (detail on top of a base).",
             source: "seed 001 §3.1",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(Spectral::from_params(p)?, p.f64("amplitude")?)?)),
+            build: |p: &Params| Ok(Box::new(Self::new(Spectral::read_params(p)?, p.f64("amplitude")?)?)),
         }
     }
 }

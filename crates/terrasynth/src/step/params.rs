@@ -259,9 +259,15 @@ impl Params {
     pub fn i64(&self, name: &str) -> Result<i64> {
         self.f64(name).map(|v| v as i64)
     }
-    /// A non-negative integer parameter.
+    /// A non-negative integer parameter; a negative or fractional value is an error (never
+    /// clamped).
     pub fn usize(&self, name: &str) -> Result<usize> {
-        self.f64(name).map(|v| v.max(0.0) as usize)
+        let v = self.f64(name)?;
+        if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= usize::MAX as f64 {
+            Ok(v as usize)
+        } else {
+            Err(Error::param(name, v, "a non-negative integer"))
+        }
     }
     /// A boolean parameter.
     pub fn bool(&self, name: &str) -> Result<bool> {
@@ -284,6 +290,236 @@ impl Params {
             _ => Err(Self::missing(name)),
         }
     }
+}
+
+/// A type a step parameter can have: how it is read from validated [`Params`] and written back
+/// as a [`ParamValue`] (for the range check of a value built through the library API).
+/// [`step_params!`] uses it for every field.
+pub trait ParamField: Sized {
+    /// The value of parameter `name` in `p`.
+    fn read(p: &Params, name: &str) -> Result<Self>;
+    /// As a recipe value.
+    fn to_value(&self) -> ParamValue;
+}
+
+impl ParamField for f64 {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.f64(name)
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::Number(*self)
+    }
+}
+
+impl ParamField for f32 {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.f32(name)
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::Number(*self as f64)
+    }
+}
+
+impl ParamField for bool {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.bool(name)
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::Bool(*self)
+    }
+}
+
+impl ParamField for Vec<f64> {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.list(name).map(<[f64]>::to_vec)
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::List(self.clone())
+    }
+}
+
+impl ParamField for String {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.text(name).map(str::to_string)
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::Text(self.clone())
+    }
+}
+
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl ParamField for $t {
+            fn read(p: &Params, name: &str) -> Result<Self> {
+                let v = p.f64(name)?;
+                if v.fract() == 0.0 && v >= <$t>::MIN as f64 && v <= <$t>::MAX as f64 {
+                    Ok(v as $t)
+                } else {
+                    Err(Error::param(name, v, concat!("an integer that fits ", stringify!($t))))
+                }
+            }
+            fn to_value(&self) -> ParamValue {
+                ParamValue::Number(*self as f64)
+            }
+        }
+    )*};
+}
+int_field!(u32, u64, usize, i32, i64);
+
+/// A choice parameter's enum: its recipe names come from one list, in declaration order
+/// ([`choice_enum!`] writes this impl, the serde renames and the [`ParamField`] impl).
+pub trait Choice: Sized + Copy + 'static {
+    /// Every name, in declaration order (a [`ParamKind::Choice`] list).
+    const NAMES: &'static [&'static str];
+    /// Every variant, in the order of [`Choice::NAMES`].
+    const ALL: &'static [Self];
+    /// The variant called `name`.
+    fn from_name(name: &str) -> Option<Self>;
+    /// This variant's recipe name.
+    fn name(self) -> &'static str;
+}
+
+/// Declares a choice enum from one list `Variant = "recipe-name"`: the enum (with serde renames),
+/// its [`Choice`] impl (`NAMES`, `ALL`, `from_name`, `name`) and its [`ParamField`] impl.
+///
+/// ```ignore
+/// choice_enum! {
+///     /// How lattice values are blended.
+///     pub enum Interpolation { /// Straight lines.
+///         Linear = "linear", /// Cosine ease.
+///         Cosine = "cosine" }
+/// }
+/// ```
+macro_rules! choice_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $key:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        $vis enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $key)] $variant, )+
+        }
+
+        impl $crate::step::params::Choice for $name {
+            const NAMES: &'static [&'static str] = &[$($key),+];
+            const ALL: &'static [Self] = &[$(Self::$variant),+];
+            fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $key => Some(Self::$variant), )+
+                    _ => None,
+                }
+            }
+            fn name(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $key, )+
+                }
+            }
+        }
+
+        impl $crate::step::params::ParamField for $name {
+            fn read(p: &$crate::step::Params, name: &str) -> $crate::Result<Self> {
+                let text = p.text(name)?;
+                <Self as $crate::step::params::Choice>::from_name(text).ok_or_else(|| {
+                    $crate::Error::param(
+                        name,
+                        format!("{text:?}"),
+                        format!("one of {}", <Self as $crate::step::params::Choice>::NAMES.join(", ")),
+                    )
+                })
+            }
+            fn to_value(&self) -> $crate::step::ParamValue {
+                $crate::step::ParamValue::Text(
+                    <Self as $crate::step::params::Choice>::name(*self).to_string(),
+                )
+            }
+        }
+    };
+}
+pub(crate) use choice_enum;
+
+/// Declares a step's parameters once. Each field is written as `field: Type = ParamSpec {..}`,
+/// and the macro generates:
+/// - the struct, with public fields documented by the spec's `doc` (plus its recipe key);
+/// - `PARAMS`, the [`ParamSpec`] list in field order (what the registry, `terrasynth steps`,
+///   the editor's widgets, recipe validation and docs/RECIPES.md read);
+/// - `check_ranges(&self)`, which checks every field against its spec (library constructors
+///   call it, so `new` and recipes refuse exactly the same values);
+/// - `read_params(&Params)`, every field read from validated params by name, then checked;
+/// - `Default`, every field at its spec's default.
+///
+/// Extra attributes before the struct (docs, derives) are kept; cross-field rules stay in the
+/// type's own `new`.
+macro_rules! step_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident : $ty:ty = ParamSpec {
+                    name: $key:literal,
+                    kind: $kind:expr,
+                    default: $default:expr,
+                    unit: $unit:expr,
+                    doc: $doc:expr $(,)?
+                }
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $(
+                #[doc = $doc]
+                #[doc = ""]
+                #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]
+                $(#[$fmeta])*
+                pub $field: $ty,
+            )+
+        }
+
+        impl $name {
+            /// Parameter specs (recipe keys), one per field, in field order.
+            pub const PARAMS: &'static [$crate::step::ParamSpec] = &[$(
+                $crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc },
+            )+];
+
+            /// Checks every field against its spec in `PARAMS`; the error names the recipe key
+            /// and the allowed range.
+            pub fn check_ranges(&self) -> $crate::Result<()> {
+                $(
+                    $crate::step::params::check_field(
+                        Self::PARAMS,
+                        $key,
+                        &$crate::step::params::ParamField::to_value(&self.$field),
+                    )?;
+                )+
+                Ok(())
+            }
+
+            /// Every field from validated recipe parameters, checked with `check_ranges`.
+            pub fn read_params(p: &$crate::step::Params) -> $crate::Result<Self> {
+                let s = Self { $( $field: $crate::step::params::ParamField::read(p, $key)?, )+ };
+                s.check_ranges()?;
+                Ok(s)
+            }
+        }
+
+        impl Default for $name {
+            /// Every field at its spec's default.
+            fn default() -> Self {
+                let p = $crate::step::Params::defaults(Self::PARAMS);
+                Self::read_params(&p).expect("bug: a ParamSpec default is outside its own range")
+            }
+        }
+    };
+}
+pub(crate) use step_params;
+
+/// Checks `value` against the spec called `name` in `specs`.
+pub(crate) fn check_field(specs: &[ParamSpec], name: &str, value: &ParamValue) -> Result<()> {
+    spec(specs, name).check(value)
 }
 
 /// Checks the number `value` against the spec called `name` in `specs`, so that the library
