@@ -3,6 +3,7 @@
 
 use eframe::egui::{self, Color32};
 
+use super::params::field_ui;
 use crate::editor::Editor;
 
 /// Which windows are open.
@@ -115,17 +116,14 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     ui.checkbox(&mut ex.images, "color / hillshade / shaded PNG");
     ui.checkbox(&mut ex.glb, "mesh.glb");
     ui.checkbox(&mut ex.obj, "mesh.obj");
-    ui.add(
-        egui::DragValue::new(&mut ex.height_scale)
-            .range(0.001..=100_000.0)
-            .prefix("height scale ")
-            .suffix(" m"),
-    )
-    .on_hover_text("Metres per height unit.");
-    ui.add(
-        egui::DragValue::new(&mut ex.lod).range(0..=terrasynth::recipe::model::MAX_LOD).prefix("mesh LOD "),
-    )
-    .on_hover_text("Mesh level of detail: every 2^lod cells.");
+    ui.horizontal(|ui| {
+        ui.label("height scale");
+        field_ui(ui, "height-scale", &mut ex.height_scale, " m", 1.0);
+    });
+    ui.horizontal(|ui| {
+        ui.label("mesh LOD");
+        field_ui(ui, "lod", &mut ex.lod, "", 1.0);
+    });
     if ui.button("Export now").clicked() {
         let d = editor.export_dir.clone();
         editor.export_to(&d);

@@ -5,6 +5,8 @@ use eframe::egui;
 use terrasynth::recipe::StepEntry;
 use terrasynth::step::{ParamKind, ParamSpec, ParamValue};
 
+use crate::limits;
+
 /// Sliders and fields for `specs`, editing `entry.params` (a key is written only once its
 /// value differs from the default's display). `salt` keeps widget ids unique.
 pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, salt: usize) {
@@ -102,6 +104,24 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
             entry.params.insert(spec.name.to_string(), v);
         }
     }
+}
+
+/// A number field for the recipe-level field `name` (see [`limits::recipe_field`]): its range
+/// and tooltip come from the library's spec; `suffix` is shown after the value, `speed` is the
+/// change per point dragged.
+pub fn field_ui<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    name: &str,
+    value: &mut N,
+    suffix: &str,
+    speed: f64,
+) -> egui::Response {
+    let spec = limits::recipe_field(name);
+    let mut field = egui::DragValue::new(value).suffix(suffix).speed(speed);
+    if let Some(range) = limits::number_range(spec) {
+        field = field.range(range);
+    }
+    ui.add(field).on_hover_text(param_tooltip(spec))
 }
 
 fn unit_suffix(unit: &str) -> String {

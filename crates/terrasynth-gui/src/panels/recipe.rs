@@ -4,6 +4,7 @@
 use eframe::egui;
 use terrasynth::recipe::presets;
 
+use super::params::field_ui;
 use crate::editor::Editor;
 
 /// The recipe panel (no state of its own).
@@ -34,12 +35,7 @@ impl RecipePanel {
         let locked = editor.view.seed_locked;
         ui.horizontal(|ui| {
             ui.label("Seed").on_hover_text("The same seed always gives the same terrain.");
-            ui.add_enabled(
-                !locked,
-                egui::DragValue::new(&mut editor.doc.recipe.seed)
-                    .range(0..=terrasynth::recipe::model::MAX_SEED),
-            )
-            .on_hover_text("Seed of the recipe (0 ..= 2^63 − 1).");
+            ui.add_enabled_ui(!locked, |ui| field_ui(ui, "seed", &mut editor.doc.recipe.seed, "", 1.0));
             if ui
                 .add_enabled(!locked, egui::Button::new("Random"))
                 .on_hover_text("Pick a new random seed.")
@@ -53,19 +49,15 @@ impl RecipePanel {
         let recipe = &mut editor.doc.recipe;
         ui.horizontal(|ui| {
             ui.label("Size").on_hover_text("Map width × height in cells.");
-            ui.add(egui::DragValue::new(&mut recipe.width).range(2..=4097))
-                .on_hover_text("Width, cells (2 ..= 4097). Some generators need 2^n + 1.");
+            field_ui(ui, "width", &mut recipe.width, "", 1.0);
             ui.label("×");
-            ui.add(egui::DragValue::new(&mut recipe.height).range(2..=4097))
-                .on_hover_text("Height, cells (2 ..= 4097).");
+            field_ui(ui, "height", &mut recipe.height, "", 1.0);
         });
         ui.horizontal(|ui| {
             ui.label("Cell size").on_hover_text("Ground size of one cell, metres.");
-            ui.add(
-                egui::DragValue::new(&mut recipe.cell_size).range(0.01..=10_000.0).suffix(" m").speed(0.1),
-            );
+            field_ui(ui, "cell-size", &mut recipe.cell_size, " m", 0.1);
             ui.label("Sea").on_hover_text("Sea level, height units (the `sea-level` step can change it).");
-            ui.add(egui::DragValue::new(&mut recipe.sea_level).speed(0.01).range(-10.0..=10.0));
+            field_ui(ui, "sea-level", &mut recipe.sea_level, "", 0.01);
         });
         ui.horizontal(|ui| {
             let busy = editor.is_busy();
