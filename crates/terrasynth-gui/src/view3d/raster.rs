@@ -126,3 +126,39 @@ fn raster(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use terrasynth::Heightmap;
+    use terrasynth::render::Palette;
+
+    use super::*;
+
+    /// A flat map seen from straight above fills the middle of the image with its palette colour
+    /// (flat ground is lit at factor 1), the corners show the sky, and water over the map blends
+    /// its colour in.
+    #[test]
+    fn a_flat_map_from_above_shows_its_colour_sky_and_water() {
+        let map = Heightmap::from_fn(33, 33, 1.0, |_, _| 0.5).unwrap();
+        let palette = Palette::named("grayscale").unwrap();
+        let fraction = palette.fraction_map(0.0, 1.0, None);
+        let colour = palette.color_at(fraction.fraction(0.5));
+        let cam = Camera { pitch: 1.55, distance: 2.0, ..Camera::default() };
+        let (w, h) = (64, 48);
+        let img = Mesh3d::build(&map, &palette, &fraction, -1.0, 10.0, 64).render(&cam, w, h);
+        let px = |x: usize, y: usize| img.pixels[y * w + x];
+        let centre = px(w / 2, h / 2);
+        for (c, want) in [centre.r(), centre.g(), centre.b()].into_iter().zip(colour) {
+            assert!(c.abs_diff(want) <= 1, "centre {centre:?}, palette {colour:?}");
+        }
+        let corner = px(0, 0);
+        assert!(corner.b() > corner.r() && corner.b() >= 200, "sky expected, got {corner:?}");
+        // Sea level above the ground: the water colour is blended over the terrain.
+        let wet = Mesh3d::build(&map, &palette, &fraction, 0.9, 10.0, 64).render(&cam, w, h);
+        let c = wet.pixels[(h / 2) * w + w / 2];
+        let want = [0, 1, 2].map(|k| colour[k] as f32 * (1.0 - WATER.1) + WATER.0[k] * WATER.1);
+        for (got, want) in [c.r(), c.g(), c.b()].into_iter().zip(want) {
+            assert!((got as f32 - want).abs() <= 1.5, "water {c:?}, want {want:?}");
+        }
+    }
+}
