@@ -1,4 +1,4 @@
-// terrasynth 3D view (see view3d.rs for the lighting and projection, view3d_gpu.rs for the passes).
+// terrasynth 3D view (see view3d/mod.rs for the lighting and projection, view3d_gpu.rs for the passes).
 
 struct Uniforms {
     // Column-major view-projection matrix (Camera::view_proj).

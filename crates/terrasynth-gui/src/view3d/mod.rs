@@ -28,7 +28,7 @@
 //! [`Camera::basis`]; focal length 0.9 × image height (vertical field of view ≈ 58°), near plane
 //! 0.01, far plane 100 map widths.
 //!
-//! **LOD policy** (the editor, `app.rs` and [`crate::view3d_gpu::View3dGpu`]): one regular
+//! **LOD policy** (the editor, `panels/view_3d.rs` and [`crate::view3d_gpu::View3dGpu`]): one regular
 //! grid at [`Camera::detail`] samples a side (default 256: a 2049² map → every 9th cell, 52 k
 //! vertices, 104 k triangles), kept while the camera moves up to [`MOVING_DETAIL`] (finer
 //! settings are halved while moving), so a drag never switches meshes. A map or detail change
