@@ -3,7 +3,9 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
+use super::steps::DROPLETS;
 use super::{Eroder, check_finite, check_range, to_f64};
+use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
 /// Parameters of [`DropletEroder`]. Defaults are Lague's CPU defaults (research notes §6a),
@@ -78,26 +80,20 @@ impl Default for DropletParams {
 
 impl DropletParams {
     fn check(&self) -> Result<()> {
-        let int = |name: &str, v: usize, lo: usize, hi: usize| {
-            if v < lo || v > hi {
-                Err(Error::param(name, v, format!("an integer in {lo}..={hi}")))
-            } else {
-                Ok(())
-            }
-        };
-        int("droplets", self.droplets, 1, 100_000_000)?;
-        int("max-lifetime", self.max_lifetime, 1, 10_000)?;
-        int("batch-size", self.batch_size, 1, 1_000_000)?;
-        check_range("radius", self.radius, 1.0, 16.0)?;
-        if !(self.inertia.is_finite() && (0.0..1.0).contains(&self.inertia)) {
-            return Err(Error::param("inertia", self.inertia, "a number in [0, 1)"));
-        }
-        check_range("capacity", self.capacity, 0.0, 1000.0)?;
-        check_range("min-capacity", self.min_capacity, 0.0, 1000.0)?;
-        check_range("erode", self.erode, 0.0, 1.0)?;
-        check_range("deposit", self.deposit, 0.0, 1.0)?;
-        check_range("evaporate", self.evaporate, 0.0, 1.0)?;
-        check_range("gravity", self.gravity, 0.0, 1000.0)?;
+        // The recipe keys' ranges come from the `droplets` step's specs (one source).
+        let spec = |name: &str, v: f64| check_number(DROPLETS, name, v);
+        spec("droplets", self.droplets as f64)?;
+        spec("max-lifetime", self.max_lifetime as f64)?;
+        spec("batch-size", self.batch_size as f64)?;
+        spec("radius", self.radius)?;
+        spec("inertia", self.inertia)?;
+        spec("capacity", self.capacity)?;
+        spec("min-capacity", self.min_capacity)?;
+        spec("erode", self.erode)?;
+        spec("deposit", self.deposit)?;
+        spec("evaporate", self.evaporate)?;
+        spec("gravity", self.gravity)?;
+        // Library-only fields (no recipe key).
         check_range("initial-speed", self.initial_speed, 0.0, 1000.0)?;
         check_range("initial-water", self.initial_water, 0.0, 1000.0)?;
         if let Some(s) = self.sea_level {

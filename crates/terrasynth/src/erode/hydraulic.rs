@@ -3,8 +3,10 @@
 
 use rayon::prelude::*;
 
+use super::steps::HYDRAULIC;
 use super::topology::{Boundary, Exchange, Neighbourhood, Stencil, Topology};
-use super::{Eroder, check_finite, check_range, to_f64};
+use super::{Eroder, check_finite, to_f64};
+use crate::step::params::check_number;
 use crate::{Grid, Heightmap, Result};
 
 /// Parameters of [`HydraulicEroder`] (defaults are Olsen's constants).
@@ -38,8 +40,9 @@ impl Default for HydraulicParams {
     }
 }
 
+/// Checks a rate against the `hydraulic` step's spec of the same key (one source of ranges).
 fn check_unit(name: &str, v: f64) -> Result<()> {
-    check_range(name, v, 0.0, 1.0)
+    check_number(HYDRAULIC, name, v)
 }
 
 /// Reference hydraulic erosion (Olsen 2004's altered Beneš & Forsbach scheme; seed 001 §3).

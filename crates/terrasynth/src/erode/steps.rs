@@ -64,7 +64,8 @@ const fn talus_k(default: f64) -> ParamSpec {
     )
 }
 
-const THERMAL: &[ParamSpec] = &[
+/// The `thermal` step's parameters; the eroder's constructor checks the same ranges.
+pub(crate) const THERMAL: &[ParamSpec] = &[
     iterations(50.0),
     talus_k(4.0),
     float("c", 0.001, 1.0, 0.5, "", "Fraction of the excess d_max − T moved per iteration (Olsen: 0.5)."),
@@ -81,7 +82,8 @@ const KR: ParamSpec = float("kr", 0.0, 1.0, 0.01, "height", "Rain added to every
 const KE: ParamSpec = float("ke", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
 const KC: ParamSpec = float("kc", 0.0, 1.0, 0.01, "", "Sediment capacity per unit of water.");
 
-const HYDRAULIC: &[ParamSpec] = &[
+/// The `hydraulic` step's parameters; the eroder's constructor checks the same ranges.
+pub(crate) const HYDRAULIC: &[ParamSpec] = &[
     iterations(100.0),
     KR,
     float("ks", 0.0, 1.0, 0.01, "", "Height dissolved per unit of water per iteration."),
@@ -94,7 +96,8 @@ const HYDRAULIC: &[ParamSpec] = &[
 const HYDRAULIC_OLSEN: &[ParamSpec] =
     &[iterations(100.0), KR, KE, KC, neighbourhood("von-neumann"), BOUNDARY];
 
-const DROPLETS: &[ParamSpec] = &[
+/// The `droplets` step's parameters; the eroder's constructor checks the same ranges.
+pub(crate) const DROPLETS: &[ParamSpec] = &[
     iterations(1.0),
     int("droplets", 1, 100_000_000, 50_000.0, "Droplets per iteration."),
     float("radius", 1.0, 16.0, 3.0, "cells", "Erosion brush radius."),
@@ -116,7 +119,8 @@ const DROPLETS: &[ParamSpec] = &[
     },
 ];
 
-const STREAM_POWER: &[ParamSpec] = &[
+/// The `stream-power` step's parameters; the eroder's constructor checks the same ranges.
+pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     iterations(100.0),
     float("k", 0.0, 1e6, 0.2, "", "Erodibility K (lengths in cells, time in dt units)."),
     float("m", 0.0, 2.0, 0.4, "", "Drainage-area exponent m."),
@@ -342,4 +346,88 @@ pub fn run_erosion(
         terrain.water = Some(map);
     }
     Ok(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every float and int key of `droplets` and `stream-power`: the eroder's constructor takes
+    /// both ends of the spec's range and refuses one step past either, naming the key (the
+    /// range lives only in the spec). `inertia` was [0, 1) in the eroder and [0, 0.999] here.
+    #[test]
+    fn eroder_constructors_refuse_exactly_outside_the_specs() {
+        let map = Heightmap::new(9, 9, 1.0).unwrap();
+        type SetD = fn(&mut DropletParams, f64);
+        let droplets: &[(&str, SetD)] = &[
+            ("droplets", |p, v| p.droplets = v as usize),
+            ("radius", |p, v| p.radius = v),
+            ("inertia", |p, v| p.inertia = v),
+            ("capacity", |p, v| p.capacity = v),
+            ("min-capacity", |p, v| p.min_capacity = v),
+            ("erode", |p, v| p.erode = v),
+            ("deposit", |p, v| p.deposit = v),
+            ("evaporate", |p, v| p.evaporate = v),
+            ("gravity", |p, v| p.gravity = v),
+            ("max-lifetime", |p, v| p.max_lifetime = v as usize),
+            ("batch-size", |p, v| p.batch_size = v as usize),
+        ];
+        let build = |name: &str, set: SetD, v: f64| {
+            let mut p = DropletParams::default();
+            set(&mut p, v);
+            DropletEroder::new(&map, p).map(|_| ()).map_err(|e| (name.to_string(), e))
+        };
+        check_all(DROPLETS, droplets, build);
+        type SetS = fn(&mut StreamPowerParams, f64);
+        let stream: &[(&str, SetS)] = &[
+            ("k", |p, v| p.k = v),
+            ("m", |p, v| p.m = v),
+            ("n", |p, v| p.n = v),
+            ("uplift", |p, v| p.uplift = v),
+            ("dt", |p, v| p.dt = v),
+        ];
+        let build = |name: &str, set: SetS, v: f64| {
+            // kd = 0 keeps the diffusion-stability rule out of the way at large dt.
+            let mut p = StreamPowerParams { kd: 0.0, ..StreamPowerParams::default() };
+            set(&mut p, v);
+            StreamPowerEroder::new(&map, p).map(|_| ()).map_err(|e| (name.to_string(), e))
+        };
+        check_all(STREAM_POWER, stream, build);
+        let thermal =
+            |c| ThermalEroder::new(&map, ThermalParams { c, ..ThermalParams::default() }).map(|_| ());
+        let ParamKind::Float { min, max } = THERMAL.iter().find(|s| s.name == "c").unwrap().kind else {
+            panic!("c is a float")
+        };
+        assert!(thermal(min).is_ok() && thermal(max).is_ok());
+        assert!(thermal(min * 0.5).is_err() && thermal(max * 1.001).is_err());
+    }
+
+    fn check_all<S: Copy>(
+        specs: &[ParamSpec],
+        keys: &[(&str, S)],
+        build: impl Fn(&str, S, f64) -> std::result::Result<(), (String, Error)>,
+    ) {
+        for &(name, set) in keys {
+            let spec = specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no spec {name}"));
+            let (min, max, below, above) = match spec.kind {
+                ParamKind::Float { min, max } => {
+                    let eps = |v: f64| v.abs().max(1e-6) * 1e-3;
+                    (min, max, min - eps(min), max + eps(max))
+                }
+                ParamKind::Int { min, max } => (min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0),
+                _ => panic!("{name} is not a number"),
+            };
+            for v in [min, max] {
+                assert!(build(name, set, v).is_ok(), "{name} = {v} is in the spec but refused");
+            }
+            // Unsigned fields cannot hold a value below 0.
+            let below_fits = !(matches!(spec.kind, ParamKind::Int { .. }) && below < 0.0);
+            for v in [Some(above), below_fits.then_some(below)].into_iter().flatten() {
+                match build(name, set, v) {
+                    Err((_, Error::InvalidParameter { name: n, .. })) => assert_eq!(n, name, "{name} = {v}"),
+                    other => panic!("{name} = {v} is outside the spec but gave {other:?}"),
+                }
+            }
+        }
+    }
 }

@@ -4,7 +4,9 @@
 use rayon::prelude::*;
 
 use super::flow::FlowRouting;
-use super::{Eroder, check_finite, check_range, to_f64};
+use super::steps::STREAM_POWER;
+use super::{Eroder, check_finite, to_f64};
+use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
 /// Parameters of [`StreamPowerEroder`]. Units: heights in height units (metres if the map is),
@@ -41,13 +43,16 @@ const MAX_DIFFUSION_SUBSTEPS: f64 = 1000.0;
 
 impl StreamPowerParams {
     fn check(&self) -> Result<()> {
-        check_range("k", self.k, 0.0, 1e6)?;
-        check_range("m", self.m, 0.0, 2.0)?;
-        check_range("n", self.n, 0.5, 4.0)?;
-        check_range("uplift", self.uplift, 0.0, 1e6)?;
-        check_range("kd", self.kd, 0.0, 1e6)?;
-        if !(self.dt.is_finite() && self.dt > 0.0 && self.dt <= 1e9) {
-            return Err(Error::param("dt", self.dt, "a number in (0, 1e9]"));
+        // The recipe keys' ranges come from the `stream-power` step's specs (one source).
+        for (name, v) in [
+            ("k", self.k),
+            ("m", self.m),
+            ("n", self.n),
+            ("uplift", self.uplift),
+            ("kd", self.kd),
+            ("dt", self.dt),
+        ] {
+            check_number(STREAM_POWER, name, v)?;
         }
         if !(self.dx.is_finite() && self.dx > 0.0 && self.dx <= 1e9) {
             return Err(Error::param("dx", self.dx, "a number in (0, 1e9]"));

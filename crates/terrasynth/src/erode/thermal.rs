@@ -3,8 +3,10 @@
 
 use rayon::prelude::*;
 
+use super::steps::THERMAL;
 use super::topology::{Boundary, Exchange, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, check_range, to_f64};
+use crate::step::params::check_number;
 use crate::{Grid, Heightmap, Result};
 
 /// Talus threshold from Olsen's size-relative form `T = k / N`, scaled by the map's height
@@ -44,9 +46,9 @@ impl Default for ThermalParams {
 impl ThermalParams {
     fn check(&self) -> Result<()> {
         check_range("talus", self.talus, 0.0, f64::MAX)?;
-        if !(self.c > 0.0 && self.c <= 1.0) {
-            return Err(crate::Error::param("c", self.c, "a number in (0, 1]"));
-        }
+        // `c` is the `thermal` step's key: its range comes from that spec. `talus` is absolute
+        // (the step derives it from `talus-k` and the map), so only its sign is checked here.
+        check_number(THERMAL, "c", self.c)?;
         Ok(())
     }
 }
