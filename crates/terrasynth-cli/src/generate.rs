@@ -13,10 +13,11 @@ use anyhow::{Context, bail};
 use clap::Args;
 use terrasynth::recipe::engine::Engine;
 use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
-use terrasynth::recipe::{Pipeline, Recipe, RunOutput, memory, preset, registry};
+use terrasynth::recipe::{
+    ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, memory, preset, registry,
+};
 
 use crate::outputs;
-use crate::stepwise::{self, ErosionLog, LiveProgress};
 
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -142,11 +143,18 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
     Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace })
 }
 
-/// Runs the pipeline step by step (see [`stepwise`]) with an optional progress bar on stderr.
+/// Runs the pipeline with an optional progress bar on stderr, recording ε after each erosion
+/// step and, with `--trace K`, every K iterations inside them (report.json's `erosion_scores`
+/// and `trace`).
 fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, ErosionLog)> {
-    let live = LiveProgress::new();
+    let progress = PipelineProgress::new();
+    let run = || -> anyhow::Result<_> {
+        let mut recorder = ErosionRecorder::new(plan.trace);
+        let out = plan.pipeline.run_with(&progress, &mut recorder)?;
+        Ok((out, recorder.into_log()))
+    };
     if !show_bar {
-        return stepwise::run(&plan.pipeline, plan.trace, &live);
+        return run();
     }
     let bar = indicatif::ProgressBar::new(1000);
     bar.set_style(
@@ -157,12 +165,12 @@ fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, Erosi
     let result = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                bar.set_position((live.fraction() * 1000.0) as u64);
-                bar.set_message(live.current_step());
+                bar.set_position((progress.fraction() * 1000.0) as u64);
+                bar.set_message(progress.current_step());
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        let r = stepwise::run(&plan.pipeline, plan.trace, &live);
+        let r = run();
         done.store(true, Ordering::Relaxed);
         r
     });

@@ -6,8 +6,6 @@ mod generate;
 mod listing;
 mod noise_cmd;
 mod outputs;
-mod plot;
-mod stepwise;
 mod water;
 
 use clap::{Parser, Subcommand};

@@ -37,8 +37,8 @@ use terrasynth::render::{GridMesh, HillshadeOptions, MeshOptions, Palette};
 use terrasynth::{Heightmap, io};
 
 use crate::generate::Plan;
-use crate::stepwise::ErosionLog;
 use crate::water::{self, FlowImage, HydroView, WaterImage};
+use terrasynth::recipe::ErosionLog;
 
 /// Margin for the GLB header and JSON when checking the 4 GiB limit before writing.
 const GLB_HEAD_MARGIN: u64 = 64 << 10;

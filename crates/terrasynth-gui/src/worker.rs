@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use terrasynth::analyze::Metrics;
+use terrasynth::analyze::epsilon;
 use terrasynth::recipe::{PipelineProgress, StepEntry};
 use terrasynth::step::Terrain;
 use terrasynth::{Heightmap, Result};
@@ -147,10 +147,10 @@ impl Worker {
                     }
                 }
                 Job::Erode { mut terrain, step, seed } => {
-                    let eps_before = Metrics::compute(&terrain.height).erosion_score;
+                    let eps_before = epsilon(&terrain.height);
                     match run_erosion(&mut terrain, &step, seed, &progress) {
                         Ok(()) => {
-                            let eps_after = Metrics::compute(&terrain.height).erosion_score;
+                            let eps_after = epsilon(&terrain.height);
                             send(JobResult::Eroded { id, terrain, eps_before, eps_after })
                         }
                         Err(e) => send(fail(e)),

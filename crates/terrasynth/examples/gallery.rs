@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, presets, registry};
-use terrasynth::render::font::glyph;
+use terrasynth::render::plot::Canvas;
 use terrasynth::render::{HillshadeOptions, hillshade, shade};
 use terrasynth::step::ParamValue;
 use terrasynth::{Heightmap, io};
@@ -486,33 +486,15 @@ fn disc(rgb: &mut [u8], w: usize, h: usize, cx: f32, cy: f32, r: f32, colour: [u
     }
 }
 
-/// Writes `s` centred in the band `[x0, x0 + width) × [y0, y0 + LABEL_H)` of an RGB image
-/// `img_w` pixels wide, at 2× scale (1× if it would not fit).
-fn draw_label(img: &mut [u8], img_w: usize, x0: usize, width: usize, y0: usize, s: &str) {
+/// Writes `s` centred in the band `[x0, x0 + width) × [y0, y0 + LABEL_H)` of `img`, at 2×
+/// scale (1× if it would not fit), clipped to the band's right edge.
+fn draw_label(img: &mut Canvas, x0: usize, width: usize, y0: usize, s: &str) {
     let chars = s.chars().count();
     let scale = if chars * 12 <= width { 2 } else { 1 };
-    let advance = 6 * scale;
-    let text_w = (chars * advance).saturating_sub(scale);
+    let text_w = (chars * 6 * scale).saturating_sub(scale);
     let left = x0 + width.saturating_sub(text_w) / 2;
     let top = y0 + (LABEL_H - 7 * scale) / 2;
-    for (i, c) in s.chars().enumerate() {
-        for (row, bits) in glyph(c).iter().enumerate() {
-            for col in 0..5 {
-                if bits & (0x10 >> col) == 0 {
-                    continue;
-                }
-                for dy in 0..scale {
-                    for dx in 0..scale {
-                        let x = left + i * advance + col * scale + dx;
-                        let y = top + row * scale + dy;
-                        if x < x0 + width {
-                            img[(y * img_w + x) * 3..(y * img_w + x) * 3 + 3].copy_from_slice(&INK);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    img.text_clipped(left as i64, top as i64, s, scale as i64, (x0 + width) as i64, INK);
 }
 
 /// Renders every panel of a strip side by side with its label under it.
@@ -520,17 +502,17 @@ fn render_strip(strip: &Strip) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
     let side = strip.side;
     let n = strip.panels.len();
     let (w, h) = (n * side + (n + 1) * GAP, side + 2 * GAP + LABEL_H);
-    let mut img: Vec<u8> = std::iter::repeat_n(BACKGROUND, w * h).flatten().collect();
+    let mut img = Canvas::new(w, h, BACKGROUND);
     for (k, p) in strip.panels.iter().enumerate() {
         let (pw, ph, rgb) = render(panel_recipe(p, side)?)?;
         let x0 = GAP + k * (side + GAP);
         for y in 0..ph {
             let dst = ((GAP + y) * w + x0) * 3;
-            img[dst..dst + pw * 3].copy_from_slice(&rgb[y * pw * 3..(y + 1) * pw * 3]);
+            img.as_rgb_mut()[dst..dst + pw * 3].copy_from_slice(&rgb[y * pw * 3..(y + 1) * pw * 3]);
         }
-        draw_label(&mut img, w, x0, side, GAP + side + GAP / 2, &p.label);
+        draw_label(&mut img, x0, side, GAP + side + GAP / 2, &p.label);
     }
-    Ok((w, h, img))
+    Ok((w, h, img.into_rgb()))
 }
 
 /// A parameter value as written in TOML.

@@ -1,11 +1,10 @@
 //! Invariants, oracles, determinism and golden values for the erosions (`erode/`).
 
-use terrasynth::analyze::Metrics;
+use terrasynth::analyze::{Metrics, erosion_score, run_traced};
 use terrasynth::erode::{
     Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
     HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, erosion_score,
-    run_traced, steps, talus_from_k,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
 use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
 use terrasynth::step::{ParamValue, Params, StepContext, Terrain};

@@ -1,17 +1,12 @@
 //! Terrain metrics: height statistics, slope statistics and Olsen's erosion score, hypsometric
 //! integral, peak and pit densities.
 //!
-//! ## Slope and erosion score (Olsen 2004, "Realtime Procedural Terrain Generation", §"Erosion
-//! score"; research/algorithms.md §1)
-//! Heights are first normalised to [0, 1] over the map's min and max (a flat map gives all
-//! zeros), so the slope statistics do not depend on the height unit. The slope of a cell is
-//! the largest absolute height difference to its 4 (von Neumann) neighbours:
-//! `s = max(|h − h_W|, |h − h_E|, |h − h_N|, |h − h_S|)`, in normalised height per cell.
-//! **Edges:** neighbours outside the map are skipped (Olsen wraps toroidally; a generated map
-//! is not periodic, so wrapping would invent cliffs at the borders). Then
-//! `s̄ = mean(s)`, `σ_s = sqrt(mean((s − s̄)²))` (population standard deviation) and
-//! `ε = σ_s / s̄` (0 when `s̄ = 0`). A good game terrain has a low `s̄` (walkable) and a high
-//! `ε` (flat areas plus some steep relief).
+//! ## Slope and erosion score
+//! Olsen's slope `s` (largest absolute height difference to the 4 axis neighbours, edges
+//! closed) and `ε = σ_s / s̄` come from [`erosion_score`] (module [`mod@score`], the one
+//! implementation, with the definition and its source). `slope_mean` and `slope_std` are then
+//! divided by the height range (max − min; 0 for a flat map), so they read in normalised
+//! height per cell and do not depend on the height unit; ε needs no such step.
 //!
 //! ## Hypsometric integral: `(mean − min) / (max − min)` (0 for a flat map; Strahler 1952).
 //! High values (> 0.6) mean convex, young relief with most land high up; low values
@@ -24,10 +19,15 @@
 //! Heights are assumed finite. All sums are in f64; rows are processed in parallel and their
 //! partial sums added in row order, so the values do not depend on the thread count.
 
+pub mod score;
+
+pub use score::{ErosionScore, Trace, TraceRecord, epsilon, erosion_score, run_traced};
+
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::Heightmap;
+use crate::erode::Boundary;
 
 /// Metrics of one heightmap (see the module docs for each definition).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,40 +70,8 @@ impl Metrics {
         let range = hi - lo;
         let inv = if range > 0.0 { 1.0 / range } else { 0.0 };
         let data = map.as_slice();
-        let z = |x: usize, y: usize| (data[y * w + x] as f64 - lo) * inv;
-
-        // Slopes, one row per task; each row returns its slopes' sum.
-        let slope_rows: Vec<Vec<f64>> = (0..h)
-            .into_par_iter()
-            .map(|y| {
-                (0..w)
-                    .map(|x| {
-                        let c = z(x, y);
-                        let mut s: f64 = 0.0;
-                        if x > 0 {
-                            s = s.max((c - z(x - 1, y)).abs());
-                        }
-                        if x + 1 < w {
-                            s = s.max((c - z(x + 1, y)).abs());
-                        }
-                        if y > 0 {
-                            s = s.max((c - z(x, y - 1)).abs());
-                        }
-                        if y + 1 < h {
-                            s = s.max((c - z(x, y + 1)).abs());
-                        }
-                        s
-                    })
-                    .collect()
-            })
-            .collect();
-        let n = (w * h) as f64;
-        let slope_mean = slope_rows.iter().map(|r| r.iter().sum::<f64>()).sum::<f64>() / n;
-        let slope_var =
-            slope_rows.iter().map(|r| r.iter().map(|s| (s - slope_mean).powi(2)).sum::<f64>()).sum::<f64>()
-                / n;
-        let slope_std = slope_var.sqrt();
-        let erosion_score = if slope_mean > 0.0 { slope_std / slope_mean } else { 0.0 };
+        let slopes = erosion_score(map, Boundary::Closed);
+        let (slope_mean, slope_std) = (slopes.mean_slope * inv, slopes.slope_std * inv);
 
         // Peaks and pits over interior cells.
         let (peaks, pits) = if w >= 3 && h >= 3 {
@@ -138,7 +106,7 @@ impl Metrics {
             mean: stats.mean,
             slope_mean,
             slope_std,
-            erosion_score,
+            erosion_score: slopes.epsilon,
             hypsometric_integral: if range > 0.0 { (stats.mean - lo) / range } else { 0.0 },
             peaks_per_10k: peaks,
             pits_per_10k: pits,

@@ -9,8 +9,8 @@
 //!
 //! The recipe steps (`thermal`, `thermal-olsen`, `hydraulic`, `hydraulic-olsen`,
 //! `olsen-erosion`, `droplets`, `stream-power`, see [`steps`]) run that loop for `iterations`
-//! iterations with progress and cancellation. [`Trace`] and [`run_traced`] record Olsen's
-//! erosion score ε every k iterations.
+//! iterations with progress and cancellation ([`run_iterations`], whose per-iteration hook
+//! lets [`crate::analyze::run_traced`] record Olsen's erosion score ε every k iterations).
 //!
 //! Sources: Olsen 2004, "Realtime Procedural Terrain Generation" (seed 001 §3; thermal after
 //! Musgrave et al. 1989, hydraulic after Beneš & Forsbach 2002); Beyer 2015 (droplets);
@@ -32,7 +32,7 @@
 mod droplets;
 mod flow;
 mod hydraulic;
-mod score;
+mod run;
 mod steps;
 mod stream_power;
 mod thermal;
@@ -41,7 +41,7 @@ mod topology;
 pub use droplets::{DropletEroder, DropletParams};
 pub use flow::FlowRouting;
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
-pub use score::{ErosionScore, Trace, TraceRecord, erosion_score, run_traced};
+pub use run::run_iterations;
 pub use steps::{build_eroder, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{

@@ -1,12 +1,12 @@
 //! Recipe steps for the erosions: parameter specs, registry entries, and [`build_eroder`].
 
-use super::score::run_loop;
+use super::run::run_iterations;
 use super::{
     Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
     HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
     ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
 };
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, IterationHook, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
@@ -216,8 +216,8 @@ fn build_at<const I: usize>(params: &Params) -> Result<Box<dyn Step>> {
 
 /// Builds the eroder for registry step `name` from validated `params`, starting from
 /// `terrain` (its heights, and its sea level for stream power), with seed `seed` (droplets).
-/// The CLI uses this with [`super::run_traced`] to record ε every k iterations; the recipe
-/// step runs the same loop without tracing.
+/// [`crate::analyze::run_traced`] runs such an eroder while recording ε every k iterations;
+/// the recipe step runs the same loop through [`run_erosion`].
 pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -> Result<Box<dyn Eroder>> {
     let map = &terrain.height;
     let nb = || Neighbourhood::from_name(params.text("neighbourhood")?);
@@ -307,32 +307,36 @@ struct ErodeStep {
 
 impl Step for ErodeStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, None).map(|_| ())
+        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, &mut |_, _, _| {})
+    }
+
+    fn run_iterations(
+        &self,
+        terrain: &mut Terrain,
+        ctx: &StepContext,
+        each: &mut IterationHook<'_>,
+    ) -> Result<bool> {
+        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, each).map(|()| true)
     }
 }
 
 /// Runs the erosion step `name` with validated `params` on `terrain`: builds the eroder, runs
-/// `iterations` steps (recording ε every `trace_every` iterations when given, see
-/// [`run_traced`]), finishes it (final deposit), writes the surface into the heights and keeps
-/// the water map in `terrain.water` when the process has one. The recipe step and the CLI's
-/// `--trace` both go through here, so traced and plain runs give the same heights.
+/// `iterations` steps with [`run_iterations`] (calling `each` on the surface before the first
+/// and after every iteration), finishes it (final deposit), writes the surface into the
+/// heights and keeps the water map in `terrain.water` when the process has one. Plain runs
+/// and watched runs (a pipeline observer recording `--trace`) both go through here, so they
+/// give the same heights.
 pub fn run_erosion(
     name: &str,
     params: &Params,
     terrain: &mut Terrain,
     seed: u64,
     progress: &crate::Progress,
-    trace_every: Option<usize>,
-) -> Result<Option<super::Trace>> {
+    each: &mut IterationHook<'_>,
+) -> Result<()> {
     let iterations = params.usize("iterations")?;
     let mut eroder = build_eroder(name, params, terrain, seed)?;
-    let trace = match trace_every {
-        Some(every) => Some(super::run_traced(&mut *eroder, iterations, every, progress)?),
-        None => {
-            run_loop(&mut *eroder, iterations, progress, |_, _| {})?;
-            None
-        }
-    };
+    run_iterations(&mut *eroder, iterations, progress, each)?;
     eroder.finish();
     write_surface(eroder.surface(), &mut terrain.height)?;
     if let Some(water) = eroder.water() {
@@ -345,7 +349,7 @@ pub fn run_erosion(
         )?;
         terrain.water = Some(map);
     }
-    Ok(trace)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,13 +12,16 @@
 //! ```
 
 pub mod engine;
+pub mod eval;
 pub mod memory;
 pub mod model;
+pub mod observe;
 pub mod pipeline;
 pub mod presets;
 pub mod registry;
 
 pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry};
+pub use observe::{ErosionLog, ErosionRecorder, RunObserver, StepEvent, StepScore, TracePoint};
 pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step};
 pub use presets::{Preset, preset, presets};
 pub use registry::registry;

@@ -1,5 +1,6 @@
 //! [`Pipeline`]: a [`Recipe`] validated once against the registry into runnable steps, and
-//! its run with progress, cancellation, and per-step time and peak memory.
+//! its run with progress, cancellation, per-step time and peak memory, and a
+//! [`RunObserver`] hook before and after every step.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -9,6 +10,7 @@ use terrasynth_noise::rng::derive_seed;
 
 use crate::recipe::memory;
 use crate::recipe::model::Recipe;
+use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::{Error, Progress, Result};
@@ -207,15 +209,31 @@ impl Pipeline {
     /// `derive_seed(recipe.seed, i)`. Progress goes to `progress`; a cancel stops the run
     /// with [`Error::Cancelled`]. An error names the failing step.
     pub fn run(&self, progress: &PipelineProgress) -> Result<RunOutput> {
+        self.run_with(progress, &mut ())
+    }
+
+    /// Like [`Pipeline::run`], calling `observer` before and after every step (and on every
+    /// iteration of the steps it watches), see [`RunObserver`].
+    pub fn run_with(&self, progress: &PipelineProgress, observer: &mut dyn RunObserver) -> Result<RunOutput> {
         let r = &self.recipe;
         let mut terrain = Terrain::new(r.width, r.height, r.cell_size)?;
         terrain.sea_level = r.sea_level as f32;
-        self.run_on(terrain, progress)
+        self.run_on_with(terrain, progress, observer)
     }
 
     /// Like [`Pipeline::run`], but starting from a given terrain (the GUI re-runs from a
     /// cached intermediate; tests start from known maps).
-    pub fn run_on(&self, mut terrain: Terrain, progress: &PipelineProgress) -> Result<RunOutput> {
+    pub fn run_on(&self, terrain: Terrain, progress: &PipelineProgress) -> Result<RunOutput> {
+        self.run_on_with(terrain, progress, &mut ())
+    }
+
+    /// [`Pipeline::run_on`] with an observer (see [`Pipeline::run_with`]).
+    pub fn run_on_with(
+        &self,
+        mut terrain: Terrain,
+        progress: &PipelineProgress,
+        observer: &mut dyn RunObserver,
+    ) -> Result<RunOutput> {
         let total = self.steps.len();
         let run_start = Instant::now();
         memory::reset_peak();
@@ -224,10 +242,25 @@ impl Pipeline {
         for (k, planned) in self.steps.iter().enumerate() {
             progress.start(k, total, planned.name);
             progress.step.check_cancelled()?;
+            let event = StepEvent {
+                position: k,
+                step: planned.index + 1,
+                name: planned.name,
+                category: planned.category,
+            };
+            observer.before_step(&event, &terrain)?;
             let ctx = StepContext { seed: planned.seed, progress: progress.step.clone() };
             memory::reset_peak();
             let t0 = Instant::now();
-            planned.step.run(&mut terrain, &ctx).map_err(|e| match e {
+            let ran = if observer.watches_iterations(&event) {
+                let mut each = |done: usize, of: usize, surface: &crate::Grid<f64>| {
+                    observer.on_iteration(&event, done, of, surface);
+                };
+                planned.step.run_iterations(&mut terrain, &ctx, &mut each).map(|_| ())
+            } else {
+                planned.step.run(&mut terrain, &ctx)
+            };
+            ran.map_err(|e| match e {
                 Error::Cancelled => Error::Cancelled,
                 other => {
                     Error::Recipe(format!("step {} ({}) failed: {other}", planned.index + 1, planned.name))
@@ -236,12 +269,14 @@ impl Pipeline {
             let seconds = t0.elapsed().as_secs_f64();
             let peak = memory::peak_bytes();
             run_peak = run_peak.max(peak);
-            timings.push(StepTiming {
+            let timing = StepTiming {
                 step: planned.index + 1,
                 name: planned.name.to_string(),
                 seconds,
                 peak_bytes: peak,
-            });
+            };
+            observer.after_step(&event, &terrain, &timing)?;
+            timings.push(timing);
         }
         progress.start(total, total, "");
         Ok(RunOutput { terrain, timings, seconds: run_start.elapsed().as_secs_f64(), peak_bytes: run_peak })

@@ -6,6 +6,7 @@ pub mod font;
 pub mod hillshade;
 pub mod mesh;
 pub mod palette;
+pub mod plot;
 
 pub use hillshade::{HillshadeOptions, hillshade, shade, shaded_relief};
 pub use mesh::{GridMesh, Mesh, MeshOptions};

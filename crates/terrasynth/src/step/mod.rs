@@ -63,7 +63,26 @@ pub enum Category {
 pub trait Step: Send + Sync + std::fmt::Debug {
     /// Runs the step on `terrain`. Generators overwrite `terrain.height` (same size).
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()>;
+
+    /// Like [`Step::run`], and for a step that iterates on a working surface (the erosion
+    /// steps) calls `each(done, total, surface)` before its first iteration (`done = 0`) and
+    /// after every iteration, so a caller can watch the run (the `--trace` of ε) without
+    /// re-running it. Returns whether `each` was called; the default runs [`Step::run`] and
+    /// returns `false`.
+    fn run_iterations(
+        &self,
+        terrain: &mut Terrain,
+        ctx: &StepContext,
+        each: &mut IterationHook<'_>,
+    ) -> Result<bool> {
+        let _ = each;
+        self.run(terrain, ctx).map(|()| false)
+    }
 }
+
+/// A callback on an iterating step's working surface: `(iterations done, total iterations,
+/// surface)`, see [`Step::run_iterations`].
+pub type IterationHook<'a> = dyn FnMut(usize, usize, &crate::Grid<f64>) + 'a;
 
 /// A registry entry: name, docs, parameters, and how to build the step from validated params.
 #[derive(Clone, Copy)]

@@ -1,0 +1,164 @@
+//! Olsen's erosion score ε, the one implementation every front end uses (report.json's
+//! `metrics` and `erosion_scores`, `--trace`, the editor's ε label), and its trace over an
+//! erosion run.
+//!
+//! ## Definition (Olsen 2004, "Realtime Procedural Terrain Generation", §"Erosion score";
+//! seed 001 §3.3.3)
+//! The slope of a cell is the largest absolute height difference to its 4 (von Neumann)
+//! neighbours, `s = max(|h − h_W|, |h − h_E|, |h − h_N|, |h − h_S|)`. Then
+//! `s̄ = mean(s)`, `σ_s = sqrt(mean((s − s̄)²))` (population standard deviation) and
+//! `ε = σ_s / s̄` (0 when `s̄ = 0`). A good game terrain has a low `s̄` (walkable) and a high
+//! `ε` (flat areas plus some steep relief). ε is dimensionless: scaling or shifting the heights
+//! leaves it unchanged, so it is computed on the heights as they are (no normalisation).
+//!
+//! **Edges:** Olsen's maps are toroidal ([`Boundary::Wrap`]). A generated map is not periodic,
+//! so wrapping would invent cliffs at the borders: terrasynth's reports use
+//! [`Boundary::Closed`] (edge cells use only the neighbours that exist), see [`epsilon`].
+//!
+//! The slopes are computed in parallel, band by band, and summed in row-major order, so the
+//! result does not depend on the thread count and needs no map-sized buffer.
+
+use rayon::prelude::*;
+
+use crate::erode::{Boundary, Eroder};
+use crate::{Grid, Heightmap, Progress, Result};
+
+/// Slope statistics of a surface (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErosionScore {
+    /// Mean slope s̄ (height units per cell).
+    pub mean_slope: f64,
+    /// Population standard deviation σ_s of the slope.
+    pub slope_std: f64,
+    /// `ε = σ_s / s̄` (0 when s̄ = 0). Dimensionless, invariant to height scaling.
+    pub epsilon: f64,
+}
+
+/// Rows of slopes computed per parallel band.
+const BAND_ROWS: usize = 64;
+
+/// Calls `f` with the slope of every cell of `surface`, in row-major order.
+fn for_each_slope<T>(surface: &Grid<T>, boundary: Boundary, mut f: impl FnMut(f64))
+where
+    T: Copy + Into<f64> + Send + Sync,
+{
+    let (w, h) = (surface.width(), surface.height());
+    let data = surface.as_slice();
+    let at = |x: usize, y: usize, dx: isize, dy: isize| -> Option<f64> {
+        let (nx, ny) = (x as isize + dx, y as isize + dy);
+        let (nx, ny) = match boundary {
+            Boundary::Closed if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize => return None,
+            Boundary::Closed => (nx as usize, ny as usize),
+            Boundary::Wrap => (nx.rem_euclid(w as isize) as usize, ny.rem_euclid(h as isize) as usize),
+        };
+        Some(data[ny * w + nx].into())
+    };
+    let mut band = vec![0.0f64; BAND_ROWS.min(h) * w];
+    for y0 in (0..h).step_by(BAND_ROWS) {
+        let rows = BAND_ROWS.min(h - y0);
+        band[..rows * w].par_chunks_mut(w.max(1)).enumerate().for_each(|(r, out)| {
+            let y = y0 + r;
+            for (x, s) in out.iter_mut().enumerate() {
+                let c: f64 = data[y * w + x].into();
+                *s = [(0, -1), (-1, 0), (1, 0), (0, 1)]
+                    .iter()
+                    .filter_map(|&(dx, dy)| at(x, y, dx, dy))
+                    .fold(0.0f64, |m, v| m.max((c - v).abs()));
+            }
+        });
+        band[..rows * w].iter().for_each(|&s| f(s));
+    }
+}
+
+/// Computes [`ErosionScore`] of `surface` (heights in `f32` or `f64`) with the given edge rule.
+///
+/// ```
+/// use terrasynth::Grid;
+/// use terrasynth::analyze::erosion_score;
+/// use terrasynth::erode::Boundary;
+/// // Slopes of [0, 1, 3] (closed): 1, 2, 2.
+/// let g = Grid::from_vec(3, 1, 1.0, vec![0.0f64, 1.0, 3.0]).unwrap();
+/// let s = erosion_score(&g, Boundary::Closed);
+/// assert!((s.mean_slope - 5.0 / 3.0).abs() < 1e-15);
+/// ```
+pub fn erosion_score<T>(surface: &Grid<T>, boundary: Boundary) -> ErosionScore
+where
+    T: Copy + Into<f64> + Send + Sync,
+{
+    let n = surface.as_slice().len() as f64;
+    let mut sum = 0.0;
+    for_each_slope(surface, boundary, |s| sum += s);
+    let mean = sum / n;
+    let mut var = 0.0;
+    for_each_slope(surface, boundary, |s| {
+        let d = s - mean;
+        var += d * d;
+    });
+    let std = (var / n).sqrt();
+    ErosionScore { mean_slope: mean, slope_std: std, epsilon: if mean > 0.0 { std / mean } else { 0.0 } }
+}
+
+/// ε of a heightmap with closed edges: the value report.json (`metrics.erosion_score`,
+/// `erosion_scores`, `trace`) and the editor show.
+pub fn epsilon(map: &Heightmap) -> f64 {
+    erosion_score(map, Boundary::Closed).epsilon
+}
+
+/// One trace entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRecord {
+    /// Iterations completed when recorded (0 = before the first).
+    pub iteration: usize,
+    /// The score at that point (closed boundary).
+    pub score: ErosionScore,
+}
+
+/// The erosion score recorded during a run (see [`run_traced`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// Entries in iteration order.
+    pub records: Vec<TraceRecord>,
+}
+
+impl Trace {
+    /// Whether iteration `done` of `total` is recorded with interval `every`: before the
+    /// first (0), every `every` iterations (`every = 0`: none in between) and after the last.
+    pub fn is_recorded(done: usize, total: usize, every: usize) -> bool {
+        done == 0 || (every > 0 && done % every == 0) || done == total
+    }
+
+    /// Records the score of `surface` after `iteration` iterations.
+    pub fn record(&mut self, iteration: usize, surface: &Grid<f64>) {
+        self.records.push(TraceRecord { iteration, score: erosion_score(surface, Boundary::Closed) });
+    }
+}
+
+/// Runs `iterations` steps of `eroder` (see [`crate::erode::run_iterations`]) and records ε
+/// before the first iteration, every `every` iterations (`every = 0`: none in between) and
+/// after the last. A pipeline records the same points through
+/// [`crate::recipe::ErosionRecorder`].
+///
+/// ```
+/// use terrasynth::{Heightmap, Progress};
+/// use terrasynth::analyze::run_traced;
+/// use terrasynth::erode::{OlsenEroder, ThermalOlsenParams};
+/// let map = Heightmap::from_fn(33, 33, 1.0, |x, y| ((x * x + 3 * y) % 7) as f32 / 7.0).unwrap();
+/// let mut e = OlsenEroder::new(&map, ThermalOlsenParams { talus: 16.0 / 33.0, ..Default::default() }).unwrap();
+/// let trace = run_traced(&mut e, 10, 5, &Progress::new()).unwrap();
+/// let at: Vec<usize> = trace.records.iter().map(|r| r.iteration).collect();
+/// assert_eq!(at, [0, 5, 10]);
+/// ```
+pub fn run_traced(
+    eroder: &mut dyn Eroder,
+    iterations: usize,
+    every: usize,
+    progress: &Progress,
+) -> Result<Trace> {
+    let mut trace = Trace::default();
+    crate::erode::run_iterations(eroder, iterations, progress, &mut |done, total, surface| {
+        if Trace::is_recorded(done, total, every) {
+            trace.record(done, surface);
+        }
+    })?;
+    Ok(trace)
+}
