@@ -124,7 +124,7 @@ impl Trace {
     /// Whether iteration `done` of `total` is recorded with interval `every`: before the
     /// first (0), every `every` iterations (`every = 0`: none in between) and after the last.
     pub fn is_recorded(done: usize, total: usize, every: usize) -> bool {
-        done == 0 || (every > 0 && done % every == 0) || done == total
+        done == 0 || (every > 0 && done.is_multiple_of(every)) || done == total
     }
 
     /// Records the score of `surface` after `iteration` iterations.
