@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use terrasynth::recipe::engine::Engine;
+use terrasynth::io::engine::Engine;
+use terrasynth::memory;
 use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
 use terrasynth::recipe::{
-    ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, memory, preset, registry,
+    ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, preset, registry,
 };
 
 use crate::outputs;

@@ -11,9 +11,9 @@ mod water;
 use clap::{Parser, Subcommand};
 
 /// Counts heap allocations so pipelines and `eval` can report peak memory per step
-/// (see `terrasynth::recipe::memory`).
+/// (see `terrasynth::memory`).
 #[global_allocator]
-static ALLOC: terrasynth::recipe::memory::CountingAlloc = terrasynth::recipe::memory::CountingAlloc;
+static ALLOC: terrasynth::memory::CountingAlloc = terrasynth::memory::CountingAlloc;
 
 /// Procedural terrain generator.
 #[derive(Parser, Debug)]

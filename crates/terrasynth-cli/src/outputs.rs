@@ -12,7 +12,7 @@
 //! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
 //! when the recipe has none, see [`crate::water`], are not). `water.png`, `flow.png`,
 //! `biomes.png`, `splat.png` (with the images) and `rivers.geojson` (always) come from the
-//! same hydrology layers; biomes and splat weights from `terrasynth::render::biomes`. Every
+//! same hydrology layers; biomes and splat weights from `terrasynth::analyze::biomes`. Every
 //! file is listed in docs/OUTPUTS.md, with the time and memory figures of large maps.
 //!
 //! Every pixel, vertex and value depends only on its own row's inputs, so the files are the
@@ -26,11 +26,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use terrasynth::analyze::Metrics;
+use terrasynth::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
+use terrasynth::io::engine::{Engine, EngineImport};
 use terrasynth::io::png::{PngLayout, write_png_rows};
 use terrasynth::io::tiff::GeoTiffOptions;
-use terrasynth::recipe::engine::{Engine, EngineImport};
-use terrasynth::recipe::{Recipe, RunOutput, memory, registry};
-use terrasynth::render::biomes::{Biome, BiomeMap, BiomeOptions, classify};
+use terrasynth::memory;
+use terrasynth::recipe::{Recipe, RunOutput, registry};
 use terrasynth::render::hillshade::{Hillshader, hillshade_byte, shade_pixel};
 use terrasynth::render::palette::FractionMap;
 use terrasynth::render::{GridMesh, HillshadeOptions, MeshOptions, Palette};

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use terrasynth::Heightmap;
-use terrasynth::hydro::{DepressionFiller, FlowRouter, River, extract_rivers, find_lakes};
+use terrasynth::hydro::{D8Router, DepressionFiller, River, extract_rivers, find_lakes};
 use terrasynth::step::Terrain;
 
 /// Drainage area (fraction of the map's cells) from which a cell is a river when the recipe
@@ -65,7 +65,7 @@ impl<'t> HydroView<'t> {
             return Ok(FlowPart { flow: Cow::Borrowed(f.as_slice()), rivers, computed: vec![] });
         }
         let filled = DepressionFiller::with_epsilon().fill(h, sea)?;
-        let field = FlowRouter.d8(&filled, sea)?;
+        let field = D8Router.d8(&filled, sea)?;
         let acc = field.accumulate(None)?;
         let mut computed = vec!["flow"];
         let rivers = if have_rivers {

@@ -1,7 +1,7 @@
 //! Water layers the 2D view draws: lakes, rivers traced from the user's sources, and D8 flow
 //! accumulation. Recomputed off the UI thread after every edit.
 
-use terrasynth::hydro::{FlowRouter, RiverMode, RiverTracer};
+use terrasynth::hydro::{D8Router, RiverMode, RiverTracer};
 use terrasynth::{Grid, Heightmap, Result};
 
 /// Lakes, rivers from sources and flow accumulation of one heightmap.
@@ -26,7 +26,7 @@ impl Water {
         for &s in sources {
             rivers.push(tracer.trace(s, RiverMode::Filled)?.cells);
         }
-        let flow = FlowRouter.d8(tracer.filled(), sea_level)?.accumulate(None)?;
+        let flow = D8Router.d8(tracer.filled(), sea_level)?.accumulate(None)?;
         let log_flow: Heightmap = flow.map(|&a| (1.0 + a).ln() as f32);
         Ok(Self { lake_labels: tracer.lakes().labels.clone(), rivers, log_flow })
     }

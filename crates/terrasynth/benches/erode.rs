@@ -6,11 +6,12 @@
 use std::time::Instant;
 
 use terrasynth::erode::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
+    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
+    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
+    ThermalOlsenParams, ThermalParams,
 };
 use terrasynth::generate::{DiamondSquare, Generator};
+use terrasynth::grid::{Boundary, Neighbourhood};
 use terrasynth::{Heightmap, Progress};
 
 /// Builds a fresh eroder for one timed run.

@@ -8,7 +8,7 @@
 //! ```
 //! `stream-power` uses the base terrain of `benches/erode.rs` (diamond-square, normalised) and
 //! times one `StreamPowerEroder` step after a warm-up step (median of `runs`, default 3), and
-//! its routing (`FlowRouting::compute`) alone.
+//! its routing (`StreamPowerRouter::compute`) alone.
 //! `run` times fill (Priority-Flood+ε) + D8 + accumulation, median of `runs` (default 3), and
 //! writes the exact (ε-free) fill for comparison with pysheds. `scripts/bench-hydro.sh` drives it.
 
@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use terrasynth::erode::{Eroder, StreamPowerEroder, StreamPowerParams};
 use terrasynth::generate::{DiamondSquare, Generator};
-use terrasynth::hydro::{DepressionFiller, FlowRouter, FlowRouting, RiverMode, RiverTracer};
+use terrasynth::hydro::{D8Router, DepressionFiller, RiverMode, RiverTracer, StreamPowerRouter};
 use terrasynth::noise::rng::mix64;
 use terrasynth::shape::brush::{Brush, BrushMode};
 use terrasynth::{Heightmap, Progress};
@@ -100,7 +100,7 @@ fn main() {
                 let t0 = Instant::now();
                 let filled = DepressionFiller::with_epsilon().fill(&dem, no_sea).expect("fill");
                 let t1 = Instant::now();
-                let flow = FlowRouter.d8(&filled, no_sea).expect("d8");
+                let flow = D8Router.d8(&filled, no_sea).expect("d8");
                 let t2 = Instant::now();
                 let a = flow.accumulate(None).expect("acc");
                 let t3 = Instant::now();
@@ -177,7 +177,7 @@ fn main() {
             let base: Vec<bool> = (0..side * side)
                 .map(|i| i % side == 0 || i / side == 0 || i % side + 1 == side || i / side + 1 == side)
                 .collect();
-            let mut flow = FlowRouting::default();
+            let mut flow = StreamPowerRouter::default();
             for _ in 0..runs {
                 let c0 = cpu_seconds();
                 let t0 = Instant::now();

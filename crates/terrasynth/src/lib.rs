@@ -1,7 +1,14 @@
 //! terrasynth: procedural terrain generation.
 //!
-//! Data flows one way: [`recipe`] → [`generate`] → [`shape`] → [`erode`] → [`hydro`] →
-//! [`analyze`] / [`render`] → [`io`]. Every stage works on a [`Heightmap`] (a [`Grid<f32>`]).
+//! The modules are layers; each imports only from its own layer or lower ones (bottom to top):
+//! 1. [`grid`] (with neighbourhoods and boundaries), [`progress`], the error type, [`memory`];
+//! 2. [`step`]: the core every stage builds on (`Terrain`, `Step`, `ParamSpec`, `Params`);
+//! 3. [`generate`]; 4. [`shape`]; 5. [`hydro`]; 6. [`erode`] (stream power routes with
+//!    [`hydro`]); 7. [`analyze`]; 8. [`render`]; 9. [`io`];
+//! 10. [`recipe`]: the [`Recipe`] model, the [`Pipeline`], the registry of every step, presets.
+//!
+//! `docs/ARCHITECTURE.md` holds the table and `tests/layers.rs` enforces it. Every stage works
+//! on a [`Heightmap`] (a [`Grid<f32>`]).
 //!
 //! ```
 //! use terrasynth::Heightmap;
@@ -17,6 +24,7 @@ pub mod generate;
 pub mod grid;
 pub mod hydro;
 pub mod io;
+pub mod memory;
 pub mod progress;
 pub mod recipe;
 pub mod render;

@@ -2,10 +2,11 @@
 
 use terrasynth::analyze::{Metrics, erosion_score, run_traced};
 use terrasynth::erode::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
+    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
+    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
+    ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
+use terrasynth::grid::{Boundary, Neighbourhood};
 use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
 use terrasynth::step::{ParamValue, Params, StepContext, Terrain};
 use terrasynth::{Error, Grid, Heightmap, Progress};

@@ -3,9 +3,9 @@
 
 use proptest::prelude::*;
 use terrasynth::Heightmap;
+use terrasynth::grid::D8;
 use terrasynth::hydro::{
-    DInfinity, DepressionFiller, FlowRouter, NEIGHBOURS, RiverEnd, RiverMode, RiverTracer, extract_rivers,
-    find_lakes,
+    D8Router, DInfinity, DepressionFiller, RiverEnd, RiverMode, RiverTracer, extract_rivers, find_lakes,
 };
 
 const NO_SEA: f32 = f32::NEG_INFINITY;
@@ -15,7 +15,7 @@ fn is_edge(dem: &Heightmap, x: usize, y: usize) -> bool {
 }
 
 fn neighbours(dem: &Heightmap, x: usize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    NEIGHBOURS.iter().filter_map(move |&(dx, dy)| {
+    D8.iter().filter_map(move |&(dx, dy)| {
         let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
         (nx >= 0 && ny >= 0 && (nx as usize) < dem.width() && (ny as usize) < dem.height())
             .then_some((nx as usize, ny as usize))
@@ -124,7 +124,7 @@ proptest! {
     #[test]
     fn water_never_flows_uphill_and_every_cell_drains(dem in dem_strategy(), sea in prop_oneof![Just(NO_SEA), Just(2.0f32)]) {
         let eps = DepressionFiller::with_epsilon().fill(&dem, sea).unwrap();
-        let flow = FlowRouter.d8(&eps, sea).unwrap();
+        let flow = D8Router.d8(&eps, sea).unwrap();
         let z = eps.as_slice();
         let w = dem.width();
         for (i, &r) in flow.receivers().iter().enumerate() {
@@ -168,7 +168,7 @@ proptest! {
         let eps = DepressionFiller::with_epsilon().fill(&dem, NO_SEA).unwrap();
         let dinf = DInfinity::new(&eps, NO_SEA).unwrap();
         let acc = dinf.accumulate(&eps).unwrap();
-        let flow = FlowRouter.d8(&eps, NO_SEA).unwrap();
+        let flow = D8Router.d8(&eps, NO_SEA).unwrap();
         let total: f64 = (0..dem.len()).filter(|&i| flow.is_root(i)).map(|i| acc.as_slice()[i]).sum();
         prop_assert!((total - dem.len() as f64).abs() < 1e-9 * dem.len() as f64, "{} vs {}", total, dem.len());
     }
@@ -211,7 +211,7 @@ fn flats_drain_toward_the_outlet() {
         .unwrap();
     dem[(32, 8)] = 0.0;
     let eps = DepressionFiller::with_epsilon().fill(&dem, NO_SEA).unwrap();
-    let flow = FlowRouter.d8(&eps, NO_SEA).unwrap();
+    let flow = D8Router.d8(&eps, NO_SEA).unwrap();
     let acc = flow.accumulate(None).unwrap();
     assert_eq!(acc[(32, 8)], 31.0 * 15.0 + 1.0);
     for y in 1..16 {
@@ -262,7 +262,7 @@ fn lakes_have_one_level_and_positive_depth() {
 fn river_network_follows_receivers_and_widens_downstream() {
     let dem = noise_dem(97, 97, 3);
     let eps = DepressionFiller::with_epsilon().fill(&dem, NO_SEA).unwrap();
-    let flow = FlowRouter.d8(&eps, NO_SEA).unwrap();
+    let flow = D8Router.d8(&eps, NO_SEA).unwrap();
     let acc = flow.accumulate(None).unwrap();
     let rivers = extract_rivers(&eps, &flow, &acc, 50.0, 6.0).unwrap();
     assert!(!rivers.is_empty());
@@ -285,7 +285,7 @@ fn routing_is_identical_on_any_thread_count() {
     let run = |threads: usize| {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
             let eps = DepressionFiller::with_epsilon().fill(&dem, 0.3).unwrap();
-            let flow = FlowRouter.d8(&eps, 0.3).unwrap();
+            let flow = D8Router.d8(&eps, 0.3).unwrap();
             let acc = flow.accumulate(None).unwrap();
             let dinf = DInfinity::new(&eps, 0.3).unwrap().accumulate(&eps).unwrap();
             (eps, flow, acc, dinf)
@@ -307,7 +307,7 @@ fn non_finite_input_is_refused() {
     assert!(DepressionFiller::default().fill(&dem, f32::NAN).is_err());
     dem[(2, 2)] = f32::INFINITY;
     assert!(DepressionFiller::default().fill(&dem, 0.0).is_err());
-    assert!(FlowRouter.d8(&dem, 0.0).is_err());
+    assert!(D8Router.d8(&dem, 0.0).is_err());
     assert!(RiverTracer::new(&dem, 0.0).is_err());
     let ok = Heightmap::filled(5, 5, 1.0, 1.0).unwrap();
     assert!(RiverTracer::new(&ok, 0.0).unwrap().trace((5, 0), RiverMode::Filled).is_err());

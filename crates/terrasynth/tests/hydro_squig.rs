@@ -2,7 +2,7 @@
 //! connected and reaches the map edge, determinism.
 
 use proptest::prelude::*;
-use terrasynth::hydro::{DepressionFiller, FlowRouter, SquigRivers};
+use terrasynth::hydro::{D8Router, DepressionFiller, SquigRivers};
 
 fn check_network(g: &SquigRivers, detail: u32, seed: u64) -> Result<(), TestCaseError> {
     let out = g.generate(detail, 1.0, seed).unwrap();
@@ -83,7 +83,7 @@ fn the_main_river_drains_like_real_water() {
     let g = SquigRivers { tributaries: 0, ..SquigRivers::default() };
     let out = g.generate(6, 1.0, 9).unwrap();
     let filled = DepressionFiller::with_epsilon().fill(&out.height, f32::NEG_INFINITY).unwrap();
-    let acc = FlowRouter.d8(&filled, f32::NEG_INFINITY).unwrap().accumulate(None).unwrap();
+    let acc = D8Router.d8(&filled, f32::NEG_INFINITY).unwrap().accumulate(None).unwrap();
     let mouth = out.rivers[0].points.last().unwrap();
     let near_mouth = out.rivers[0].points[out.rivers[0].points.len() - 3];
     let a = acc[(near_mouth.x as usize, near_mouth.y as usize)];

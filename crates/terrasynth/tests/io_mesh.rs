@@ -1,14 +1,10 @@
-//! OBJ/MTL export parsed back; and an ignored timing report of the render/analyze/io paths
-//! (`cargo test -p terrasynth --test io_mesh -- --ignored --nocapture`; no assertions on time).
+//! OBJ/MTL export parsed back. (Timings of the render/analyze/io paths: `benches/io.rs`.)
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use terrasynth::Heightmap;
-use terrasynth::analyze::Metrics;
 use terrasynth::io;
-use terrasynth::render::hillshade::{HillshadeOptions, shaded_relief};
-use terrasynth::render::{Mesh, MeshOptions, Palette};
+use terrasynth::render::{Mesh, MeshOptions};
 
 fn out_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("io-mesh");
@@ -53,37 +49,4 @@ fn obj_parses_back_with_matching_counts_and_values() {
     bad.indices.push(0);
     assert!(io::obj::write_obj(dir.join("bad.obj"), &bad, None).is_err());
     assert!(!dir.join("bad.obj").exists());
-}
-
-#[test]
-#[ignore = "timing report, run by hand"]
-fn timing_report() {
-    let n = 2049;
-    let map = bumps(n);
-    let dir = out_dir();
-    let palette = Palette::named("classic").unwrap();
-    let time = |what: &str, f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        f();
-        eprintln!("{what:<28} {n}x{n}: {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
-    };
-    time("colorize", &mut || drop(palette.colorize(&map, Some(0.0))));
-    time("shaded relief", &mut || {
-        drop(shaded_relief(&map, &palette, &HillshadeOptions::default(), None).unwrap())
-    });
-    time("mesh lod 0", &mut || drop(Mesh::from_heightmap(&map, MeshOptions::default()).unwrap()));
-    time("metrics", &mut || {
-        let _ = Metrics::compute(&map);
-    });
-    time("write png16", &mut || io::png::write_png16(dir.join("t.png"), &map, -20.0, 20.0).unwrap());
-    time("write r16", &mut || io::raw::write_r16(dir.join("t.r16"), &map, -20.0, 20.0).unwrap());
-    time("write exr", &mut || io::exr::write(dir.join("t.exr"), &map).unwrap());
-    time("write geotiff", &mut || {
-        io::tiff::write_geotiff(dir.join("t.tif"), &map, &Default::default()).unwrap()
-    });
-    let mesh = Mesh::from_heightmap(&map, MeshOptions { lod: 1, ..Default::default() }).unwrap();
-    time("write glb (lod 1)", &mut || io::gltf::write_glb(dir.join("t.glb"), &mesh).unwrap());
-    time("read png16", &mut || drop(io::read_heightmap(dir.join("t.png"), &Default::default()).unwrap()));
-    time("read exr", &mut || drop(io::read_heightmap(dir.join("t.exr"), &Default::default()).unwrap()));
-    time("read tiff", &mut || drop(io::read_heightmap(dir.join("t.tif"), &Default::default()).unwrap()));
 }

@@ -1,5 +1,5 @@
 //! Terrain metrics: height statistics, slope statistics and Olsen's erosion score, hypsometric
-//! integral, peak and pit densities.
+//! integral, peak and pit densities; biome classification and splat maps ([`biomes`]).
 //!
 //! ## Slope and erosion score
 //! Olsen's slope `s` (largest absolute height difference to the 4 axis neighbours, edges
@@ -27,7 +27,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::Heightmap;
-use crate::erode::Boundary;
+use crate::grid::{Boundary, D8};
+
+pub mod biomes;
 
 /// Metrics of one heightmap (see the module docs for each definition).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,8 +84,10 @@ impl Metrics {
                     for x in 1..w - 1 {
                         let c = data[y * w + x];
                         let (mut higher, mut lower) = (true, true);
-                        for (dx, dy) in NEIGHBOURS_8 {
-                            let v = data[(y as isize + dy) as usize * w + (x as isize + dx) as usize];
+                        // Any order: only "all higher" / "all lower" is counted.
+                        for (dx, dy) in D8 {
+                            let v = data[(y as isize + dy as isize) as usize * w
+                                + (x as isize + dx as isize) as usize];
                             higher &= c > v;
                             lower &= c < v;
                         }
@@ -113,9 +117,6 @@ impl Metrics {
         }
     }
 }
-
-const NEIGHBOURS_8: [(isize, isize); 8] =
-    [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
 
 #[cfg(test)]
 mod tests {

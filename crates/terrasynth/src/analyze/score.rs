@@ -20,7 +20,8 @@
 
 use rayon::prelude::*;
 
-use crate::erode::{Boundary, Eroder};
+use crate::erode::Eroder;
+use crate::grid::Boundary;
 use crate::{Grid, Heightmap, Progress, Result};
 
 /// Slope statistics of a surface (see the module docs).

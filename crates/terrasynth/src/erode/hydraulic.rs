@@ -3,9 +3,10 @@
 
 use rayon::prelude::*;
 
+use super::exchange::Exchange;
 use super::steps::HYDRAULIC;
-use super::topology::{Boundary, Exchange, Neighbourhood, Stencil, Topology};
 use super::{Eroder, check_finite, to_f64};
+use crate::grid::{Boundary, Neighbourhood, Stencil, Topology};
 use crate::step::params::check_number;
 use crate::{Grid, Heightmap, Result};
 

@@ -30,16 +30,14 @@
 //! ```
 
 mod droplets;
-mod flow;
+mod exchange;
 mod hydraulic;
 mod run;
 mod steps;
 mod stream_power;
 mod thermal;
-mod topology;
 
 pub use droplets::{DropletEroder, DropletParams};
-pub use flow::FlowRouting;
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
 pub use run::run_iterations;
 pub use steps::{build_eroder, run_erosion, steps};
@@ -47,7 +45,6 @@ pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{
     OlsenEroder, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k,
 };
-pub use topology::{Boundary, Neighbourhood};
 
 use crate::{Grid, Heightmap, Result};
 

@@ -2,10 +2,11 @@
 
 use super::run::run_iterations;
 use super::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
+    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
+    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
+    ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
 };
+use crate::grid::{Boundary, Neighbourhood};
 use crate::step::{Category, IterationHook, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};

@@ -3,9 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::flow::FlowRouting;
 use super::steps::STREAM_POWER;
 use super::{Eroder, check_finite, to_f64};
+use crate::hydro::StreamPowerRouter;
 use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
@@ -79,7 +79,7 @@ impl StreamPowerParams {
 ///
 /// One step (`dt`):
 /// 1. uplift `h += U·dt` on every cell that is not base level;
-/// 2. D8 routing, stack and drainage area A ([`FlowRouting`]), flowing across depressions;
+/// 2. D8 routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across depressions;
 /// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` and the
 ///    receiver r already updated: for n = 1, `h ← (h + F·h_r)/(1 + F)`; otherwise Newton
 ///    iterations on `h − h_old + F·(h − h_r)^n = 0`. Cells not above their receiver (in a
@@ -97,7 +97,7 @@ pub struct StreamPowerEroder {
     surface: Grid<f64>,
     base: Vec<bool>,
     params: StreamPowerParams,
-    flow: FlowRouting,
+    flow: StreamPowerRouter,
     /// Diffusion's second buffer; during incision it holds the per-cell factor
     /// `K·dt·A^m / L^n` of the step (one f64 array fewer).
     scratch: Grid<f64>,
@@ -120,7 +120,7 @@ impl StreamPowerEroder {
             })
             .collect();
         let surface = to_f64(map);
-        Ok(Self { scratch: surface.clone(), surface, base, params, flow: FlowRouting::default() })
+        Ok(Self { scratch: surface.clone(), surface, base, params, flow: StreamPowerRouter::default() })
     }
 
     /// Replaces the base-level mask (`true` = outlet, fixed height).
@@ -139,7 +139,7 @@ impl StreamPowerEroder {
     }
 
     /// The routing of the last step (receivers, stack, drainage area).
-    pub fn flow(&self) -> &FlowRouting {
+    pub fn flow(&self) -> &StreamPowerRouter {
         &self.flow
     }
 

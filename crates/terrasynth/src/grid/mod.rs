@@ -10,6 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+mod neighbours;
+
+pub use neighbours::{Boundary, D8, Neighbourhood};
+pub(crate) use neighbours::{Stencil, Topology};
+
 /// Largest width or height accepted, in cells (2^20).
 pub const MAX_SIDE: usize = 1 << 20;
 /// Largest buffer accepted for one grid, in bytes (16 GiB): larger grids are refused before

@@ -30,11 +30,6 @@
 use super::flood::Flood;
 use crate::{Error, Heightmap, Result};
 
-/// The 8 neighbours in the fixed order used everywhere in `hydro` (E, SE, S, SW, W, NW, N, NE),
-/// as `(dx, dy)`.
-pub const NEIGHBOURS: [(i32, i32); 8] =
-    [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
-
 /// Rejects non-finite heights and grids too large for 32-bit cell indices.
 pub(crate) fn check_dem(dem: &Heightmap) -> Result<()> {
     // The flood indexes a copy with a one-cell border: (w + 2)·(h + 2) cells.
@@ -168,6 +163,7 @@ fn flood_f32(dem: &Heightmap, sea_level: f32, epsilon: bool, visit: impl FnMut(u
 mod tests {
     use super::super::flood::ordered_bits;
     use super::*;
+    use crate::grid::D8;
 
     #[test]
     fn ordered_bits_follow_float_order() {
@@ -212,7 +208,7 @@ mod tests {
         while let Some(c) = pit.pop_front().or_else(|| heap.pop().map(|Reverse(e)| e.2)) {
             let lim = if epsilon { z[c].next_up() } else { z[c] };
             let (x, y) = ((c % w) as i64, (c / w) as i64);
-            for &(dx, dy) in &NEIGHBOURS {
+            for &(dx, dy) in &D8 {
                 let (nx, ny) = (x + dx as i64, y + dy as i64);
                 if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
                     continue;

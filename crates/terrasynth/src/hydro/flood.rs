@@ -1,5 +1,5 @@
 //! The Priority-Flood core shared by [`DepressionFiller`](super::DepressionFiller) (`f32`
-//! heights) and [`FlowRouting`](super::FlowRouting) (stream power, `f64` heights).
+//! heights) and [`StreamPowerRouter`](super::StreamPowerRouter) (stream power, `f64` heights).
 //!
 //! Priority-Flood (Barnes, Lehman & Mulla 2014, Algorithms 2–3) with two queues besides the
 //! priority queue:
@@ -45,7 +45,7 @@
 
 use std::collections::VecDeque;
 
-use super::fill::NEIGHBOURS;
+use crate::grid::D8;
 
 /// A key type of the radix heap: an unsigned integer.
 pub(crate) trait RadixKey: Copy + Ord + Default + std::fmt::Debug {
@@ -294,7 +294,7 @@ impl<H: FloodHeight> Flood<H> {
                 }
             }
         }
-        let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dy as isize * wp as isize + dx as isize);
+        let offsets: [isize; 8] = D8.map(|(dx, dy)| dy as isize * wp as isize + dx as isize);
         loop {
             // `queued`: c comes from the pit or priority queue (current flood level), not from
             // the slope stack (out of order; then all its open neighbours are higher).

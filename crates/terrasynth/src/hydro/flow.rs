@@ -4,7 +4,7 @@
 //! D8: each cell sends all its water to the neighbour of steepest descent, slope
 //! `s = (z(c) − z(n)) / d` with `d = 1` for the 4 side neighbours and `√2` for diagonals (in
 //! cells; the cell size cancels out of the comparison). Only strictly lower neighbours count;
-//! ties go to the first neighbour in [`NEIGHBOURS`] order (E, SE, S, SW, W, NW, N, NE). Edge
+//! ties go to the first neighbour in [`D8`] order (E, SE, S, SW, W, NW, N, NE). Edge
 //! cells and cells below the sea level are outlets: their receiver is themselves. On a surface
 //! filled with [`DepressionFiller::with_epsilon`](super::DepressionFiller) every other cell has
 //! a strictly lower neighbour, so every cell drains to an outlet.
@@ -15,8 +15,9 @@
 
 use rayon::prelude::*;
 
-use super::fill::{NEIGHBOURS, check_dem};
+use super::fill::check_dem;
 use super::flood::FloodHeight;
+use crate::grid::D8;
 use crate::{Error, Grid, Heightmap, Result};
 
 const SQRT2: f32 = std::f32::consts::SQRT_2;
@@ -27,7 +28,7 @@ pub(crate) fn steepest_lower(z: &[f32], w: usize, h: usize, x: usize, y: usize) 
     let zc = z[y * w + x];
     let mut best = None;
     let mut best_s = 0.0f32;
-    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+    for (k, &(dx, dy)) in D8.iter().enumerate() {
         let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
         if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
             continue;
@@ -37,7 +38,7 @@ pub(crate) fn steepest_lower(z: &[f32], w: usize, h: usize, x: usize, y: usize) 
     best
 }
 
-/// Keeps neighbour `n` (direction `k` in [`NEIGHBOURS`]) if its slope from height `zc` is
+/// Keeps neighbour `n` (direction `k` in [`D8`]) if its slope from height `zc` is
 /// strictly steeper than the best so far (so ties keep the earlier direction).
 #[inline(always)]
 fn steeper(zc: f32, z: &[f32], n: usize, k: usize, best: &mut Option<usize>, best_s: &mut f32) {
@@ -51,9 +52,9 @@ fn steeper(zc: f32, z: &[f32], n: usize, k: usize, best: &mut Option<usize>, bes
     }
 }
 
-/// The D8 kernel shared by [`FlowRouter::d8`] and [`FlowRouting`](super::FlowRouting): for the
+/// The D8 kernel shared by [`D8Router::d8`] and [`StreamPowerRouter`](super::StreamPowerRouter): for the
 /// `dirs.len()` consecutive cells starting at index `start` of `z` (row stride `stride`; all
-/// their 8 neighbours must be inside `z`), the direction (index in [`NEIGHBOURS`]) of the
+/// their 8 neighbours must be inside `z`), the direction (index in [`D8`]) of the
 /// steepest strictly lower neighbour, or 8 if there is none. Slope `(z(c) − z(n)) / d`,
 /// `d = 1` or `√2`; a slope is kept only when strictly above the best so far (starting from 0),
 /// so ties keep the earlier direction, as [`steepest_lower`]. Computed direction by direction
@@ -71,7 +72,7 @@ pub(crate) fn d8_directions<H: FloodHeight>(
     slope.clear();
     slope.resize(m, H::ZERO);
     dirs.fill(8);
-    for (k, &(dx, dy)) in NEIGHBOURS.iter().enumerate() {
+    for (k, &(dx, dy)) in D8.iter().enumerate() {
         let s = (start as isize + dy as isize * stride as isize + dx as isize) as usize;
         let zn = &z[s..s + m];
         let d = if k % 2 == 1 { H::SQRT2 } else { H::ONE };
@@ -113,9 +114,9 @@ fn d8_row(
     }
 }
 
-/// Linear index offsets of the 8 neighbours in a grid of row stride `w`, in [`NEIGHBOURS`] order.
+/// Linear index offsets of the 8 neighbours in a grid of row stride `w`, in [`D8`] order.
 pub(crate) fn neighbour_offsets(w: usize) -> [isize; 8] {
-    NEIGHBOURS.map(|(dx, dy)| dy as isize * w as isize + dx as isize)
+    D8.map(|(dx, dy)| dy as isize * w as isize + dx as isize)
 }
 
 /// D8 routing of a surface: one receiver per cell and a topological order.
@@ -130,11 +131,15 @@ pub struct FlowField {
     order: Vec<u32>,
 }
 
-/// Computes D8 flow directions (see the module docs). Agent noun for the routing step.
+/// Computes D8 flow directions of an `f32` heightmap with sea-level outlets into a [`FlowField`]
+/// (see the module docs): the router for display, rivers and lakes. Its `f64` twin for stream
+/// power, with an outlet mask and a reusable workspace, is
+/// [`StreamPowerRouter`](super::StreamPowerRouter); both share the flood, the D8 kernel and the
+/// topological order.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FlowRouter;
+pub struct D8Router;
 
-impl FlowRouter {
+impl D8Router {
     /// D8 receivers of `surface` and their topological order. Outlets: edge cells and cells
     /// strictly below `sea_level`. Rows are routed in parallel; the result does not depend on
     /// the thread count (each cell's receiver depends only on its own neighbourhood).
@@ -328,7 +333,7 @@ impl DInfinity {
                     continue;
                 }
                 let idx = |k: usize| {
-                    let (dx, dy) = NEIGHBOURS[k % 8];
+                    let (dx, dy) = D8[k % 8];
                     ((y as i64 + dy as i64) as usize) * w + (x as i64 + dx as i64) as usize
                 };
                 let e0 = z[i];
@@ -404,7 +409,7 @@ mod tests {
         let z: Vec<f32> = (0..w * h).map(|_| rng.below(6) as f32).collect();
         let dem = Heightmap::from_vec(w, h, 1.0, z.clone()).unwrap();
         let sea = 1.0;
-        let flow = FlowRouter.d8(&dem, sea).unwrap();
+        let flow = D8Router.d8(&dem, sea).unwrap();
         for y in 0..h {
             for x in 0..w {
                 let i = y * w + x;

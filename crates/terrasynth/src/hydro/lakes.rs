@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fill::{DepressionFiller, NEIGHBOURS};
+use super::fill::DepressionFiller;
+use crate::grid::D8;
 use crate::{Grid, Heightmap, Result};
 
 /// One lake.
@@ -97,7 +98,7 @@ pub fn lakes_from_fill(
             lake.max_depth = lake.max_depth.max(d);
             lake.volume += d as f64 * cell_area;
             lake.bbox = [lake.bbox[0].min(x), lake.bbox[1].min(y), lake.bbox[2].max(x), lake.bbox[3].max(y)];
-            for &(dx, dy) in &NEIGHBOURS {
+            for &(dx, dy) in &D8 {
                 let (nx, ny) = (x as i64 + dx as i64, y as i64 + dy as i64);
                 if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
                     continue;

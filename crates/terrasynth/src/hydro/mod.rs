@@ -3,17 +3,19 @@
 //!
 //! Main types:
 //! - [`DepressionFiller`]: Priority-Flood (Barnes et al. 2014), exact or with ε.
-//! - [`FlowRouter`] → [`FlowField`]: D8 receivers, topological order, accumulation,
+//! - [`D8Router`] → [`FlowField`]: D8 receivers, topological order, accumulation,
 //!   watersheds; [`DInfinity`]: Tarboton's D∞.
+//! - [`StreamPowerRouter`]: the same D8 routing over `f64` heights with an outlet mask, on a
+//!   reusable workspace (receivers, stack, drainage area), for stream power erosion.
 //! - [`find_lakes`] → [`LakeMap`] of [`Lake`]s; [`extract_rivers`] → [`River`]s,
 //!   [`carve_rivers`]; [`river_from_source`] / [`RiverTracer`] for user-placed sources.
 //!
 //! The standard chain (fill with ε → D8 → accumulate):
 //! ```
-//! use terrasynth::{Heightmap, hydro::{DepressionFiller, FlowRouter}};
+//! use terrasynth::{Heightmap, hydro::{DepressionFiller, D8Router}};
 //! let dem = Heightmap::from_fn(9, 9, 1.0, |x, y| ((x * 7 + y * 3) % 5) as f32).unwrap();
 //! let filled = DepressionFiller::with_epsilon().fill(&dem, f32::NEG_INFINITY).unwrap();
-//! let flow = FlowRouter.d8(&filled, f32::NEG_INFINITY).unwrap();
+//! let flow = D8Router.d8(&filled, f32::NEG_INFINITY).unwrap();
 //! let acc = flow.accumulate(None).unwrap();
 //! // Every cell drains to an edge cell: the outlets' totals add up to the cell count.
 //! let total: f64 = (0..81).filter(|&i| flow.is_root(i)).map(|i| acc.as_slice()[i]).sum();
@@ -29,14 +31,14 @@ mod routing;
 mod squig;
 mod steps;
 
-pub use fill::{DepressionFiller, NEIGHBOURS};
-pub use flow::{DInfinity, FlowField, FlowRouter};
+pub use fill::DepressionFiller;
+pub use flow::{D8Router, DInfinity, FlowField};
 pub use lakes::{Lake, LakeMap, find_lakes, lakes_from_fill};
 pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, extract_rivers,
     river_from_source,
 };
-pub use routing::FlowRouting;
+pub use routing::StreamPowerRouter;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
 pub use steps::steps;
 

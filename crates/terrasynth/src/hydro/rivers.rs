@@ -9,9 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fill::{DepressionFiller, NEIGHBOURS, check_dem};
+use super::fill::{DepressionFiller, check_dem};
 use super::flow::{FlowField, steepest_lower};
 use super::lakes::{LakeMap, lakes_from_fill};
+use crate::grid::D8;
 use crate::{Error, Grid, Heightmap, Result};
 
 /// One vertex of a river polyline.
@@ -293,7 +294,7 @@ fn lowest_unvisited(
     visited: &std::collections::HashSet<usize>,
 ) -> Option<usize> {
     let mut best: Option<usize> = None;
-    for &(dx, dy) in &NEIGHBOURS {
+    for &(dx, dy) in &D8 {
         let n = (y as i64 + dy as i64) as usize * w + (x as i64 + dx as i64) as usize;
         if !visited.contains(&n) && best.is_none_or(|b| z[n] < z[b]) {
             best = Some(n);

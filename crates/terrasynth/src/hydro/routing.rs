@@ -1,6 +1,6 @@
 //! Single-flow (D8) routing over `f64` heights with an arbitrary outlet mask, for stream power
 //! (Braun & Willett 2013, §2): the same flood, D8 kernel and receivers-first order as the
-//! hydrology chain ([`DepressionFiller`](super::DepressionFiller) → [`FlowRouter`](super::FlowRouter)
+//! hydrology chain ([`DepressionFiller`](super::DepressionFiller) → [`D8Router`](super::D8Router)
 //! → [`FlowField`](super::FlowField)), on a reusable workspace.
 
 use rayon::prelude::*;
@@ -26,7 +26,7 @@ use super::flow::{accumulate_in_order, d8_directions, neighbour_offsets, topolog
 /// Cells not connected to any outlet (only when the mask is empty) are their own receivers.
 /// Deterministic: the flood and the stack are sequential, D8 is a per-row gather.
 #[derive(Clone, Debug, Default)]
-pub struct FlowRouting {
+pub struct StreamPowerRouter {
     /// Receiver of each cell (itself for outlets).
     pub receiver: Vec<u32>,
     /// Cells ordered from outlets upstream: each cell appears after its receiver.
@@ -34,12 +34,12 @@ pub struct FlowRouting {
     /// Drainage area of each cell (its own `dx²` plus everything upstream).
     pub area: Vec<f64>,
     flood: Flood<f64>,
-    /// Grid width and cell spacing of the last [`FlowRouting::compute`].
+    /// Grid width and cell spacing of the last [`StreamPowerRouter::compute`].
     width: usize,
     dx: f64,
 }
 
-impl FlowRouting {
+impl StreamPowerRouter {
     /// Routes flow over `heights` (`width × height`, row-major) with outlets `base` and cell
     /// spacing `dx`. Reuses this value's buffers.
     ///
@@ -47,8 +47,8 @@ impl FlowRouting {
     /// If `heights` or `base` does not hold `width × height` values (a caller bug).
     pub fn compute(&mut self, heights: &[f64], width: usize, height: usize, dx: f64, base: &[bool]) {
         let n = width * height;
-        assert_eq!(heights.len(), n, "FlowRouting::compute: heights length");
-        assert_eq!(base.len(), n, "FlowRouting::compute: base mask length");
+        assert_eq!(heights.len(), n, "StreamPowerRouter::compute: heights length");
+        assert_eq!(base.len(), n, "StreamPowerRouter::compute: base mask length");
         (self.width, self.dx) = (width, dx);
         self.flood.load(heights, width, height);
         self.flood.run(true, |x, y, _| base[y * width + x], |_, _| {});
@@ -61,7 +61,7 @@ impl FlowRouting {
         accumulate_in_order(&self.stack, &self.receiver, &mut self.area);
     }
 
-    /// Distance from cell `i` to its receiver in the last [`FlowRouting::compute`]: `dx`, or
+    /// Distance from cell `i` to its receiver in the last [`StreamPowerRouter::compute`]: `dx`, or
     /// `dx·√2` for a diagonal receiver, 0 for an outlet. Computed from the receiver index
     /// (no per-cell array is kept).
     #[inline]
@@ -116,7 +116,7 @@ mod tests {
                 (0..w * h).map(|i| ((i * 7919) % 31) as f64 + 0.5 * (i % w) as f64).collect();
             // Outlet: the top-left cell only, so narrow grids still route diagonally.
             let base: Vec<bool> = (0..w * h).map(|i| i == 0).collect();
-            let mut flow = FlowRouting::default();
+            let mut flow = StreamPowerRouter::default();
             flow.compute(&heights, w, h, 2.5, &base);
             let mut diagonals = 0;
             for i in 0..w * h {

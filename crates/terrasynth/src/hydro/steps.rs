@@ -1,7 +1,7 @@
 //! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes`, `squig-rivers`.
 
 use super::fill::DepressionFiller;
-use super::flow::FlowRouter;
+use super::flow::D8Router;
 use super::lakes::find_lakes;
 use super::rivers::{carve_rivers, extract_rivers};
 use super::squig::SquigRivers;
@@ -129,7 +129,7 @@ impl Step for RiversStep {
         let filled = DepressionFiller::with_epsilon().fill(&terrain.height, terrain.sea_level)?;
         ctx.progress.set(0.4);
         ctx.progress.check_cancelled()?;
-        let flow = FlowRouter.d8(&filled, terrain.sea_level)?;
+        let flow = D8Router.d8(&filled, terrain.sea_level)?;
         let acc = flow.accumulate(None)?;
         ctx.progress.set(0.7);
         ctx.progress.check_cancelled()?;

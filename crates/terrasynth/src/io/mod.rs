@@ -13,6 +13,8 @@
 //! keep their values. Corrupt, truncated or mismatched files give [`Error::Format`] naming the
 //! file; sizes are checked with [`crate::grid::check_size`] before any pixel is decoded.
 //!
+//! Engine targets ([`engine`]): the heightmap sizes and import figures of Unreal, Unity and Godot.
+//!
 //! Row order everywhere: row 0 of the heightmap is the first row of the file (the top of an
 //! image, "north"). Engines that want the other way round (Unity RAW import) offer a flip.
 
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::{Error, Heightmap, Result};
 
 pub mod atomic;
+pub mod engine;
 #[cfg(feature = "exr")]
 pub mod exr;
 #[cfg(feature = "gltf")]

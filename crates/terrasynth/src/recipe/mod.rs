@@ -1,7 +1,7 @@
 //! Recipes: plain serde data describing a whole pipeline ([`Recipe`]), validated once into a
 //! runtime [`Pipeline`]; the [`registry()`] of every step with its
 //! [`ParamSpec`](crate::step::ParamSpec)s; built-in
-//! [`presets`]; per-step peak [`memory`] measurement.
+//! [`presets`].
 //!
 //! ```
 //! use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, registry};
@@ -11,9 +11,7 @@
 //! assert_eq!(out.terrain.height.width(), 33);
 //! ```
 
-pub mod engine;
 pub mod eval;
-pub mod memory;
 pub mod model;
 pub mod observe;
 pub mod pipeline;

@@ -5,7 +5,7 @@
 //! [`Pipeline::run_with`]: crate::recipe::Pipeline::run_with
 
 use crate::analyze::{Trace, epsilon, erosion_score};
-use crate::erode::Boundary;
+use crate::grid::Boundary;
 use crate::step::{Category, Terrain};
 use crate::{Grid, Result};
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use terrasynth_noise::rng::derive_seed;
 
-use crate::recipe::memory;
+use crate::memory;
 use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;

@@ -1,7 +1,8 @@
 //! Rendering: colour palettes ([`palette`]), hillshade and shaded relief ([`mod@hillshade`]),
-//! triangle meshes with level of detail ([`mesh`]). Output goes to files through [`crate::io`].
+//! triangle meshes with level of detail ([`mesh`]), and a tiny bitmap [`font`] for captions.
+//! Everything here returns pixels or vertices in memory; writing them to files is `io`'s job
+//! (a layer above, so `render` never imports it).
 
-pub mod biomes;
 pub mod font;
 pub mod hillshade;
 pub mod mesh;

@@ -9,7 +9,7 @@
 //!
 //! ```ignore
 //! #[global_allocator]
-//! static ALLOC: terrasynth::recipe::memory::CountingAlloc = terrasynth::recipe::memory::CountingAlloc;
+//! static ALLOC: terrasynth::memory::CountingAlloc = terrasynth::memory::CountingAlloc;
 //! ```
 //!
 //! Without it, [`is_active`] is false and the pipeline reports no memory figures (`None`).

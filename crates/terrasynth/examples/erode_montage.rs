@@ -1,15 +1,22 @@
-//! Before/after pictures of every erosion, for looking at (not run by default):
-//! `cargo test -p terrasynth --release --test erode_render -- --ignored`
-//! writes `/tmp/erode_montage.png` (tiles: base, thermal, thermal-olsen, olsen-erosion,
-//! hydraulic, hydraulic-olsen, droplets, droplets-sequential,
-//! stream-power) and one grayscale PNG per tile.
+//! Before/after pictures of every erosion, for looking at:
+//!
+//! ```text
+//! cargo run --release -p terrasynth --example erode_montage -- [out-dir]
+//! ```
+//!
+//! writes `<out-dir>/erode_montage.png` (hillshaded tiles: base, thermal, thermal-olsen,
+//! olsen-erosion, hydraulic, hydraulic-olsen, droplets, droplets-sequential, stream-power) and
+//! one grayscale PNG per tile, `erode_<name>.png` (default out-dir: `target/erode-montage`).
+
+use std::path::PathBuf;
 
 use terrasynth::erode::{
-    Boundary, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, Neighbourhood, OlsenEroder, StreamPowerEroder, StreamPowerParams,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
+    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
+    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
+    ThermalOlsenParams, ThermalParams,
 };
 use terrasynth::generate::{DiamondSquare, Generator};
+use terrasynth::grid::{Boundary, Neighbourhood};
 use terrasynth::{Grid, Progress};
 
 const N: usize = 256;
@@ -36,9 +43,9 @@ fn hillshade(h: &Grid<f64>, z: f64) -> Vec<u8> {
     out
 }
 
-#[test]
-#[ignore = "writes pictures to /tmp for visual checks"]
-fn render_before_after() {
+fn main() {
+    let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "target/erode-montage".into()));
+    std::fs::create_dir_all(&out).expect("create the output folder");
     let mut map = DiamondSquare::new(1.0, 1.0, 0).unwrap().generate(N, N, 42, &Progress::new()).unwrap();
     map.normalize();
     let talus = 4.0 / N as f64;
@@ -86,7 +93,7 @@ fn render_before_after() {
             surface.as_slice().iter().map(|&v| ((v - lo) / (hi - lo).max(1e-12) * 255.0) as u8).collect();
         image::GrayImage::from_raw(N as u32, N as u32, gray)
             .unwrap()
-            .save(format!("/tmp/erode_{name}.png"))
+            .save(out.join(format!("erode_{name}.png")))
             .unwrap();
         for y in 0..N {
             for x in 0..N {
@@ -96,5 +103,6 @@ fn render_before_after() {
         }
         println!("{name}: range {lo:.4}..{hi:.4}");
     }
-    montage.save("/tmp/erode_montage.png").unwrap();
+    montage.save(out.join("erode_montage.png")).unwrap();
+    println!("wrote {}", out.join("erode_montage.png").display());
 }
