@@ -301,37 +301,6 @@ pub(crate) fn perlin_angle2(
 mod tests {
     use super::*;
 
-    /// `Σ_c w_c · max_g |g·d_c|` over the 12 gradients: a bound of |improved noise| at a point.
-    fn corner_bound(p: [f64; 3], corners_z: &[f64]) -> f64 {
-        let g = [
-            [1., 1., 0.],
-            [-1., 1., 0.],
-            [1., -1., 0.],
-            [-1., -1., 0.],
-            [1., 0., 1.],
-            [-1., 0., 1.],
-            [1., 0., -1.],
-            [-1., 0., -1.],
-            [0., 1., 1.],
-            [0., -1., 1.],
-            [0., 1., -1.],
-            [0., -1., -1.],
-        ];
-        let mut tot = 0.0;
-        for cx in [0.0, 1.0] {
-            for cy in [0.0, 1.0] {
-                for &cz in corners_z {
-                    let d = [p[0] - cx, p[1] - cy, p[2] - cz];
-                    let wt = |t: f64, c: f64| if c == 1.0 { fade(t) } else { 1.0 - fade(t) };
-                    let w = wt(p[0], cx) * wt(p[1], cy) * wt(p[2], cz);
-                    let m = g.iter().map(|v| (v[0] * d[0] + v[1] * d[1] + v[2] * d[2]).abs());
-                    tot += w * m.fold(0.0, f64::max);
-                }
-            }
-        }
-        tot
-    }
-
     #[test]
     fn portable_cos_sin_matches_libm_closely() {
         for n in [24 * 2, 256] {
@@ -382,29 +351,5 @@ mod tests {
         assert!(best <= IMPROVED2_BOUND && best > IMPROVED2_BOUND - 1e-4, "{best}");
         let centre = bound(0.5, 0.5);
         assert!((centre - 0.5f64.sqrt() * C1).abs() < 1e-12, "{centre}");
-    }
-
-    #[test]
-    #[ignore = "dev helper: prints the dense-search bound behind IMPROVED_BOUND"]
-    fn print_improved_bounds() {
-        let n = 400;
-        let mut b2: f64 = 0.0;
-        for a in 0..=n {
-            for b in 0..=n {
-                let p = [a as f64 / n as f64, b as f64 / n as f64, 0.0];
-                b2 = b2.max(corner_bound(p, &[0.0]));
-            }
-        }
-        let n = 60;
-        let mut b3: f64 = 0.0;
-        for a in 0..=n {
-            for b in 0..=n {
-                for c in 0..=n {
-                    let p = [a, b, c].map(|v| v as f64 / n as f64);
-                    b3 = b3.max(corner_bound(p, &[0.0, 1.0]));
-                }
-            }
-        }
-        println!("improved bound of the 3D z = 0 slice = {b2:.6}, 3D = {b3:.6}");
     }
 }

@@ -307,23 +307,84 @@ fn bulk_dispatch_uses_the_best_level_of_the_cpu() {
     assert_eq!(Noise::bulk_simd_level(), "scalar");
 }
 
+/// The level forced in each child process of [`bulk_fill_obeys_a_forced_simd_level`], and what
+/// the child must report: `Some(level)` for a fill that works at that level, `None` for the
+/// `TERRASYNTH_SIMD` error.
+fn forced_levels() -> Vec<(&'static str, Vec<Option<&'static str>>)> {
+    #[cfg(target_arch = "x86_64")]
+    let (avx2, avx512) = (
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+        std::arch::is_x86_feature_detected!("avx512f"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (avx2, avx512) = (false, false);
+    let best = if avx512 {
+        // AVX-512 unless its self-check against AVX2 fails (never seen; not run on hardware yet).
+        vec![Some("avx512"), Some("avx2+fma")]
+    } else if avx2 {
+        vec![Some("avx2+fma")]
+    } else {
+        vec![Some("scalar")]
+    };
+    vec![
+        ("scalar", vec![Some("scalar")]),
+        ("avx2", vec![if avx2 { Some("avx2+fma") } else { None }]),
+        // A CPU with AVX-512F whose kernels failed the self-check refuses a forced `avx512`.
+        ("avx512", if avx512 { vec![Some("avx512"), None] } else { vec![None] }),
+        ("auto", best.clone()),
+        ("", best),
+        ("sse9", vec![None]),
+    ]
+}
+
 #[test]
 fn bulk_fill_obeys_a_forced_simd_level() {
-    // Run by hand: `TERRASYNTH_SIMD=scalar cargo test -p terrasynth-noise --test bulk_fill`
-    // (the variable is read once per process, so a test cannot set it for itself).
-    let Some(forced) = std::env::var_os("TERRASYNTH_SIMD") else { return };
-    let noise = spec(NoiseKind::Perlin, FractalKind::Fbm).build().unwrap();
-    let region = Region { x0: 0.3, y0: 0.2, dx: 0.1, dy: 0.1, width: 20, height: 3 };
-    let mut out = vec![0.0; 60];
-    match (forced.to_str().unwrap_or("?"), noise.fill(&region, &mut out)) {
-        ("scalar", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "scalar"),
-        ("avx2", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "avx2+fma"),
-        ("avx512", Ok(_)) => assert_eq!(Noise::bulk_simd_level(), "avx512"),
-        ("" | "auto", Ok(_)) => assert_ne!(Noise::bulk_simd_level(), "invalid TERRASYNTH_SIMD"),
-        (_, Ok(_)) => panic!("unexpected level {}", Noise::bulk_simd_level()),
-        (_, Err(e)) => {
+    // The variable is read once per process, so every value runs in a child process: this test
+    // binary again, running only `forced_simd_level_child` with `TERRASYNTH_SIMD` set.
+    let exe = std::env::current_exe().expect("test binary");
+    for (value, allowed) in forced_levels() {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "forced_simd_level_child",
+                "--exact",
+                "--include-ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("TERRASYNTH_SIMD", value)
+            .output()
+            .expect("run the test binary");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "TERRASYNTH_SIMD={value:?}: child failed\n{stdout}\n{stderr}");
+        assert!(stdout.contains("1 passed"), "TERRASYNTH_SIMD={value:?}: child test did not run\n{stdout}");
+        let report = stdout
+            .lines()
+            .find_map(|l| l.split_once("forced level: ").map(|(_, level)| level.trim()))
+            .unwrap_or_else(|| panic!("TERRASYNTH_SIMD={value:?}: no report\n{stdout}"));
+        let got = (report != "error").then_some(report);
+        assert!(allowed.contains(&got), "TERRASYNTH_SIMD={value:?}: got {report}, allowed {allowed:?}");
+    }
+}
+
+/// One forced level, in a child process of [`bulk_fill_obeys_a_forced_simd_level`]: a fill at
+/// that level equals the point path (or fails naming `TERRASYNTH_SIMD`), and the reported
+/// level is printed for the parent to check.
+#[test]
+#[ignore = "run by bulk_fill_obeys_a_forced_simd_level with TERRASYNTH_SIMD set"]
+fn forced_simd_level_child() {
+    assert!(std::env::var_os("TERRASYNTH_SIMD").is_some(), "run by bulk_fill_obeys_a_forced_simd_level");
+    let spec = spec(NoiseKind::Perlin, FractalKind::Fbm);
+    let region = Region { x0: 0.3, y0: 0.2, dx: 0.1, dy: 0.1, width: 37, height: 5 };
+    let mut out = vec![0.0; region.width * region.height];
+    match spec.build().unwrap().fill(&region, &mut out) {
+        Ok(_) => {
+            check_against_points(&spec, &region);
+            println!("forced level: {}", Noise::bulk_simd_level());
+        }
+        Err(e) => {
             assert!(e.to_string().contains("TERRASYNTH_SIMD"), "{e}");
             assert_eq!(Noise::bulk_simd_level(), "invalid TERRASYNTH_SIMD");
+            println!("forced level: error");
         }
     }
 }

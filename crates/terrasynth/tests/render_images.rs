@@ -1,8 +1,7 @@
 //! Rendering on a test terrain (a Gaussian island times value-noise fBm): colour maps, hillshade,
-//! shaded relief. Writes PNGs to `target/tmp/render/` for inspection and checks invariants:
-//! sea where the sea level says, soft (never black) shadows, thread-count independence.
-
-use std::path::PathBuf;
+//! shaded relief. Compares small renders with the committed golden PNGs in
+//! `tests/goldens/render/` and checks invariants: sea where the sea level says, soft (never
+//! black) shadows, thread-count independence.
 
 use terrasynth::Heightmap;
 use terrasynth::render::hillshade::{HillshadeOptions, hillshade, hillshade_u8, shade, shaded_relief};
@@ -34,8 +33,13 @@ fn value_noise(x: f32, y: f32, seed: u32) -> f32 {
 /// An island test terrain in metres (about −150..+450), cell size 8 m: a Gaussian island
 /// shape times 7 octaves of value-noise fBm (ridged in the upper octaves).
 fn terrain() -> Heightmap {
-    let c = N as f32;
-    Heightmap::from_fn(N, N, 8.0, |x, y| {
+    terrain_of_side(N)
+}
+
+/// [`terrain`] sampled on `n × n` cells (the same island at another resolution).
+fn terrain_of_side(n: usize) -> Heightmap {
+    let c = n as f32;
+    Heightmap::from_fn(n, n, 8.0, |x, y| {
         let (fx, fy) = (x as f32 / c, y as f32 / c);
         let g = |cx: f32, cy: f32, r: f32| {
             let (dx, dy) = (fx - cx, fy - cy);
@@ -54,26 +58,64 @@ fn terrain() -> Heightmap {
     .unwrap()
 }
 
-fn out_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("render");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// Side of the golden renders: small, so the committed PNGs stay a few kB each.
+const GOLDEN_SIDE: usize = 65;
+
+/// Compares `pixels` (`channels` per pixel) with the golden PNG `tests/goldens/render/<name>.png`
+/// after decoding it. On a mismatch writes `<name>.new.png` beside it and returns the name;
+/// with `UPDATE_GOLDENS=1` (re)writes the golden instead. Look at both pictures before
+/// accepting a change.
+#[cfg(feature = "png")]
+fn compare_with_golden(name: &str, channels: usize, pixels: &[u8]) -> Option<String> {
+    use std::path::{Path, PathBuf};
+
+    use terrasynth::io::png::{write_gray8, write_rgb8};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/goldens/render");
+    let write = |path: &Path| {
+        let n = GOLDEN_SIDE;
+        if channels == 3 { write_rgb8(path, n, n, pixels) } else { write_gray8(path, n, n, pixels) }
+            .expect("write png");
+    };
+    let golden = dir.join(format!("{name}.png"));
+    let new = dir.join(format!("{name}.new.png"));
+    if std::env::var_os("UPDATE_GOLDENS").is_some() {
+        std::fs::create_dir_all(&dir).expect("golden dir");
+        write(&golden);
+        let _ = std::fs::remove_file(&new);
+        return None;
+    }
+    let decoded = image::open(&golden)
+        .map(|img| if channels == 3 { img.to_rgb8().into_raw() } else { img.to_luma8().into_raw() });
+    match decoded {
+        Ok(want) if want == pixels => {
+            let _ = std::fs::remove_file(&new);
+            None
+        }
+        _ => {
+            write(&new);
+            Some(format!("{} (see {})", golden.display(), new.display()))
+        }
+    }
 }
 
 #[cfg(feature = "png")]
 #[test]
-fn writes_colour_hillshade_and_shaded_pngs() {
-    use terrasynth::io::png::{write_gray8, write_rgb8};
-    let map = terrain();
-    let dir = out_dir();
+fn colour_hillshade_and_shaded_renders_match_the_goldens() {
+    let map = terrain_of_side(GOLDEN_SIDE);
     let opts = HillshadeOptions::default();
+    let mut mismatches = Vec::new();
     for name in Palette::NAMES {
         let p = Palette::named(name).unwrap();
-        write_rgb8(dir.join(format!("colour_{name}.png")), N, N, &p.colorize(&map, Some(SEA))).unwrap();
+        mismatches.extend(compare_with_golden(&format!("colour_{name}"), 3, &p.colorize(&map, Some(SEA))));
         let shaded = shaded_relief(&map, &p, &opts, Some(SEA)).unwrap();
-        write_rgb8(dir.join(format!("shaded_{name}.png")), N, N, &shaded).unwrap();
+        mismatches.extend(compare_with_golden(&format!("shaded_{name}"), 3, &shaded));
     }
-    write_gray8(dir.join("hillshade.png"), N, N, &hillshade_u8(&map, &opts, None).unwrap()).unwrap();
+    mismatches.extend(compare_with_golden("hillshade", 1, &hillshade_u8(&map, &opts, None).unwrap()));
+    assert!(
+        mismatches.is_empty(),
+        "renders differ from the goldens (rerun with UPDATE_GOLDENS=1 to accept):\n{}",
+        mismatches.join("\n")
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Tests of the SIMD levels that integration tests cannot reach: the 16-lane kernels through
 //! their AVX2 emulation ([`SimdLevel::Avx2x2`]), the self-check, and the `TERRASYNTH_SIMD`
-//! override. Skipped (they return early) on CPUs without AVX2 and FMA.
+//! override. On CPUs without AVX2 and FMA the AVX2 tests cannot run: each prints a `SKIPPED`
+//! line on stderr (shown with `--nocapture`) and returns; the scalar path's bits are still
+//! checked there by the scalar goldens of `tests/bulk_golden.rs`, and CI runs the noise tests
+//! a second time with `TERRASYNTH_SIMD=scalar`.
 
 use super::{SIMD_ENV, SimdLevel, choose_level, kernels_agree};
 use crate::{Noise, NoiseError, NoiseFn, NoiseSpec, Region};
@@ -45,13 +48,20 @@ fn fill(noise: &Noise, region: &Region, level: SimdLevel) -> (Vec<f32>, (f32, f3
     (out, range)
 }
 
-fn avx2_present() -> bool {
-    SimdLevel::Avx2.available()
+/// Whether AVX2 and FMA are present; if not, says on stderr that `test` is skipped.
+fn avx2_present_or_skip(test: &str) -> bool {
+    let present = SimdLevel::Avx2.available();
+    if !present {
+        eprintln!(
+            "SKIPPED {test}: this CPU lacks AVX2+FMA (the scalar bits are checked by tests/bulk_golden.rs)"
+        );
+    }
+    present
 }
 
 #[test]
 fn sixteen_lane_kernels_give_the_avx2_bits() {
-    if !avx2_present() {
+    if !avx2_present_or_skip("sixteen_lane_kernels_give_the_avx2_bits") {
         return;
     }
     for text in specs() {
@@ -69,7 +79,7 @@ fn sixteen_lane_kernels_give_the_avx2_bits() {
 
 #[test]
 fn sixteen_lane_kernels_equal_the_point_path() {
-    if !avx2_present() {
+    if !avx2_present_or_skip("sixteen_lane_kernels_equal_the_point_path") {
         return;
     }
     for text in specs() {
@@ -94,7 +104,7 @@ fn sixteen_lane_kernels_equal_the_point_path() {
 
 #[test]
 fn sixteen_lane_kernels_are_identical_for_any_thread_count() {
-    if !avx2_present() {
+    if !avx2_present_or_skip("sixteen_lane_kernels_are_identical_for_any_thread_count") {
         return;
     }
     let region = Region { x0: -17.3, y0: 4.1, dx: 0.11, dy: 0.13, width: 131, height: 67 };
@@ -113,7 +123,7 @@ fn sixteen_lane_kernels_are_identical_for_any_thread_count() {
 
 #[test]
 fn self_check_compares_levels_bit_for_bit() {
-    if !avx2_present() {
+    if !avx2_present_or_skip("self_check_compares_levels_bit_for_bit") {
         return;
     }
     // The 16-lane emulation passes the check that guards AVX-512 ...
@@ -178,7 +188,7 @@ fn reported_level_is_the_level_in_use() {
     }
     let expected = if SimdLevel::Avx512.available() && kernels_agree(SimdLevel::Avx512, SimdLevel::Avx2) {
         "avx512"
-    } else if avx2_present() {
+    } else if SimdLevel::Avx2.available() {
         "avx2+fma"
     } else {
         "scalar"
