@@ -130,6 +130,7 @@ impl Avx2 {
 
 // SAFETY (every `unsafe` block in this impl): an `Avx2` exists only when the CPU has AVX2
 // and FMA (`Avx2::new`); pointer arguments are the caller's contract.
+#[allow(clippy::undocumented_unsafe_blocks, reason = "the one SAFETY comment above covers every block")]
 impl Lanes for Avx2 {
     const N: usize = 8;
     type F = __m256;
@@ -276,6 +277,7 @@ macro_rules! halves {
 
 // SAFETY (every `unsafe` block in this impl): as for `Avx2`; the 16-value pointer contracts
 // cover both 8-value halves.
+#[allow(clippy::undocumented_unsafe_blocks, reason = "the one SAFETY comment above covers every block")]
 impl Lanes for Avx2x2 {
     const N: usize = 16;
     type F = [__m256; 2];
@@ -431,6 +433,7 @@ impl Avx512 {
 // SAFETY (every `unsafe` block in this impl): an `Avx512` exists only when the CPU has
 // AVX-512F (`Avx512::new`); pointer arguments are the caller's contract. Only AVX-512F
 // instructions are used (float xor is done on the integer side, `vpxord`, not DQ's `vxorps`).
+#[allow(clippy::undocumented_unsafe_blocks, reason = "the one SAFETY comment above covers every block")]
 impl Lanes for Avx512 {
     const N: usize = 16;
     type F = __m512;

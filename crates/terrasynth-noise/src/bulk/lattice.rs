@@ -339,12 +339,14 @@ pub(crate) unsafe fn row_simd<V: Lanes>(
     match write {
         Write::Value => {
             for (k, o) in chunks {
+                // SAFETY: `k < padded_len / N` (see above) and `o` holds N values.
                 unsafe { v.store(o.as_mut_ptr(), noise_vector(v, &src, k)) }
             }
         }
         Write::Weighted(w) => {
             let w = v.splat(w);
             for (k, o) in chunks {
+                // SAFETY: as for `Write::Value`.
                 unsafe { v.store(o.as_mut_ptr(), v.mul(w, noise_vector(v, &src, k))) }
             }
         }
@@ -352,6 +354,7 @@ pub(crate) unsafe fn row_simd<V: Lanes>(
             let w = v.splat(w);
             for (k, o) in chunks {
                 let o = o.as_mut_ptr();
+                // SAFETY: as for `Write::Value`.
                 unsafe { v.store(o, v.add(v.load(o), v.mul(w, noise_vector(v, &src, k)))) }
             }
         }
@@ -378,7 +381,7 @@ struct RowSource {
 #[inline(always)]
 unsafe fn noise_vector<V: Lanes>(v: V, src: &RowSource, k: usize) -> V::F {
     let i = k * V::N;
-    // SAFETY (all loads below): `i + N <= padded_len`, the plan arrays have `padded_len`
+    // SAFETY: (all loads below) `i + N <= padded_len`, the plan arrays have `padded_len`
     // entries (`chunk_base` one per vector); slots are `< cols.len() − 1`, and `a`/`b` hold
     // `cols.len() + ROW_PAD` entries, so a window of `N ≤ ROW_PAD` values at `base` and a
     // gather at any slot + 1 are in bounds; window indices are in `0..N` (checked when the

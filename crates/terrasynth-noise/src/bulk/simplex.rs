@@ -280,6 +280,7 @@ unsafe fn row_simd<V: Lanes>(
         Write::Set(f) => {
             let f = v.splat(f);
             for k in (0..len).step_by(V::N) {
+                // SAFETY: `k + N <= len` (see above).
                 unsafe {
                     v.store(
                         out.as_mut_ptr().add(k),
@@ -291,7 +292,9 @@ unsafe fn row_simd<V: Lanes>(
         Write::Add(f) => {
             let f = v.splat(f);
             for k in (0..len).step_by(V::N) {
+                // SAFETY: `k + N <= len` (see above).
                 let o = unsafe { out.as_mut_ptr().add(k) };
+                // SAFETY: `o` points to N values of `out` (see above).
                 unsafe { v.store(o, v.fma(sum_vector(v, &cc, cols, row_fa, row_fb, row_h, k), f, v.load(o))) }
             }
         }
