@@ -7,18 +7,16 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use terrasynth::export::{self, ExportOptions};
 use terrasynth::io::engine::Engine;
-use terrasynth::memory;
 use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
 use terrasynth::recipe::{
     ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, preset, registry,
 };
-
-use crate::outputs;
 
 /// Most worker threads `--threads` accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -62,7 +60,8 @@ pub struct GenerateArgs {
     pub out: PathBuf,
 }
 
-/// Parses `WxH` or `N` (a square).
+/// Parses `--size` of `generate` and `noise`: `WxH` or `N` (a square), each side in
+/// 2..=[`MAX_RECIPE_SIDE`].
 pub fn parse_size(text: &str) -> anyhow::Result<(usize, usize)> {
     let bad = || {
         anyhow::anyhow!(
@@ -139,7 +138,7 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
     if args.out.exists() && !args.out.is_dir() {
         bail!("--out {}: exists and is not a folder", args.out.display());
     }
-    outputs::check_recipe_outputs(&recipe)?;
+    export::check_recipe(&recipe)?;
     let pipeline = Pipeline::new(recipe, &registry())?;
     Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace })
 }
@@ -187,24 +186,23 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .context("cannot start the worker threads")?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let (run, log) = pool.install(|| run_pipeline(&plan, show_bar))?;
-    let (written, seconds) = pool.install(|| -> anyhow::Result<_> {
-        let started = Instant::now();
-        memory::reset_peak();
-        // Everything that can fail on the terrain is checked here, before --out is touched.
-        let prepared = outputs::prepare(&plan, &run, log)?;
-        std::fs::create_dir_all(&plan.out)
-            .with_context(|| format!("cannot create --out {}", plan.out.display()))?;
-        let written = outputs::write(&plan, &run, &prepared, started)?;
-        Ok((written, started.elapsed().as_secs_f64()))
-    })?;
+    let opts = ExportOptions {
+        engine: plan.engine,
+        threads: plan.threads,
+        erosion_scores: Some(serde_json::to_value(&log.scores)?),
+        trace: plan.trace.map(|_| serde_json::to_value(&log.trace)).transpose()?,
+        progress: Default::default(),
+    };
+    // Everything that can fail on the terrain is checked before --out is created or touched.
+    let report = pool.install(|| export::write(&plan.out, &run, &plan.pipeline, &opts))?;
     if show_bar {
         eprintln!(
             "terrasynth: wrote {} files to {} in {:.2} s (pipeline {:.2} s, outputs {:.2} s)",
-            written.files.len(),
+            report.files.len() + 1,
             plan.out.display(),
-            run.seconds + seconds,
+            report.run.total_seconds,
             run.seconds,
-            seconds
+            report.run.outputs.seconds
         );
     }
     Ok(())

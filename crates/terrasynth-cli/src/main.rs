@@ -5,8 +5,6 @@ mod eval;
 mod generate;
 mod listing;
 mod noise_cmd;
-mod outputs;
-mod water;
 
 use clap::{Parser, Subcommand};
 

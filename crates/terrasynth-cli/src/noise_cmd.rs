@@ -9,6 +9,8 @@ use clap::Args;
 use terrasynth::Heightmap;
 use terrasynth::noise::{Noise, NoiseFn, NoiseSpec, Region};
 
+use crate::generate::parse_size;
+
 /// Arguments of `terrasynth sample`.
 #[derive(Args, Debug)]
 pub struct SampleArgs {
@@ -24,7 +26,8 @@ pub struct NoiseArgs {
     /// The noise, as an inline TOML table, or `help` to list kinds and parameters.
     #[arg(long)]
     pub noise: String,
-    /// Image size in samples, `WxH` (e.g. `512x512`).
+    /// Image size in samples, `WxH` or `N` for a square (e.g. `512x512`), each side in
+    /// 2..=32769 (as `generate --size`).
     #[arg(long, default_value = "512x512")]
     pub size: String,
     /// Sample-space position of the top-left pixel, `X,Y`.
@@ -84,14 +87,6 @@ fn sample_line(noise: &Noise, line: &str) -> anyhow::Result<f64> {
     }
 }
 
-/// Parses `WxH`.
-fn parse_size(text: &str) -> anyhow::Result<(usize, usize)> {
-    let parsed = text
-        .split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((w.trim().parse::<usize>().ok()?, h.trim().parse::<usize>().ok()?)));
-    parsed.with_context(|| format!("--size {text:?}: expected WxH, e.g. 512x512"))
-}
-
 /// Parses `X,Y` (finite).
 fn parse_origin(text: &str) -> anyhow::Result<(f64, f64)> {
     let parsed = text
@@ -128,10 +123,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_sizes_and_origins() {
-        assert_eq!(parse_size("640x480").unwrap(), (640, 480));
-        assert!(parse_size("640").is_err());
-        assert!(parse_size("-1x5").is_err());
+    fn parses_origins() {
         assert_eq!(parse_origin("-3.5, 2").unwrap(), (-3.5, 2.0));
         assert!(parse_origin("nan,0").is_err());
     }

@@ -115,8 +115,8 @@ fn noise_refuses_absurd_sizes_and_bad_flags() {
         "",
     );
     assert_one_line_error(&out, &["5000000x5000000"]);
-    let out = terrasynth(&["noise", "--noise", "{}", "--size", "64", "--out", "x.png"], "");
-    assert_one_line_error(&out, &["--size"]);
+    let out = terrasynth(&["noise", "--noise", "{}", "--size", "64x", "--out", "x.png"], "");
+    assert_one_line_error(&out, &["--size", "64x", "2..=32769"]);
     let out = terrasynth(&["noise", "--noise", "{}", "--spacing", "0", "--out", "x.png"], "");
     assert_one_line_error(&out, &["--spacing"]);
 }

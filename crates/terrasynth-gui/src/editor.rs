@@ -715,7 +715,7 @@ impl Editor {
             && let Some(t) = &self.terrain
         {
             self.water_pending = Some(self.version);
-            self.worker.start_water(self.version, t.height.clone(), t.sea_level, self.doc.sources());
+            self.worker.start_water(self.version, t.clone(), self.doc.sources());
         }
     }
 

@@ -131,7 +131,7 @@ fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: us
         }
         ViewMode::Water => {
             let i = y * map.width() + x;
-            let lake = style.water.is_some_and(|w| w.lake_labels.as_slice()[i] != 0);
+            let lake = style.water.is_some_and(|w| w.is_fresh(i));
             if hv < style.sea_level {
                 Color32::from_rgb(25, 60, 130)
             } else if lake {

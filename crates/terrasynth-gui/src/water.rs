@@ -1,33 +1,55 @@
-//! Water layers the 2D view draws: lakes, rivers traced from the user's sources, and D8 flow
-//! accumulation. Recomputed off the UI thread after every edit.
+//! Water layers the 2D view draws: the lakes, rivers and D8 flow accumulation that the export
+//! writes (built by the library's one hydrology layer builder, `terrasynth::hydro::WaterLayers`,
+//! the same call `water.png`, `flow.png` and `rivers.geojson` come from), plus the rivers
+//! traced from the user's sources. Recomputed off the UI thread after every edit.
 
-use terrasynth::hydro::{D8Router, RiverMode, RiverTracer};
+use terrasynth::hydro::{River, RiverMode, RiverTracer, WaterLayers};
+use terrasynth::render::water::stamp_rivers;
+use terrasynth::step::Terrain;
 use terrasynth::{Grid, Heightmap, Result};
 
-/// Lakes, rivers from sources and flow accumulation of one heightmap.
+/// Lakes, rivers and flow accumulation of one terrain, as the export draws them, and the
+/// rivers traced from sources.
 #[derive(Clone, Debug)]
 pub struct Water {
-    /// Lake id per cell (0 = dry), from the exact depression fill (seed 004 §9 lakes).
+    /// Lake id per cell (0 = dry): the export's lakes (the recipe's `lakes` step, else the
+    /// depressions covering at least max(4, cells / 2000) cells).
     pub lake_labels: Grid<u32>,
+    /// The export's river network (the recipe's `rivers` step, else the `rivers` step's rule
+    /// with its defaults), polylines in grid coordinates.
+    pub network: Vec<River>,
+    /// Cells the network covers, stamped at channel width as in `water.png`.
+    pub river_cells: Vec<bool>,
     /// One polyline of cells per river source, downstream order.
     pub rivers: Vec<Vec<(usize, usize)>>,
-    /// `ln(1 + drainage area in cells)` per cell, D8 on the ε-filled surface.
+    /// `ln(1 + drainage area in cells)` per cell: the export's flow layer (`flow.png`).
     pub log_flow: Heightmap,
 }
 
 impl Water {
-    /// Fills `map` (outlets: the edge and cells below `sea_level`), finds its lakes, traces a
+    /// Builds the export's hydrology layers of `terrain` ([`WaterLayers::build`]) and traces a
     /// river from each source with D8 steepest descent on the filled surface
-    /// ([`RiverMode::Filled`]: rivers cross lakes and always reach the sea or the edge), and
-    /// accumulates D8 flow.
-    pub fn compute(map: &Heightmap, sea_level: f32, sources: &[(usize, usize)]) -> Result<Self> {
-        let tracer = RiverTracer::new(map, sea_level)?;
+    /// ([`RiverMode::Filled`]: rivers cross lakes and always reach the sea or the edge).
+    pub fn compute(terrain: &Terrain, sources: &[(usize, usize)]) -> Result<Self> {
+        let map = &terrain.height;
+        let (w, h, cs) = (map.width(), map.height(), map.cell_size());
+        let layers = WaterLayers::build(terrain)?;
         let mut rivers = Vec::with_capacity(sources.len());
-        for &s in sources {
-            rivers.push(tracer.trace(s, RiverMode::Filled)?.cells);
+        if !sources.is_empty() {
+            let tracer = RiverTracer::new(map, terrain.sea_level)?;
+            for &s in sources {
+                rivers.push(tracer.trace(s, RiverMode::Filled)?.cells);
+            }
         }
-        let flow = D8Router.d8(tracer.filled(), sea_level)?.accumulate(None)?;
-        let log_flow: Heightmap = flow.map(|&a| (1.0 + a).ln() as f32);
-        Ok(Self { lake_labels: tracer.lakes().labels.clone(), rivers, log_flow })
+        let mut river_cells = vec![false; w * h];
+        stamp_rivers(w, h, &layers.rivers, |i, _| river_cells[i] = true);
+        let log_flow = Heightmap::from_vec(w, h, cs, layers.flow.iter().map(|&a| a.max(0.0).ln_1p()).collect())?;
+        let lake_labels = Grid::from_vec(w, h, cs, layers.lake_labels.into_owned())?;
+        Ok(Self { lake_labels, network: layers.rivers.into_owned(), river_cells, rivers, log_flow })
+    }
+
+    /// Whether cell `i` (row-major) is fresh water: a lake or a river of the network.
+    pub fn is_fresh(&self, i: usize) -> bool {
+        self.lake_labels.as_slice()[i] != 0 || self.river_cells[i]
     }
 }

@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use terrasynth::analyze::epsilon;
 use terrasynth::recipe::{PipelineProgress, StepEntry};
 use terrasynth::step::Terrain;
-use terrasynth::{Heightmap, Result};
+use terrasynth::Result;
 
 use crate::document::{Document, preview_recipe, run_erosion};
 use crate::water::Water;
@@ -169,15 +169,14 @@ impl Worker {
     pub fn start_water(
         &mut self,
         map_gen: u64,
-        map: Heightmap,
-        sea_level: f32,
+        terrain: Terrain,
         sources: Vec<(usize, usize)>,
     ) {
         self.water_running += 1;
         let tx = self.tx.clone();
         let waker = self.waker.clone();
         std::thread::spawn(move || {
-            let r: Result<Water> = Water::compute(&map, sea_level, &sources);
+            let r: Result<Water> = Water::compute(&terrain, &sources);
             let msg = match r {
                 Ok(water) => JobResult::Water { map_gen, water },
                 Err(e) => JobResult::Failed { id: 0, message: format!("water: {e}"), cancelled: false },

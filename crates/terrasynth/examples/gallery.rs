@@ -440,6 +440,7 @@ fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
     let palette = recipe.palette.resolve()?;
     let out = Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())?;
     let t = &out.terrain;
+    let hydro = t.layers.get::<terrasynth::hydro::HydroLayers>().cloned().unwrap_or_default();
     let metres: Heightmap = t.height.map(|&v| (v as f64 * scale) as f32);
     let sea = Some((t.sea_level as f64 * scale) as f32);
     let opts = HillshadeOptions::default();
@@ -447,7 +448,7 @@ fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
     let hs = hillshade(&metres, &opts, sea)?;
     let mut rgb = shade(&colour, &hs, &opts)?;
     let (w, h) = (metres.width(), metres.height());
-    if let Some(labels) = &t.hydro.lake_labels {
+    if let Some(labels) = &hydro.lake_labels {
         for (i, &id) in labels.as_slice().iter().enumerate() {
             if id != 0 {
                 let px = &mut rgb[i * 3..i * 3 + 3];
@@ -457,7 +458,7 @@ fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
             }
         }
     }
-    for river in &t.hydro.rivers {
+    for river in &hydro.rivers {
         for seg in river.points.windows(2) {
             let (a, b) = (&seg[0], &seg[1]);
             let r = (0.5 * a.width.max(1.0)).min(4.0);

@@ -64,6 +64,29 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A terrain that cannot be exported (empty, or with non-finite heights or sea level).
+    #[error("{reason}")]
+    InvalidTerrain {
+        /// What is wrong, in words.
+        reason: String,
+    },
+    /// A `mesh.glb` would be over glTF's 4 GiB limit (checked before anything is written).
+    #[error(
+        "mesh.glb of a {width}x{height} map at lod {lod} would be {gib:.2} GiB, over the 4 GiB limit of GLB: \
+         use --lod {min_lod} or more (or exports.lod), or set exports.glb = false"
+    )]
+    GlbTooLarge {
+        /// Map width in cells.
+        width: usize,
+        /// Map height in cells.
+        height: usize,
+        /// The mesh LOD asked for.
+        lod: u32,
+        /// The GLB's size in GiB.
+        gib: f64,
+        /// The smallest LOD whose GLB fits.
+        min_lod: u32,
+    },
     /// The job was cancelled through its [`crate::Progress`].
     #[error("cancelled")]
     Cancelled,

@@ -20,6 +20,7 @@
 pub mod analyze;
 pub mod erode;
 mod error;
+pub mod export;
 pub mod generate;
 pub mod grid;
 pub mod hydro;

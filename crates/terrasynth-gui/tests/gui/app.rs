@@ -205,31 +205,43 @@ fn an_invalid_parameter_shows_an_error_and_keeps_the_map() {
     assert_eq!(h.state().height_bytes(), bytes);
 }
 
+/// The Water view shows the lakes and rivers the export writes: every land cell of the
+/// exported water.png is coloured exactly where the editor's water layer has a lake or a
+/// river, and lakes away from rivers have water.png's lake colour. (That the export's files
+/// are `generate`'s, byte for byte, is checked by the CLI's tests/editor_export.rs.)
 #[test]
-fn export_writes_the_generate_outputs() {
+fn the_water_view_shows_the_lakes_and_rivers_the_export_writes() {
     let dir = temp_dir("export");
     let mut h = app_harness();
+    h.state_mut().view.mode = terrasynth_gui::maprender::ViewMode::Water;
+    wait_idle(&mut h);
     click_label(&mut h, "Export…");
     h.state_mut().export_dir = dir.display().to_string();
     click_label(&mut h, "Export now");
     wait_idle(&mut h);
     assert_eq!(h.state().error, None);
-    for f in [
-        "height.png",
-        "height.r16",
-        "height.exr",
-        "height.tif",
-        "color.png",
-        "shaded.png",
-        "mesh.glb",
-        "recipe.toml",
-        "project.tsproj",
-    ] {
-        assert!(dir.join(f).exists(), "{f} missing; wrote {:?}", h.state().exported);
+    for f in ["water.png", "flow.png", "biomes.png", "splat.png", "rivers.geojson", "report.json", "project.tsproj"] {
+        assert!(h.state().exported.iter().any(|e| e == f), "{f} missing; wrote {:?}", h.state().exported);
     }
-    let png = terrasynth::io::png::read_png(dir.join("height.png")).unwrap();
-    assert_eq!((png.width(), png.height()), (SIDE, SIDE));
-    assert_eq!(std::fs::metadata(dir.join("height.r16")).unwrap().len(), (SIDE * SIDE * 2) as u64);
+    let state = h.state();
+    let terrain = state.terrain.as_ref().expect("terrain");
+    let water = state.water.as_ref().expect("water layers computed for the Water view");
+    let png = image::open(dir.join("water.png")).unwrap().to_rgba8();
+    assert_eq!((png.width() as usize, png.height() as usize), (SIDE, SIDE));
+    let (mut fresh, mut lakes) = (0, 0);
+    for (i, (&z, px)) in terrain.height.as_slice().iter().zip(png.pixels()).enumerate() {
+        if z < terrain.sea_level {
+            continue;
+        }
+        assert_eq!(px.0[3] != 0, water.is_fresh(i), "cell {i}: water.png {:?}", px.0);
+        fresh += usize::from(water.is_fresh(i));
+        if water.lake_labels.as_slice()[i] != 0 && !water.river_cells[i] {
+            assert_eq!(px.0, terrasynth::render::water::LAKE_RGBA, "cell {i}");
+            lakes += 1;
+        }
+    }
+    assert!(fresh > 0 && !water.network.is_empty(), "no rivers on the test map");
+    assert!(lakes > 0, "no lake away from rivers on the test map");
 }
 
 #[test]

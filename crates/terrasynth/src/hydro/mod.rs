@@ -8,7 +8,11 @@
 //! - [`StreamPowerRouter`]: the same D8 routing over `f64` heights with an outlet mask, on a
 //!   reusable workspace (receivers, stack, drainage area), for stream power erosion.
 //! - [`find_lakes`] → [`LakeMap`] of [`Lake`]s; [`extract_rivers`] → [`River`]s,
-//!   [`carve_rivers`]; [`river_from_source`] / [`RiverTracer`] for user-placed sources.
+//!   [`carve_rivers`], [`strahler_orders`]; [`river_from_source`] / [`RiverTracer`] for
+//!   user-placed sources.
+//! - [`FlowGraph`] (fill + D8 + accumulation, computed once per terrain state) and
+//!   [`WaterLayers`]: the one builder of the lakes, rivers and flow that the outputs and the
+//!   editor draw.
 //!
 //! The standard chain (fill with ε → D8 → accumulate):
 //! ```
@@ -26,6 +30,7 @@ mod fill;
 mod flood;
 mod flow;
 mod lakes;
+mod layers;
 mod rivers;
 mod routing;
 mod squig;
@@ -34,16 +39,21 @@ mod steps;
 pub use fill::DepressionFiller;
 pub use flow::{D8Router, DInfinity, FlowField};
 pub use lakes::{Lake, LakeMap, find_lakes, lakes_from_fill};
+pub use layers::{
+    FlowGraph, FlowPart, LakePart, WaterLayers, computed_lake_min_area, default_max_width, default_river_threshold,
+};
 pub use rivers::{
-    River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, extract_rivers,
-    river_from_source,
+    River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, carve_rivers_scaled,
+    extract_rivers, river_from_source, strahler_orders,
 };
 pub use routing::StreamPowerRouter;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
 pub use steps::steps;
 
-/// Hydrology layers a pipeline carries on its [`Terrain`](crate::step::Terrain) for outputs
-/// to draw: set by the `rivers`, `lakes` and `squig-rivers` steps.
+/// Hydrology layers the `rivers`, `lakes` and `squig-rivers` steps leave on the
+/// [`Terrain`](crate::step::Terrain), in its layer store:
+/// `terrain.layers.get::<HydroLayers>()` ([`crate::step::Layers`]). The outputs read them
+/// through [`WaterLayers`], which computes what a recipe's steps did not make.
 #[derive(Clone, Debug, Default)]
 pub struct HydroLayers {
     /// River polylines (grid coordinates, upstream first), from `rivers` or `squig-rivers`.

@@ -7,6 +7,8 @@
 //! `width = max_width · (A / A_max)^0.5` cells and `depth = carve_depth · (A / A_max)^0.4`,
 //! where `A_max` is the largest accumulation on the map.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::fill::{DepressionFiller, check_dem};
@@ -151,6 +153,73 @@ pub fn carve_rivers(terrain: &mut Heightmap, rivers: &[River], carve_depth: f32)
         }
     }
     Ok(())
+}
+
+/// Carves `rivers` (heights in height units) into `metres`, a copy of the terrain in metres
+/// (height units × `height_scale_m`): the river heights are scaled to metres, then
+/// [`carve_rivers`] cuts each river cell to at most its water surface minus
+/// `depth_m · (Q / Q_max)^0.4`. Returns the carved copy (the mesh of `exports.carve-mesh`).
+pub fn carve_rivers_scaled(
+    metres: &Heightmap,
+    rivers: &[River],
+    height_scale_m: f64,
+    depth_m: f32,
+) -> Result<Heightmap> {
+    let mut out = metres.clone();
+    let scaled: Vec<River> = rivers
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            for p in &mut r.points {
+                p.height = (p.height as f64 * height_scale_m) as f32;
+            }
+            r
+        })
+        .collect();
+    carve_rivers(&mut out, &scaled, depth_m)?;
+    Ok(out)
+}
+
+/// Strahler order (Strahler 1957) at every river vertex, from the network the polylines form
+/// (vertices rounded to cells; a river's last vertex is the junction with the river it joins).
+/// Sources have order 1; where two or more branches of the highest incoming order meet, the
+/// order grows by one. Returns one order per vertex of each river.
+pub fn strahler_orders(rivers: &[River]) -> Vec<Vec<u32>> {
+    let key = |x: f32, y: f32| (y.round() as i64, x.round() as i64);
+    let mut donors: BTreeMap<(i64, i64), Vec<(i64, i64)>> = BTreeMap::new();
+    let mut receiver: BTreeMap<(i64, i64), (i64, i64)> = BTreeMap::new();
+    for r in rivers {
+        for seg in r.points.windows(2) {
+            let (a, b) = (key(seg[0].x, seg[0].y), key(seg[1].x, seg[1].y));
+            donors.entry(a).or_default();
+            if a != b && !receiver.contains_key(&a) {
+                receiver.insert(a, b);
+                donors.entry(b).or_default().push(a);
+            }
+        }
+    }
+    // Kahn's algorithm from the sources; nodes in a cycle (none for D8 rivers) get order 1.
+    let mut pending: BTreeMap<(i64, i64), usize> = donors.iter().map(|(k, d)| (*k, d.len())).collect();
+    let mut order: BTreeMap<(i64, i64), u32> = BTreeMap::new();
+    let mut ready: Vec<(i64, i64)> = pending.iter().filter(|(_, n)| **n == 0).map(|(k, _)| *k).collect();
+    while let Some(node) = ready.pop() {
+        let ins: Vec<u32> = donors[&node].iter().map(|d| order.get(d).copied().unwrap_or(1)).collect();
+        let top = ins.iter().copied().max().unwrap_or(1);
+        let o = if ins.iter().filter(|&&v| v == top).count() >= 2 { top + 1 } else { top };
+        order.insert(node, o);
+        if let Some(r) = receiver.get(&node)
+            && let Some(n) = pending.get_mut(r)
+        {
+            *n -= 1;
+            if *n == 0 {
+                ready.push(*r);
+            }
+        }
+    }
+    rivers
+        .iter()
+        .map(|r| r.points.iter().map(|p| order.get(&key(p.x, p.y)).copied().unwrap_or(1)).collect())
+        .collect()
 }
 
 /// How [`river_from_source`] walks.
@@ -326,4 +395,66 @@ pub fn river_from_source(
 ) -> Result<SourceRiver> {
     check_dem(dem)?;
     RiverTracer::new(dem, sea_level)?.trace(source, mode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn river(cells: &[(i32, i32)]) -> River {
+        let points = cells
+            .iter()
+            .map(|&(x, y)| RiverPoint { x: x as f32, y: y as f32, height: 0.0, discharge: 1.0, width: 1.0 })
+            .collect();
+        River { points }
+    }
+
+    /// A hand-drawn network (cells as (column, row), rows going down to the outlet):
+    /// ```text
+    /// a(0,0)  b(2,0)        d(6,0)  e(8,0)
+    ///     \    /                \    /
+    ///     (1,1) order 2         (7,1) order 2
+    ///        \                    /
+    ///         `----> (4,5) <-----'   order 3
+    ///                  |   f(6,6) order 1
+    ///                (4,7) <--'      stays 3
+    ///                  |
+    ///                (4,8) outlet
+    /// ```
+    #[test]
+    fn strahler_orders_of_a_hand_drawn_network() {
+        let rivers = vec![
+            // a: source to the junction with b, then on to the trunk junction and the outlet.
+            river(&[(0, 0), (1, 1), (1, 2), (2, 3), (3, 4), (4, 5), (4, 6), (4, 7), (4, 8)]),
+            // b: source to its junction with a.
+            river(&[(2, 0), (1, 1)]),
+            // d: source down to the trunk junction.
+            river(&[(6, 0), (7, 1), (7, 2), (6, 3), (5, 4), (4, 5)]),
+            // e: source to its junction with d.
+            river(&[(8, 0), (7, 1)]),
+            // f: a short source joining the trunk.
+            river(&[(6, 6), (5, 7), (4, 7)]),
+        ];
+        let orders = strahler_orders(&rivers);
+        assert_eq!(orders[0], vec![1, 2, 2, 2, 2, 3, 3, 3, 3]);
+        assert_eq!(orders[1], vec![1, 2]);
+        assert_eq!(orders[2], vec![1, 2, 2, 2, 2, 3]);
+        assert_eq!(orders[3], vec![1, 2]);
+        assert_eq!(orders[4], vec![1, 1, 3]);
+    }
+
+    #[test]
+    fn a_single_river_is_order_one_and_no_rivers_give_nothing() {
+        assert_eq!(strahler_orders(&[river(&[(0, 0), (1, 1), (2, 2)])]), vec![vec![1, 1, 1]]);
+        assert!(strahler_orders(&[]).is_empty());
+    }
+
+    #[test]
+    fn carving_scales_river_heights_to_metres() {
+        let metres = Heightmap::from_fn(5, 1, 1.0, |_, _| 100.0).unwrap();
+        let mut r = river(&[(2, 0)]);
+        r.points[0].height = 4.0; // 4 height units = 40 m at a scale of 10 m per unit
+        let carved = carve_rivers_scaled(&metres, &[r], 10.0, 5.0).unwrap();
+        assert_eq!(carved.as_slice(), &[100.0, 100.0, 35.0, 100.0, 100.0]);
+    }
 }

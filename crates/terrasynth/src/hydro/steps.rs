@@ -1,9 +1,10 @@
 //! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes`, `squig-rivers`.
 
+use super::HydroLayers;
 use super::fill::DepressionFiller;
-use super::flow::D8Router;
 use super::lakes::find_lakes;
-use super::rivers::{carve_rivers, extract_rivers};
+use super::layers::FlowGraph;
+use super::rivers::carve_rivers;
 use super::squig::SquigRivers;
 use crate::Result;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
@@ -18,7 +19,9 @@ const FILL: &[ParamSpec] = &[ParamSpec {
           cell drains; false gives the exact, flat-lake fill.",
 }];
 
-const RIVERS: &[ParamSpec] = &[
+/// Parameters of the `rivers` step (its defaults are also the rule of the layers the outputs
+/// compute for a recipe without one: `hydro::layers`).
+pub(super) const RIVERS: &[ParamSpec] = &[
     ParamSpec {
         name: "threshold",
         kind: K::Float { min: 1e-6, max: 1.0 },
@@ -126,20 +129,17 @@ struct RiversStep {
 
 impl Step for RiversStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        let filled = DepressionFiller::with_epsilon().fill(&terrain.height, terrain.sea_level)?;
-        ctx.progress.set(0.4);
         ctx.progress.check_cancelled()?;
-        let flow = D8Router.d8(&filled, terrain.sea_level)?;
-        let acc = flow.accumulate(None)?;
+        let graph = FlowGraph::new(&terrain.height, terrain.sea_level)?;
         ctx.progress.set(0.7);
         ctx.progress.check_cancelled()?;
-        let threshold = (self.threshold * terrain.height.len() as f64).max(1.0);
-        let rivers = extract_rivers(&filled, &flow, &acc, threshold, self.max_width)?;
+        let rivers = graph.rivers(self.threshold, self.max_width)?;
         if self.carve_depth > 0.0 {
             carve_rivers(&mut terrain.height, &rivers, self.carve_depth)?;
         }
-        terrain.hydro.flow = Some(acc.map(|&a| a as f32));
-        terrain.hydro.rivers = rivers;
+        let layers = terrain.layers.get_or_default::<HydroLayers>();
+        layers.flow = Some(graph.accumulation_f32());
+        layers.rivers = rivers;
         ctx.progress.set(1.0);
         Ok(())
     }
@@ -180,8 +180,9 @@ impl Step for LakesStep {
             }
         }
         terrain.water = Some(map.depth);
-        terrain.hydro.lake_labels = Some(map.labels);
-        terrain.hydro.lakes = map.lakes;
+        let layers = terrain.layers.get_or_default::<HydroLayers>();
+        layers.lake_labels = Some(map.labels);
+        layers.lakes = map.lakes;
         ctx.progress.set(1.0);
         Ok(())
     }
@@ -198,7 +199,7 @@ impl Step for SquigStep {
         let (w, h, cs) = (terrain.height.width(), terrain.height.height(), terrain.height.cell_size());
         let out = self.generator.generate_sized(w, h, cs, ctx.seed)?;
         terrain.height = out.height;
-        terrain.hydro.rivers = out.rivers;
+        terrain.layers.get_or_default::<HydroLayers>().rivers = out.rivers;
         ctx.progress.set(1.0);
         Ok(())
     }

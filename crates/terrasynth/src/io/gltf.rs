@@ -143,6 +143,44 @@ pub fn glb_bin_len(vertices: u64, indices: u64, colors: bool) -> u64 {
 /// Largest GLB file: its length field is a u32.
 pub const GLB_MAX_BYTES: u64 = u32::MAX as u64;
 
+/// Margin for the GLB header and JSON when checking the 4 GiB limit before writing.
+const GLB_HEAD_MARGIN: u64 = 64 << 10;
+
+/// Bytes of the GLB of a `width`×`height` heightmap mesh at `lod` (with vertex colours), plus
+/// a margin for the header and JSON.
+fn grid_glb_bytes(width: usize, height: usize, lod: u32) -> u64 {
+    let (nx, ny) = GridMesh::grid_size(width, height, lod);
+    let (v, i) = ((nx * ny) as u64, (6 * (nx - 1) * (ny - 1)) as u64);
+    glb_bin_len(v, i, true) + GLB_HEAD_MARGIN
+}
+
+/// Checks before anything is written that the `mesh.glb` of a `width`×`height` map at `lod`
+/// stays under glTF's 4 GiB ([`GLB_MAX_BYTES`]); the error names the smallest LOD that fits.
+/// Maps under 2 cells on a side have no mesh and pass.
+pub fn check_grid_glb_size(width: usize, height: usize, lod: u32) -> Result<()> {
+    if width < 2 || height < 2 {
+        return Ok(());
+    }
+    let bytes = grid_glb_bytes(width, height, lod);
+    if bytes > GLB_MAX_BYTES {
+        return Err(Error::GlbTooLarge {
+            width,
+            height,
+            lod,
+            gib: bytes as f64 / (1u64 << 30) as f64,
+            min_lod: smallest_glb_lod(width, height),
+        });
+    }
+    Ok(())
+}
+
+/// The smallest mesh LOD whose GLB fits in 4 GiB.
+pub fn smallest_glb_lod(width: usize, height: usize) -> u32 {
+    (0..=crate::render::mesh::MAX_LOD)
+        .find(|&lod| grid_glb_bytes(width, height, lod) <= GLB_MAX_BYTES)
+        .unwrap_or(crate::render::mesh::MAX_LOD)
+}
+
 fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
     v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
 }

@@ -26,6 +26,7 @@ use crate::{Error, Heightmap, Result};
 
 pub mod atomic;
 pub mod engine;
+pub mod geojson;
 #[cfg(feature = "exr")]
 pub mod exr;
 #[cfg(feature = "gltf")]

@@ -8,6 +8,7 @@ pub mod hillshade;
 pub mod mesh;
 pub mod palette;
 pub mod plot;
+pub mod water;
 
 pub use hillshade::{HillshadeOptions, hillshade, shade, shaded_relief};
 pub use mesh::{GridMesh, Mesh, MeshOptions};

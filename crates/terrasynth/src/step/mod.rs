@@ -4,9 +4,11 @@
 //! Stages import this module, `grid` and earlier stages only; `recipe` (registry, presets,
 //! pipeline) sits on top of every stage.
 
+pub mod layers;
 pub mod params;
 
 use crate::{Heightmap, Progress, Result};
+pub use layers::{Layer, Layers};
 pub use params::{DefaultValue, ParamKind, ParamSpec, ParamValue, Params};
 
 /// What a pipeline carries from step to step: the heightmap plus optional layers that later
@@ -19,8 +21,9 @@ pub struct Terrain {
     pub sea_level: f32,
     /// Water depth per cell after a water-carrying step (hydraulic erosion, lakes), if any.
     pub water: Option<Heightmap>,
-    /// Rivers, lakes and the flow map from the hydrology steps (empty until one runs).
-    pub hydro: crate::hydro::HydroLayers,
+    /// Derived layers later steps and outputs read, one per type, stored by the stage that
+    /// makes them (the hydrology steps store `hydro::HydroLayers`): see [`Layers`].
+    pub layers: Layers,
 }
 
 impl Terrain {
@@ -30,7 +33,7 @@ impl Terrain {
             height: Heightmap::new(width, height, cell_size)?,
             sea_level: 0.0,
             water: None,
-            hydro: Default::default(),
+            layers: Layers::default(),
         })
     }
 }

@@ -1,0 +1,89 @@
+//! The editor's Export writes what `terrasynth generate` writes: for the same recipe, every
+//! file byte for byte (report.json compared with its machine-dependent fields removed).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use terrasynth::recipe::{PipelineProgress, Recipe, preset};
+use terrasynth_gui::document::Document;
+
+const BIN: &str = env!("CARGO_BIN_EXE_terrasynth");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("terrasynth-editor-export-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// report.json without `timings` and `run` (times, peak memory, threads), and without
+/// `erosion_scores` when `drop_scores` (the editor records no per-step ε).
+fn report_without_timings(path: &Path, drop_scores: bool) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("timings").expect("report.json has timings");
+    obj.remove("run").expect("report.json has run");
+    if drop_scores {
+        obj.remove("erosion_scores").expect("report.json has erosion_scores");
+    }
+    v
+}
+
+/// Runs `generate --recipe` and the editor's export (the document built headless, as the
+/// editor's worker builds it) on `recipe`; compares every file.
+fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) {
+    let dir = temp_dir(name);
+    let recipe_path = dir.join("recipe.toml");
+    std::fs::write(&recipe_path, recipe.to_toml_string().unwrap()).unwrap();
+    let cli = dir.join("cli");
+    let out = Command::new(BIN)
+        .args(["generate", "--quiet", "--recipe", recipe_path.to_str().unwrap(), "--out", cli.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let editor = dir.join("editor");
+    let doc = Document::new(recipe);
+    let terrain = doc.build(&PipelineProgress::new()).unwrap();
+    let written = terrasynth_gui::export::export(&doc, &terrain, &editor).unwrap();
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(cli.join("report.json")).unwrap()).unwrap();
+    let mut files: Vec<String> =
+        report["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
+    assert!(files.len() >= 12, "{files:?}");
+    files.push("report.json".into());
+    let mut expected = files.clone();
+    expected.extend(["recipe.toml".to_string(), "project.tsproj".to_string()]);
+    assert_eq!(written, expected, "the editor writes generate's files plus its project");
+    for f in &files[..files.len() - 1] {
+        let (a, b) = (std::fs::read(cli.join(f)).unwrap(), std::fs::read(editor.join(f)).unwrap());
+        assert!(a == b, "{name}: {f} differs between generate and the editor's export");
+    }
+    assert_eq!(
+        report_without_timings(&cli.join("report.json"), has_erosion),
+        report_without_timings(&editor.join("report.json"), has_erosion),
+        "{name}: report.json"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn editor_export_of_a_recipe_without_hydrology_equals_generate() {
+    // The island preset: the outputs compute flow, rivers and lakes themselves.
+    let mut recipe = preset("island").unwrap().recipe().unwrap();
+    (recipe.width, recipe.height, recipe.seed) = (97, 65, 5);
+    recipe.exports.obj = true;
+    editor_export_equals_generate("island", recipe, false);
+}
+
+#[test]
+fn editor_export_of_a_recipe_with_rivers_lakes_and_carving_equals_generate() {
+    // The rivers preset: its own rivers and lakes painted on color.png, stream-power erosion,
+    // and the rivers carved into the mesh.
+    let mut recipe = preset("rivers").unwrap().recipe().unwrap();
+    (recipe.width, recipe.height) = (65, 65);
+    recipe.exports.obj = true;
+    recipe.exports.carve_mesh = true;
+    editor_export_equals_generate("rivers", recipe, true);
+}

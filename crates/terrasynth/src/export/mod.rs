@@ -1,0 +1,541 @@
+//! Exports: every file `terrasynth generate` writes, from a finished terrain and the recipe's
+//! `[exports]` settings, and the run report ([`Report`], report.json). The CLI's `generate` and
+//! the editor's Export both call [`write`], so they write the same bytes for the same terrain.
+//!
+//! Height files: `height.png` and `height.r16` map the map's own min..max to 0..65535;
+//! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
+//! The Unity engine adds `height.raw` (south row first). report.json has the metres range.
+//! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
+//! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
+//! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
+//! when the recipe has none, see [`crate::hydro::WaterLayers`], are not). `water.png`,
+//! `flow.png`, `biomes.png`, `splat.png` (with the images) and `rivers.geojson` (always) come
+//! from the same hydrology layers; biomes and splat weights from
+//! [`crate::render::biomes`]. Every file is listed in docs/OUTPUTS.md.
+//!
+//! Each file is its own job, the jobs running in parallel on the caller's rayon pool, each
+//! file streamed row band by row band (no whole RGBA image, no mesh held in memory) and
+//! written atomically (temp file + rename, [`crate::io::atomic`]). Every pixel, vertex and
+//! value depends only on its own row's inputs, so the files are the same bytes on any thread
+//! count and whatever order the jobs run in.
+
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use rayon::prelude::*;
+pub use report::{HeightRange, HydrologyReport, MapSize, OutputsReport, Report, RunReport};
+
+use crate::analyze::Metrics;
+use crate::hydro::{FlowPart, HydroLayers, LakePart, WaterLayers, carve_rivers_scaled};
+use crate::io::geojson::{rivers_geojson, write_json};
+use crate::io::png::{PngLayout, write_png_rows};
+use crate::io::tiff::GeoTiffOptions;
+use crate::io::engine::{Engine, EngineImport};
+use crate::memory;
+use crate::recipe::{Pipeline, Recipe, RunOutput};
+use crate::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
+use crate::render::hillshade::{Hillshader, hillshade_byte, shade_pixel};
+use crate::render::palette::FractionMap;
+use crate::render::water::{FlowImage, LAKE_RGBA, WaterImage, fresh_water_mask, stamp_rivers};
+use crate::render::{GridMesh, HillshadeOptions, MeshOptions, Palette};
+use crate::step::Terrain;
+use crate::{Error, Heightmap, Progress, Result, io};
+
+/// Depth in metres the largest river is cut into the mesh with `exports.carve-mesh`.
+pub const MESH_CARVE_DEPTH_M: f32 = 4.0;
+
+/// What an export needs besides the terrain and the recipe.
+#[derive(Clone, Debug, Default)]
+pub struct ExportOptions {
+    /// Target engine: adds its import files (Unity: `height.raw`) and `engine` in report.json.
+    pub engine: Option<Engine>,
+    /// Worker threads of the caller's pool, recorded in report.json (`run.threads`).
+    pub threads: usize,
+    /// report.json `erosion_scores`: ε after each erosion step, as the caller recorded it
+    /// (`[]` when it recorded none).
+    pub erosion_scores: Option<serde_json::Value>,
+    /// report.json `trace` (written only when `Some`).
+    pub trace: Option<serde_json::Value>,
+    /// Cancellation: checked before each file.
+    pub progress: Progress,
+}
+
+/// Checks the output settings of a recipe that the recipe's validation does not cover, before
+/// anything runs: a `mesh.glb` must stay under glTF's 4 GiB ([`io::gltf::check_grid_glb_size`]).
+pub fn check_recipe(recipe: &Recipe) -> Result<()> {
+    if recipe.exports.glb {
+        io::gltf::check_grid_glb_size(recipe.width, recipe.height, recipe.exports.lod)?;
+    }
+    Ok(())
+}
+
+/// Writes every output of `pipeline`'s recipe for the finished `run` into `out_dir` (created
+/// if missing, and only after everything that can fail on the terrain was checked), then
+/// report.json; returns the report. The jobs run on the caller's rayon pool.
+pub fn write(out_dir: &Path, run: &RunOutput, pipeline: &Pipeline, opts: &ExportOptions) -> Result<Report> {
+    let started = Instant::now();
+    memory::reset_peak();
+    check_recipe(pipeline.recipe())?;
+    let ctx = Ctx { out: out_dir, recipe: pipeline.recipe(), engine: opts.engine, progress: &opts.progress };
+    let prepared = prepare(&ctx, &run.terrain)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| Error::Io { path: out_dir.to_path_buf(), source })?;
+    let written = write_files(&ctx, &run.terrain, &prepared)?;
+    let report = Report::new(pipeline, run, opts, &prepared, written, started);
+    write_json(&out_dir.join("report.json"), &report)?;
+    Ok(report)
+}
+
+/// The settings every job reads.
+struct Ctx<'a> {
+    out: &'a Path,
+    recipe: &'a Recipe,
+    engine: Option<Engine>,
+    progress: &'a Progress,
+}
+
+impl Ctx<'_> {
+    fn path(&self, name: &str) -> PathBuf {
+        self.out.join(name)
+    }
+}
+
+/// What the output files share that is cheap to compute and can fail on a bad terrain:
+/// computed before the output folder is touched.
+struct Prepared {
+    /// Lowest and highest height, height units (a flat map gets `hi = lo + 1`).
+    lo: f32,
+    hi: f32,
+    /// Heights in metres (EXR/TIFF, images, mesh, biomes).
+    metres: Heightmap,
+    /// Lowest and highest height in metres (the palette's range).
+    metres_range: (f32, f32),
+    /// Sea level in metres.
+    sea_level_m: f32,
+    /// Engine import settings.
+    engine: Option<EngineImport>,
+    /// The recipe palette.
+    palette: Palette,
+    /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
+    /// and rivers), if the images are on and the recipe has lakes or rivers.
+    recipe_water: Option<Vec<bool>>,
+    /// Seconds of each preparation part, in order.
+    timings: Vec<(&'static str, f64)>,
+}
+
+/// The hydrology side of the outputs, computed while the height files are written.
+struct Hydro<'t> {
+    layers: WaterLayers<'t>,
+    biomes: BiomeMap,
+    biome_opts: BiomeOptions,
+    biome_shares: Vec<(&'static str, f64)>,
+    /// The river-carved heights in metres for the mesh (`exports.carve-mesh`).
+    carved: Option<Heightmap>,
+}
+
+/// What the files part of an export hands to the report.
+struct Written {
+    /// File names in report order (report.json not included).
+    files: Vec<String>,
+    /// Which hydrology layers were computed, and the river and lake counts.
+    hydrology: HydrologyReport,
+    /// Share of the map per biome.
+    biome_shares: Vec<(&'static str, f64)>,
+    /// Metrics of the heights.
+    metrics: Metrics,
+    /// Seconds of each preparation part (including the hydrology branch's).
+    prepare_timings: Vec<(&'static str, f64)>,
+    /// Seconds per job, by its first file name, in file order.
+    file_timings: Vec<(&'static str, f64)>,
+}
+
+/// Runs `f` and appends its duration to `timings` under `name`.
+fn timed<T>(timings: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl FnOnce() -> T) -> T {
+    let t0 = Instant::now();
+    let out = f();
+    timings.push((name, t0.elapsed().as_secs_f64()));
+    out
+}
+
+/// Checks the terrain and computes the cheap shared parts (no file touched).
+fn prepare(ctx: &Ctx, terrain: &Terrain) -> Result<Prepared> {
+    let ex = &ctx.recipe.exports;
+    let h = &terrain.height;
+    let bad = |reason: &str| Error::InvalidTerrain { reason: reason.into() };
+    let (lo, mut hi) = h.min_max().ok_or_else(|| bad("empty terrain"))?;
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(bad("the terrain has non-finite heights (a step produced NaN or infinity)"));
+    }
+    if hi <= lo {
+        // A flat map still exports: give the 16-bit range a nonzero width.
+        hi = lo + 1.0;
+    }
+    let mut timings = Vec::new();
+    let scale = ex.height_scale;
+    let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
+    let metres_range = metres.min_max().unwrap_or((0.0, 1.0));
+    let sea_level_m = (terrain.sea_level as f64 * scale) as f32;
+    if !sea_level_m.is_finite() {
+        return Err(bad(&format!("the sea level is not finite ({sea_level_m} m)")));
+    }
+    let engine =
+        ctx.engine.map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
+    let palette = ctx.recipe.palette.resolve()?;
+    let steps = terrain.layers.get::<HydroLayers>();
+    let has_water = steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty());
+    let recipe_water = (ex.images && has_water).then(|| recipe_water_mask(terrain));
+    Ok(Prepared { lo, hi, metres, metres_range, sea_level_m, engine, palette, recipe_water, timings })
+}
+
+/// Biomes and the carved mesh heights from the hydrology layers.
+fn hydro<'t>(
+    layers: WaterLayers<'t>,
+    p: &Prepared,
+    carve: bool,
+    scale: f64,
+    timings: &mut Vec<(&'static str, f64)>,
+) -> Result<Hydro<'t>> {
+    let flow = &layers.flow;
+    let biome_opts = BiomeOptions::default();
+    let biomes = timed(timings, "biomes", || {
+        let fresh = fresh_water_mask(&layers);
+        classify(&p.metres, p.sea_level_m, &fresh, Some(flow), &biome_opts)
+    })?;
+    let biome_shares = Biome::ALL.iter().zip(biomes.shares()).map(|(b, s)| (b.name(), s)).collect();
+    let carved = if carve {
+        Some(timed(timings, "carve", || carve_rivers_scaled(&p.metres, &layers.rivers, scale, MESH_CARVE_DEPTH_M))?)
+    } else {
+        None
+    };
+    Ok(Hydro { layers, biomes, biome_opts, biome_shares, carved })
+}
+
+/// Lake and river cells of the recipe's own hydrology steps (`rivers`, `lakes`,
+/// `squig-rivers`), painted in fresh water over `color.png` and `shaded.png`. Layers the
+/// outputs computed themselves are not painted there (they show in `water.png`, `flow.png`
+/// and the biomes), so a recipe without hydrology keeps its plain colour map.
+fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
+    let (w, h) = (terrain.height.width(), terrain.height.height());
+    let steps = terrain.layers.get::<HydroLayers>();
+    let mut mask = match steps.and_then(|l| l.lake_labels.as_ref()) {
+        Some(l) => l.as_slice().iter().map(|&id| id != 0).collect(),
+        None => vec![false; w * h],
+    };
+    if let Some(l) = steps {
+        stamp_rivers(w, h, &l.rivers, |i, _| mask[i] = true);
+    }
+    mask
+}
+
+/// The palette colour of every cell of a row, with the recipe's water painted over.
+#[derive(Clone, Copy)]
+struct ColorRows<'a> {
+    metres: &'a Heightmap,
+    palette: &'a Palette,
+    fm: FractionMap,
+    water: Option<&'a [bool]>,
+}
+
+impl ColorRows<'_> {
+    fn row(&self, y: usize, out: &mut [u8]) {
+        let w = self.metres.width();
+        let z = &self.metres.as_slice()[y * w..(y + 1) * w];
+        let fresh = [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]];
+        for (x, (px, &v)) in out.chunks_exact_mut(3).zip(z).enumerate() {
+            let wet = self.water.is_some_and(|m| m[y * w + x]);
+            px.copy_from_slice(&if wet { fresh } else { self.palette.color_at(self.fm.fraction(v)) });
+        }
+    }
+}
+
+/// One output job: the files it writes (the first names its timing) and how.
+struct Job<'s> {
+    files: Vec<&'static str>,
+    run: Box<dyn Fn() -> Result<()> + Send + Sync + 's>,
+}
+
+impl<'s> Job<'s> {
+    fn new(file: &'static str, run: impl Fn() -> Result<()> + Send + Sync + 's) -> Self {
+        Self { files: vec![file], run: Box::new(run) }
+    }
+
+    /// Runs the job unless the export was cancelled; returns its first file and seconds.
+    fn run(&self, progress: &Progress) -> Result<(&'static str, f64)> {
+        progress.check_cancelled()?;
+        let t0 = Instant::now();
+        (self.run)()?;
+        Ok((self.files[0], t0.elapsed().as_secs_f64()))
+    }
+}
+
+/// Runs the jobs as parallel rayon tasks (each job's rows are parallel too); returns each
+/// job's first file name and wall seconds, in job order whatever the schedule.
+fn run_jobs(jobs: &[Job], progress: &Progress) -> Result<Vec<(&'static str, f64)>> {
+    jobs.par_iter().with_max_len(1).map(|job| job.run(progress)).collect()
+}
+
+/// The jobs writing `mesh.glb` and `mesh.obj` (+ `mesh.mtl`) from `map` (heights in metres).
+fn mesh_jobs<'s>(ctx: &'s Ctx, map: &'s Heightmap, p: &'s Prepared) -> Vec<Job<'s>> {
+    let ex = &ctx.recipe.exports;
+    let opts = move || MeshOptions {
+        height_scale: 1.0,
+        lod: ex.lod,
+        colors: Some(p.palette.clone()),
+        sea_level: Some(p.sea_level_m),
+    };
+    let mut jobs = Vec::new();
+    if ex.glb {
+        jobs.push(Job::new("mesh.glb", move || {
+            let grid = GridMesh::new(map, opts())?;
+            io::gltf::write_glb_grid(ctx.path("mesh.glb"), &grid)
+        }));
+    }
+    if ex.obj {
+        let mut files = vec!["mesh.obj"];
+        if ex.images {
+            files.push("mesh.mtl");
+        }
+        let run = move || {
+            let grid = GridMesh::new(map, opts())?;
+            let texture = ex.images.then_some("color.png");
+            io::obj::write_obj_grid(ctx.path("mesh.obj"), &grid, texture)
+        };
+        jobs.push(Job { files, run: Box::new(run) });
+    }
+    jobs
+}
+
+/// The jobs that need only the heights: height files, `color.png`, `hillshade.png`,
+/// `shaded.png`, and the mesh unless it is carved. Largest first, so that they start at once.
+fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Result<Vec<Job<'s>>> {
+    let ex = &ctx.recipe.exports;
+    let h = &terrain.height;
+    let (w, hgt) = (h.width(), h.height());
+    let (lo, hi) = (p.lo, p.hi);
+    let sea_m = Some(p.sea_level_m);
+    let shade_opts = HillshadeOptions::default();
+    let colors = ColorRows {
+        metres: &p.metres,
+        palette: &p.palette,
+        fm: p.palette.fraction_map(p.metres_range.0, p.metres_range.1, sea_m),
+        water: p.recipe_water.as_deref(),
+    };
+    let shader = Hillshader::new(&p.metres, &shade_opts, sea_m)?;
+    let (ambient, flat) = (shade_opts.ambient, shade_opts.altitude_deg.to_radians().sin());
+    let mut jobs: Vec<Job> = if ex.carve_mesh { Vec::new() } else { mesh_jobs(ctx, &p.metres, p) };
+    if ex.exr {
+        jobs.push(Job::new("height.exr", move || io::exr::write(ctx.path("height.exr"), &p.metres)));
+    }
+    if ex.images {
+        jobs.push(Job::new("shaded.png", move || {
+            write_png_rows(ctx.path("shaded.png"), w, hgt, PngLayout::Rgb8, |y, row| {
+                let mut hs = vec![0f32; w];
+                shader.row(y, &mut hs);
+                colors.row(y, row);
+                for (px, &v) in row.chunks_exact_mut(3).zip(&hs) {
+                    px.copy_from_slice(&shade_pixel([px[0], px[1], px[2]], v, ambient, flat));
+                }
+            })
+        }));
+        jobs.push(Job::new("color.png", move || {
+            write_png_rows(ctx.path("color.png"), w, hgt, PngLayout::Rgb8, |y, row| colors.row(y, row))
+        }));
+        jobs.push(Job::new("hillshade.png", move || {
+            write_png_rows(ctx.path("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
+                let mut hs = vec![0f32; w];
+                shader.row(y, &mut hs);
+                for (o, &v) in row.iter_mut().zip(&hs) {
+                    *o = hillshade_byte(v);
+                }
+            })
+        }));
+    }
+    if ex.png {
+        jobs.push(Job::new("height.png", move || io::png::write_png16(ctx.path("height.png"), h, lo, hi)));
+    }
+    if ex.r16 {
+        jobs.push(Job::new("height.r16", move || io::raw::write_r16(ctx.path("height.r16"), h, lo, hi)));
+    }
+    if ctx.engine == Some(Engine::Unity) {
+        jobs.push(Job::new("height.raw", move || {
+            let flip = io::raw::R16Options { flip_y: true, big_endian: false };
+            io::raw::write_r16_with(ctx.path("height.raw"), h, lo, hi, flip)
+        }));
+    }
+    if ex.tiff {
+        jobs.push(Job::new("height.tif", move || {
+            io::tiff::write_geotiff(ctx.path("height.tif"), &p.metres, &GeoTiffOptions::default())
+        }));
+    }
+    Ok(jobs)
+}
+
+/// The jobs that need the hydrology layers or the biomes: `water.png`, `flow.png`,
+/// `biomes.png`, `splat.png`, `rivers.geojson`, and the carved mesh.
+fn hydro_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared, hy: &'s Hydro) -> Vec<Job<'s>> {
+    let ex = &ctx.recipe.exports;
+    let h = &terrain.height;
+    let (w, hgt) = (h.width(), h.height());
+    let mut jobs = match &hy.carved {
+        Some(carved) => mesh_jobs(ctx, carved, p),
+        None => Vec::new(),
+    };
+    if ex.images {
+        jobs.push(Job::new("splat.png", move || {
+            write_png_rows(ctx.path("splat.png"), w, hgt, PngLayout::Rgba8, |y, row| {
+                for (x, px) in row.chunks_exact_mut(4).enumerate() {
+                    px.copy_from_slice(&hy.biomes.splat_at(y * w + x, &hy.biome_opts));
+                }
+            })
+        }));
+        jobs.push(Job::new("water.png", move || {
+            let img = WaterImage::new(&hy.layers, h, terrain.sea_level);
+            write_png_rows(ctx.path("water.png"), w, hgt, PngLayout::Rgba8, |y, row| img.row(y, row))
+        }));
+        jobs.push(Job::new("flow.png", move || {
+            let img = FlowImage::new(&hy.layers);
+            write_png_rows(ctx.path("flow.png"), w, hgt, PngLayout::Gray8, |y, row| img.row(y, row))
+        }));
+        jobs.push(Job::new("biomes.png", move || {
+            write_png_rows(ctx.path("biomes.png"), w, hgt, PngLayout::Rgb8, |y, row| {
+                for (px, b) in row.chunks_exact_mut(3).zip(&hy.biomes.classes[y * w..(y + 1) * w]) {
+                    px.copy_from_slice(&b.color());
+                }
+            })
+        }));
+    }
+    jobs.push(Job::new("rivers.geojson", move || {
+        let value = rivers_geojson(&hy.layers.rivers, h.cell_size(), ex.height_scale);
+        write_json(&ctx.path("rivers.geojson"), &value)
+    }));
+    jobs
+}
+
+/// What the hydrology branch of [`write_files`] returns.
+type HydroBranch = (HydrologyReport, Vec<(&'static str, f64)>, Vec<(&'static str, f64)>, Metrics, Vec<(&'static str, f64)>);
+
+/// A task of the schedule that did not report: only a panic in it (propagated by the scope)
+/// leaves a slot empty, so this is a bug.
+fn unfinished(what: &str) -> ! {
+    unreachable!("export: {what} did not finish")
+}
+
+/// Writes every file (see the module docs) into the existing output folder.
+///
+/// Schedule (a FIFO rayon scope, so the first tasks start first on any thread count): the
+/// flow chain (ε fill → D8 → accumulation → rivers) and the lake search start at once, one
+/// per thread; the height-only files (mesh, EXR, images, PNG/R16/TIFF) follow in order.
+/// Whichever hydrology part finishes last goes straight on with the biomes and the files that
+/// need them (splat, water, flow, biomes, rivers.geojson, a carved mesh), beside the metrics.
+/// That chain is the longest, so it never waits behind the other files.
+fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
+    let ex = &ctx.recipe.exports;
+    let a_jobs = height_jobs(ctx, terrain, p)?;
+    let a_done: Vec<OnceLock<Result<(&'static str, f64)>>> = a_jobs.iter().map(|_| OnceLock::new()).collect();
+    let flow_cell: Mutex<Option<Result<FlowPart>>> = Mutex::new(None);
+    let lake_cell: Mutex<Option<Result<LakePart>>> = Mutex::new(None);
+    let pending = AtomicUsize::new(2);
+    let branch: OnceLock<Result<HydroBranch>> = OnceLock::new();
+    let hydro_start = Instant::now();
+    // Called by each hydrology part when done; the second one runs the rest of the branch.
+    let part_done = || {
+        if pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let mut timings = vec![("hydrology", hydro_start.elapsed().as_secs_f64())];
+        let flow = flow_cell.lock().map(|mut c| c.take()).ok().flatten();
+        let lakes = lake_cell.lock().map(|mut c| c.take()).ok().flatten();
+        let result = (|| -> Result<HydroBranch> {
+            let (flow, lakes) = match (flow, lakes) {
+                (Some(f), Some(l)) => (f?, l?),
+                _ => unfinished("a hydrology task"),
+            };
+            let layers = WaterLayers::from_parts(terrain, flow, lakes);
+            let carve = (ex.glb || ex.obj) && ex.carve_mesh;
+            let hy = hydro(layers, p, carve, ex.height_scale, &mut timings)?;
+            let b_jobs = hydro_jobs(ctx, terrain, p, &hy);
+            let mut metric_time = Vec::new();
+            let (files, metrics) = rayon::join(
+                || run_jobs(&b_jobs, ctx.progress),
+                || timed(&mut metric_time, "metrics", || Metrics::compute(&terrain.height)),
+            );
+            let files = files?;
+            drop(b_jobs);
+            timings.extend(metric_time);
+            let hydrology = HydrologyReport {
+                computed_by_outputs: hy.layers.computed.iter().map(|s| s.to_string()).collect(),
+                rivers: hy.layers.rivers.len(),
+                lakes: hy.layers.lake_count,
+            };
+            Ok((hydrology, hy.biome_shares, files, metrics, timings))
+        })();
+        let _ = branch.set(result);
+    };
+    rayon::scope_fifo(|s| {
+        s.spawn_fifo(|_| {
+            let r = WaterLayers::flow_part(terrain);
+            if let Ok(mut c) = flow_cell.lock() {
+                *c = Some(r);
+            }
+            part_done();
+        });
+        s.spawn_fifo(|_| {
+            let r = WaterLayers::lake_part(terrain);
+            if let Ok(mut c) = lake_cell.lock() {
+                *c = Some(r);
+            }
+            part_done();
+        });
+        for (job, cell) in a_jobs.iter().zip(&a_done) {
+            s.spawn_fifo(move |_| {
+                let _ = cell.set(job.run(ctx.progress));
+            });
+        }
+    });
+    let mut a = Vec::with_capacity(a_done.len());
+    for cell in a_done {
+        a.push(cell.into_inner().unwrap_or_else(|| unfinished("an output task"))?);
+    }
+    let (hydrology, biome_shares, b, metrics, hydro_timings) =
+        branch.into_inner().unwrap_or_else(|| unfinished("the hydrology outputs"))?;
+    let names: Vec<&str> = a.iter().chain(&b).map(|(n, _)| *n).collect();
+    let files: Vec<String> = FILE_ORDER
+        .iter()
+        .filter(|name| names.contains(name) || (**name == "mesh.mtl" && names.contains(&"mesh.obj") && ex.images))
+        .map(|name| name.to_string())
+        .collect();
+    let mut file_timings: Vec<(&'static str, f64)> = a.into_iter().chain(b).collect();
+    file_timings.sort_by_key(|(n, _)| FILE_ORDER.iter().position(|f| f == n));
+    Ok(Written {
+        files,
+        hydrology,
+        biome_shares,
+        metrics,
+        prepare_timings: p.timings.iter().copied().chain(hydro_timings).collect(),
+        file_timings,
+    })
+}
+
+/// Order of the files in report.json's `files` (the order they were written in before the
+/// outputs ran in parallel).
+pub const FILE_ORDER: &[&str] = &[
+    "height.png",
+    "height.r16",
+    "height.raw",
+    "height.exr",
+    "height.tif",
+    "color.png",
+    "hillshade.png",
+    "shaded.png",
+    "water.png",
+    "flow.png",
+    "biomes.png",
+    "splat.png",
+    "rivers.geojson",
+    "mesh.glb",
+    "mesh.obj",
+    "mesh.mtl",
+];

@@ -1,0 +1,220 @@
+//! The one hydrology layer builder: the lakes, rivers (with widths), flow accumulation and
+//! Strahler orders that the outputs draw (`water.png`, `flow.png`, the biomes,
+//! `rivers.geojson`, a carved mesh) and the editor shows, from a finished [`Terrain`].
+//!
+//! Rule (the same for `generate`, the library export and the editor):
+//! - **Flow and rivers**: the `rivers`/`squig-rivers` steps' layers when the recipe has them;
+//!   otherwise one [`FlowGraph`] of the final heights (Priority-Flood fill with ε, Barnes,
+//!   Lehman & Mulla 2014 → D8, O'Callaghan & Mark 1984 → accumulation) and rivers where the
+//!   drainage area is at least the `rivers` step's default `threshold` of the map, at its
+//!   default `max-width` (both read from the step's [`ParamSpec`](crate::step::ParamSpec)s).
+//! - **Lakes**: the `lakes` step's layers when the recipe has one; otherwise the depressions
+//!   of the final heights covering at least max(4, cells / 2000) cells (small pits are left
+//!   out), [`find_lakes`] with min depth 0.
+//!
+//! The terrain is never changed. The flow and lake parts are independent, so a caller can
+//! run them in parallel ([`WaterLayers::flow_part`], [`WaterLayers::lake_part`],
+//! [`WaterLayers::from_parts`]); [`WaterLayers::build`] does that with `rayon::join`.
+
+use std::borrow::Cow;
+
+use super::HydroLayers;
+use super::fill::DepressionFiller;
+use super::flow::{FlowField, D8Router};
+use super::lakes::find_lakes;
+use super::rivers::{River, extract_rivers, strahler_orders};
+use super::steps::RIVERS;
+use crate::step::{DefaultValue, Terrain};
+use crate::{Grid, Heightmap, Result};
+
+/// The flow graph of one terrain state: the ε-filled surface, its D8 routing and the drainage
+/// area of every cell. Computed once and shared by the layers that need it (rivers, flow),
+/// as fastscapelib shares one `FlowGraph` between its eroders.
+#[derive(Clone, Debug)]
+pub struct FlowGraph {
+    /// Priority-Flood+ε filled heights (every cell drains).
+    pub filled: Heightmap,
+    /// D8 receivers and topological order on `filled`.
+    pub field: FlowField,
+    /// Drainage area per cell, in cells (unit rainfall).
+    pub accumulation: Grid<f64>,
+}
+
+impl FlowGraph {
+    /// Fills `height` with ε (outlets: the map edge and cells below `sea_level`), routes it by
+    /// D8 and accumulates.
+    pub fn new(height: &Heightmap, sea_level: f32) -> Result<Self> {
+        let filled = DepressionFiller::with_epsilon().fill(height, sea_level)?;
+        let field = D8Router.d8(&filled, sea_level)?;
+        let accumulation = field.accumulate(None)?;
+        Ok(Self { filled, field, accumulation })
+    }
+
+    /// The river network: cells draining at least `threshold` (a fraction of the map's cells,
+    /// at least one cell), `max_width` cells wide at the largest drainage area
+    /// ([`extract_rivers`]).
+    pub fn rivers(&self, threshold: f64, max_width: f32) -> Result<Vec<River>> {
+        let cells = (threshold * self.filled.len() as f64).max(1.0);
+        extract_rivers(&self.filled, &self.field, &self.accumulation, cells, max_width)
+    }
+
+    /// The drainage area as `f32` (the flow layer the `rivers` step stores).
+    pub fn accumulation_f32(&self) -> Heightmap {
+        self.accumulation.map(|&a| a as f32)
+    }
+}
+
+/// A default of the `rivers` step, read from its parameter table.
+fn rivers_default(name: &str) -> f64 {
+    match RIVERS.iter().find(|p| p.name == name).map(|p| &p.default) {
+        Some(DefaultValue::Number(v)) => *v,
+        _ => unreachable!("the rivers step declares a numeric `{name}`"),
+    }
+}
+
+/// Drainage area (fraction of the map's cells) from which a cell is a river when the recipe
+/// has no `rivers` step: the `rivers` step's default `threshold`.
+pub fn default_river_threshold() -> f64 {
+    rivers_default("threshold")
+}
+
+/// Channel width in cells of the largest computed river: the `rivers` step's default
+/// `max-width`.
+pub fn default_max_width() -> f32 {
+    rivers_default("max-width") as f32
+}
+
+/// Smallest lake (cells) of the computed lakes of a map of `cells` cells: max(4, cells / 2000).
+pub fn computed_lake_min_area(cells: usize) -> usize {
+    (cells / 2000).max(4)
+}
+
+/// Flow accumulation and rivers of [`WaterLayers`], with which of them were computed.
+#[derive(Debug)]
+pub struct FlowPart<'t> {
+    flow: Cow<'t, [f32]>,
+    rivers: Cow<'t, [River]>,
+    computed: Vec<&'static str>,
+}
+
+/// Lake labels of [`WaterLayers`] and their count; `computed` if the builder found them.
+#[derive(Debug)]
+pub struct LakePart<'t> {
+    labels: Cow<'t, [u32]>,
+    count: usize,
+    computed: bool,
+}
+
+/// The hydrology layers of a finished terrain (module docs): borrowed from the terrain when
+/// its steps made them, computed (and owned) otherwise.
+#[derive(Clone, Debug)]
+pub struct WaterLayers<'t> {
+    /// Map width in cells.
+    pub width: usize,
+    /// Map height in cells.
+    pub height: usize,
+    /// D8 flow accumulation per cell, in cells.
+    pub flow: Cow<'t, [f32]>,
+    /// River polylines, upstream first (grid coordinates).
+    pub rivers: Cow<'t, [River]>,
+    /// Lake id per cell (0 = none).
+    pub lake_labels: Cow<'t, [u32]>,
+    /// Number of lakes.
+    pub lake_count: usize,
+    /// Which layers were computed by the builder rather than taken from the recipe's steps, in
+    /// the order `flow`, `rivers`, `lakes`.
+    pub computed: Vec<&'static str>,
+}
+
+impl<'t> WaterLayers<'t> {
+    /// Both parts, computed in parallel.
+    pub fn build(terrain: &'t Terrain) -> Result<Self> {
+        let (flow, lakes) = rayon::join(|| Self::flow_part(terrain), || Self::lake_part(terrain));
+        Ok(Self::from_parts(terrain, flow?, lakes?))
+    }
+
+    /// The flow accumulation and rivers: the terrain's, or computed (module docs).
+    pub fn flow_part(terrain: &'t Terrain) -> Result<FlowPart<'t>> {
+        let steps = terrain.layers.get::<HydroLayers>();
+        let flow = steps.and_then(|l| l.flow.as_ref());
+        let rivers = steps.map_or(&[][..], |l| l.rivers.as_slice());
+        let have_rivers = flow.is_some() || !rivers.is_empty();
+        if let Some(f) = flow {
+            return Ok(FlowPart { flow: Cow::Borrowed(f.as_slice()), rivers: Cow::Borrowed(rivers), computed: vec![] });
+        }
+        let graph = FlowGraph::new(&terrain.height, terrain.sea_level)?;
+        let mut computed = vec!["flow"];
+        let rivers = if have_rivers {
+            Cow::Borrowed(rivers)
+        } else {
+            computed.push("rivers");
+            Cow::Owned(graph.rivers(default_river_threshold(), default_max_width())?)
+        };
+        Ok(FlowPart {
+            flow: Cow::Owned(graph.accumulation.as_slice().iter().map(|&a| a as f32).collect()),
+            rivers,
+            computed,
+        })
+    }
+
+    /// The lake labels: the terrain's, or the depressions of the final heights (module docs).
+    pub fn lake_part(terrain: &'t Terrain) -> Result<LakePart<'t>> {
+        let h = &terrain.height;
+        let steps = terrain.layers.get::<HydroLayers>();
+        Ok(match steps.and_then(|l| l.lake_labels.as_ref().map(|g| (g, l.lakes.len()))) {
+            Some((labels, count)) => LakePart { labels: Cow::Borrowed(labels.as_slice()), count, computed: false },
+            None => {
+                let map = find_lakes(h, terrain.sea_level, 0.0, computed_lake_min_area(h.len()))?;
+                LakePart { labels: Cow::Owned(map.labels.into_vec()), count: map.lakes.len(), computed: true }
+            }
+        })
+    }
+
+    /// Puts the two parts of `terrain`'s layers together.
+    pub fn from_parts(terrain: &Terrain, flow: FlowPart<'t>, lakes: LakePart<'t>) -> Self {
+        let mut computed = flow.computed;
+        if lakes.computed {
+            computed.push("lakes");
+        }
+        Self {
+            width: terrain.height.width(),
+            height: terrain.height.height(),
+            flow: flow.flow,
+            rivers: flow.rivers,
+            lake_labels: lakes.labels,
+            lake_count: lakes.count,
+            computed,
+        }
+    }
+
+    /// Strahler order at every vertex of every river ([`strahler_orders`]).
+    pub fn strahler_orders(&self) -> Vec<Vec<u32>> {
+        strahler_orders(&self.rivers)
+    }
+
+    /// An owned copy (for a caller that outlives the terrain, e.g. the editor's view).
+    pub fn into_owned(self) -> WaterLayers<'static> {
+        WaterLayers {
+            width: self.width,
+            height: self.height,
+            flow: Cow::Owned(self.flow.into_owned()),
+            rivers: Cow::Owned(self.rivers.into_owned()),
+            lake_labels: Cow::Owned(self.lake_labels.into_owned()),
+            lake_count: self.lake_count,
+            computed: self.computed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_come_from_the_rivers_step() {
+        assert_eq!(default_river_threshold(), 0.002);
+        assert_eq!(default_max_width(), 3.0);
+        assert_eq!(computed_lake_min_area(257 * 257), 33);
+        assert_eq!(computed_lake_min_area(100), 4);
+    }
+}
