@@ -38,7 +38,14 @@ fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) 
     std::fs::write(&recipe_path, recipe.to_toml_string().unwrap()).unwrap();
     let cli = dir.join("cli");
     let out = Command::new(BIN)
-        .args(["generate", "--quiet", "--recipe", recipe_path.to_str().unwrap(), "--out", cli.to_str().unwrap()])
+        .args([
+            "generate",
+            "--quiet",
+            "--recipe",
+            recipe_path.to_str().unwrap(),
+            "--out",
+            cli.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -48,7 +55,8 @@ fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) 
     let terrain = doc.build(&PipelineProgress::new()).unwrap();
     let written = terrasynth_gui::export::export(&doc, &terrain, &editor).unwrap();
 
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(cli.join("report.json")).unwrap()).unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(cli.join("report.json")).unwrap()).unwrap();
     let mut files: Vec<String> =
         report["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
     assert!(files.len() >= 12, "{files:?}");

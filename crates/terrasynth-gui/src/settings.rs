@@ -71,7 +71,9 @@ impl ViewMode {
             }
             ViewMode::Grayscale => "Height as grey: the lowest cell black, the highest white.",
             ViewMode::Slope => "Steepness: flat is dark green, 30° yellow, 60° and steeper red.",
-            ViewMode::Water => "Sea, the lakes and rivers the export writes (water.png), and rivers from your sources, in blue.",
+            ViewMode::Water => {
+                "Sea, the lakes and rivers the export writes (water.png), and rivers from your sources, in blue."
+            }
             ViewMode::Flow => "Drainage area (D8 flow accumulation, log scale): valleys light up.",
         }
     }

@@ -43,7 +43,8 @@ impl Water {
         }
         let mut river_cells = vec![false; w * h];
         stamp_rivers(w, h, &layers.rivers, |i, _| river_cells[i] = true);
-        let log_flow = Heightmap::from_vec(w, h, cs, layers.flow.iter().map(|&a| a.max(0.0).ln_1p()).collect())?;
+        let log_flow =
+            Heightmap::from_vec(w, h, cs, layers.flow.iter().map(|&a| a.max(0.0).ln_1p()).collect())?;
         let lake_labels = Grid::from_vec(w, h, cs, layers.lake_labels.into_owned())?;
         Ok(Self { lake_labels, network: layers.rivers.into_owned(), river_cells, rivers, log_flow })
     }

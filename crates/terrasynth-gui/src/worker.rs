@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
+use terrasynth::Result;
 use terrasynth::analyze::epsilon;
 use terrasynth::recipe::{PipelineProgress, StepEntry};
 use terrasynth::step::Terrain;
-use terrasynth::Result;
 
 use crate::document::{Document, preview_recipe, run_erosion};
 use crate::water::Water;
@@ -166,12 +166,7 @@ impl Worker {
     }
 
     /// Computes water layers of `map` on a thread.
-    pub fn start_water(
-        &mut self,
-        map_gen: u64,
-        terrain: Terrain,
-        sources: Vec<(usize, usize)>,
-    ) {
+    pub fn start_water(&mut self, map_gen: u64, terrain: Terrain, sources: Vec<(usize, usize)>) {
         self.water_running += 1;
         let tx = self.tx.clone();
         let waker = self.waker.clone();

@@ -220,7 +220,15 @@ fn the_water_view_shows_the_lakes_and_rivers_the_export_writes() {
     click_label(&mut h, "Export now");
     wait_idle(&mut h);
     assert_eq!(h.state().error, None);
-    for f in ["water.png", "flow.png", "biomes.png", "splat.png", "rivers.geojson", "report.json", "project.tsproj"] {
+    for f in [
+        "water.png",
+        "flow.png",
+        "biomes.png",
+        "splat.png",
+        "rivers.geojson",
+        "report.json",
+        "project.tsproj",
+    ] {
         assert!(h.state().exported.iter().any(|e| e == f), "{f} missing; wrote {:?}", h.state().exported);
     }
     let state = h.state();

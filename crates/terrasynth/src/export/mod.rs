@@ -30,14 +30,14 @@ use rayon::prelude::*;
 pub use report::{HeightRange, HydrologyReport, MapSize, OutputsReport, Report, RunReport};
 
 use crate::analyze::Metrics;
+use crate::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
 use crate::hydro::{FlowPart, HydroLayers, LakePart, WaterLayers, carve_rivers_scaled};
+use crate::io::engine::{Engine, EngineImport};
 use crate::io::geojson::{rivers_geojson, write_json};
 use crate::io::png::{PngLayout, write_png_rows};
 use crate::io::tiff::GeoTiffOptions;
-use crate::io::engine::{Engine, EngineImport};
 use crate::memory;
 use crate::recipe::{Pipeline, Recipe, RunOutput};
-use crate::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
 use crate::render::hillshade::{Hillshader, hillshade_byte, shade_pixel};
 use crate::render::palette::FractionMap;
 use crate::render::water::{FlowImage, LAKE_RGBA, WaterImage, fresh_water_mask, stamp_rivers};
@@ -181,8 +181,9 @@ fn prepare(ctx: &Ctx, terrain: &Terrain) -> Result<Prepared> {
     if !sea_level_m.is_finite() {
         return Err(bad(&format!("the sea level is not finite ({sea_level_m} m)")));
     }
-    let engine =
-        ctx.engine.map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
+    let engine = ctx
+        .engine
+        .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = ctx.recipe.palette.resolve()?;
     let steps = terrain.layers.get::<HydroLayers>();
     let has_water = steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty());
@@ -206,7 +207,9 @@ fn hydro<'t>(
     })?;
     let biome_shares = Biome::ALL.iter().zip(biomes.shares()).map(|(b, s)| (b.name(), s)).collect();
     let carved = if carve {
-        Some(timed(timings, "carve", || carve_rivers_scaled(&p.metres, &layers.rivers, scale, MESH_CARVE_DEPTH_M))?)
+        Some(timed(timings, "carve", || {
+            carve_rivers_scaled(&p.metres, &layers.rivers, scale, MESH_CARVE_DEPTH_M)
+        })?)
     } else {
         None
     };
@@ -415,7 +418,8 @@ fn hydro_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared, hy: &'s H
 }
 
 /// What the hydrology branch of [`write_files`] returns.
-type HydroBranch = (HydrologyReport, Vec<(&'static str, f64)>, Vec<(&'static str, f64)>, Metrics, Vec<(&'static str, f64)>);
+type HydroBranch =
+    (HydrologyReport, Vec<(&'static str, f64)>, Vec<(&'static str, f64)>, Metrics, Vec<(&'static str, f64)>);
 
 /// A task of the schedule that did not report: only a panic in it (propagated by the scope)
 /// leaves a slot empty, so this is a bug.
@@ -504,7 +508,9 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
     let names: Vec<&str> = a.iter().chain(&b).map(|(n, _)| *n).collect();
     let files: Vec<String> = FILE_ORDER
         .iter()
-        .filter(|name| names.contains(name) || (**name == "mesh.mtl" && names.contains(&"mesh.obj") && ex.images))
+        .filter(|name| {
+            names.contains(name) || (**name == "mesh.mtl" && names.contains(&"mesh.obj") && ex.images)
+        })
         .map(|name| name.to_string())
         .collect();
     let mut file_timings: Vec<(&'static str, f64)> = a.into_iter().chain(b).collect();

@@ -133,8 +133,9 @@ impl Report {
         let recipe = pipeline.recipe();
         let scale = recipe.exports.height_scale;
         let h = &run.terrain.height;
-        let seconds_map =
-            |list: &[(&'static str, f64)]| list.iter().map(|(n, s)| (n.to_string(), *s)).collect::<BTreeMap<_, _>>();
+        let seconds_map = |list: &[(&'static str, f64)]| {
+            list.iter().map(|(n, s)| (n.to_string(), *s)).collect::<BTreeMap<_, _>>()
+        };
         let seconds = started.elapsed().as_secs_f64();
         Self {
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -152,7 +153,10 @@ impl Report {
             engine: p.engine.clone(),
             files: written.files,
             metrics: written.metrics,
-            erosion_scores: opts.erosion_scores.clone().unwrap_or_else(|| serde_json::Value::Array(Vec::new())),
+            erosion_scores: opts
+                .erosion_scores
+                .clone()
+                .unwrap_or_else(|| serde_json::Value::Array(Vec::new())),
             hydrology: written.hydrology,
             biomes: written.biome_shares.iter().map(|(n, s)| (n.to_string(), *s)).collect(),
             timings: run.timings.clone(),

@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use super::HydroLayers;
 use super::fill::DepressionFiller;
-use super::flow::{FlowField, D8Router};
+use super::flow::{D8Router, FlowField};
 use super::lakes::find_lakes;
 use super::rivers::{River, extract_rivers, strahler_orders};
 use super::steps::RIVERS;
@@ -140,7 +140,11 @@ impl<'t> WaterLayers<'t> {
         let rivers = steps.map_or(&[][..], |l| l.rivers.as_slice());
         let have_rivers = flow.is_some() || !rivers.is_empty();
         if let Some(f) = flow {
-            return Ok(FlowPart { flow: Cow::Borrowed(f.as_slice()), rivers: Cow::Borrowed(rivers), computed: vec![] });
+            return Ok(FlowPart {
+                flow: Cow::Borrowed(f.as_slice()),
+                rivers: Cow::Borrowed(rivers),
+                computed: vec![],
+            });
         }
         let graph = FlowGraph::new(&terrain.height, terrain.sea_level)?;
         let mut computed = vec!["flow"];
@@ -162,7 +166,9 @@ impl<'t> WaterLayers<'t> {
         let h = &terrain.height;
         let steps = terrain.layers.get::<HydroLayers>();
         Ok(match steps.and_then(|l| l.lake_labels.as_ref().map(|g| (g, l.lakes.len()))) {
-            Some((labels, count)) => LakePart { labels: Cow::Borrowed(labels.as_slice()), count, computed: false },
+            Some((labels, count)) => {
+                LakePart { labels: Cow::Borrowed(labels.as_slice()), count, computed: false }
+            }
             None => {
                 let map = find_lakes(h, terrain.sea_level, 0.0, computed_lake_min_area(h.len()))?;
                 LakePart { labels: Cow::Owned(map.labels.into_vec()), count: map.lakes.len(), computed: true }

@@ -40,7 +40,8 @@ pub use fill::DepressionFiller;
 pub use flow::{D8Router, DInfinity, FlowField};
 pub use lakes::{Lake, LakeMap, find_lakes, lakes_from_fill};
 pub use layers::{
-    FlowGraph, FlowPart, LakePart, WaterLayers, computed_lake_min_area, default_max_width, default_river_threshold,
+    FlowGraph, FlowPart, LakePart, WaterLayers, computed_lake_min_area, default_max_width,
+    default_river_threshold,
 };
 pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, carve_rivers_scaled,

@@ -30,7 +30,11 @@ pub fn rivers_geojson(rivers: &[River], cell_size_m: f64, height_scale_m: f64) -
                 .points
                 .iter()
                 .map(|p| {
-                    json!([p.x as f64 * cell_size_m, p.y as f64 * cell_size_m, p.height as f64 * height_scale_m])
+                    json!([
+                        p.x as f64 * cell_size_m,
+                        p.y as f64 * cell_size_m,
+                        p.height as f64 * height_scale_m
+                    ])
                 })
                 .collect();
             let grid: Vec<Value> = r.points.iter().map(|p| json!([p.x, p.y])).collect();

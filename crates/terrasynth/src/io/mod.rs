@@ -26,9 +26,9 @@ use crate::{Error, Heightmap, Result};
 
 pub mod atomic;
 pub mod engine;
-pub mod geojson;
 #[cfg(feature = "exr")]
 pub mod exr;
+pub mod geojson;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod import;

@@ -99,7 +99,12 @@ impl<'a> WaterImage<'a> {
             let t = (q.max(0.0).ln_1p() / self.q_max.ln_1p()).clamp(0.0, 1.0);
             let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
             let x = i - y * w;
-            out[4 * x..4 * x + 4].copy_from_slice(&[mix(140.0, 20.0), mix(200.0, 80.0), mix(245.0, 190.0), 255]);
+            out[4 * x..4 * x + 4].copy_from_slice(&[
+                mix(140.0, 20.0),
+                mix(200.0, 80.0),
+                mix(245.0, 190.0),
+                255,
+            ]);
         }
     }
 }

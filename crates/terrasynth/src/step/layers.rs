@@ -79,7 +79,10 @@ impl Layers {
 
     /// Stores `value`, returning the layer of the same type it replaces.
     pub fn insert<T: Layer>(&mut self, value: T) -> Option<T> {
-        self.map.insert(TypeId::of::<T>(), Box::new(value)).and_then(|old| old.into_any().downcast().ok()).map(|b| *b)
+        self.map
+            .insert(TypeId::of::<T>(), Box::new(value))
+            .and_then(|old| old.into_any().downcast().ok())
+            .map(|b| *b)
     }
 
     /// Takes the layer of type `T` out.
