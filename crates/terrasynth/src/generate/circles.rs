@@ -4,93 +4,68 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
 
 use super::{Generator, GeneratorStep};
-use crate::step::params::{check_number, check_text};
-use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::params::{Choice, choice_enum, step_params};
+use crate::step::{Category, DefaultValue, ParamKind, Params, StepInfo};
 use crate::{Error, Heightmap, Progress, Result};
 
-/// Profile of one hill, as a function of `q = (d / r)²` for `d < r` (0 outside).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HillProfile {
-    /// `1 − q`: the paraboloid `r² − d²` of the "hill algorithm", with a crease at the rim.
-    Parabolic,
-    /// `(1 − q)²`: smooth at the rim (zero slope), rounder hills.
-    Smooth,
-}
-
-impl HillProfile {
-    /// Names as written in recipes.
-    pub const NAMES: &'static [&'static str] = &["parabolic", "smooth"];
-
-    /// Parses a recipe name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "parabolic" => Some(Self::Parabolic),
-            "smooth" => Some(Self::Smooth),
-            _ => None,
-        }
+choice_enum! {
+    /// Profile of one hill, as a function of `q = (d / r)²` for `d < r` (0 outside).
+    pub enum HillProfile {
+        /// `1 − q`: the paraboloid `r² − d²` of the "hill algorithm", with a crease at the rim.
+        Parabolic = "parabolic",
+        /// `(1 − q)²`: smooth at the rim (zero slope), rounder hills.
+        Smooth = "smooth",
     }
 }
 
-/// Circles (the "hill algorithm"). Seed 001 §1 only names "Circles"; this follows the widely
-/// used hill algorithm (robot-frog.com, "Hill algorithm" tutorial): add many random round
-/// bumps, bigger ones taller.
-///
-/// For each of `count` hills: centre uniform over the map, radius `r` uniform in
-/// `[radius-min, radius-max] · L` (`L` = longer side, in cells); every cell at distance
-/// `d < r` gets `+ (r / L) · profile((d/r)²)`. Heights scale with the relative radius, so the
-/// map looks the same at any resolution. The hills are drawn first, then rows are summed in
-/// parallel (each cell adds its hills in drawing order: bit-identical for any thread count).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Circles {
-    /// Number of hills (default 300).
-    pub count: u32,
-    /// Smallest radius, fraction of the longer side (default 0.02).
-    pub radius_min: f64,
-    /// Largest radius, fraction of the longer side (default 0.12).
-    pub radius_max: f64,
-    /// Hill profile (default smooth).
-    pub profile: HillProfile,
-}
-
-impl Circles {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Circles (the "hill algorithm"). Seed 001 §1 only names "Circles"; this follows the widely
+    /// used hill algorithm (robot-frog.com, "Hill algorithm" tutorial): add many random round
+    /// bumps, bigger ones taller.
+    ///
+    /// For each of `count` hills: centre uniform over the map, radius `r` uniform in
+    /// `[radius-min, radius-max] · L` (`L` = longer side, in cells); every cell at distance
+    /// `d < r` gets `+ (r / L) · profile((d/r)²)`. Heights scale with the relative radius, so the
+    /// map looks the same at any resolution. The hills are drawn first, then rows are summed in
+    /// parallel (each cell adds its hills in drawing order: bit-identical for any thread count).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Circles {
+        count: u32 = ParamSpec {
             name: "count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(300.0),
             unit: "hills",
             doc: "Number of random circular hills.",
         },
-        ParamSpec {
+        radius_min: f64 = ParamSpec {
             name: "radius-min",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
             default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",
             doc: "Smallest hill radius.",
         },
-        ParamSpec {
+        radius_max: f64 = ParamSpec {
             name: "radius-max",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
             default: DefaultValue::Number(0.12),
             unit: "fraction of the longer side",
             doc: "Largest hill radius (must be >= radius-min). Bigger hills are also taller.",
         },
-        ParamSpec {
+        profile: HillProfile = ParamSpec {
             name: "profile",
             kind: ParamKind::Choice(HillProfile::NAMES),
             default: DefaultValue::Text("smooth"),
             unit: "",
             doc: "`parabolic` (r² − d², the hill algorithm) or `smooth` ((1 − d²/r²)², no rim crease).",
         },
-    ];
+    }
+}
 
+impl Circles {
     /// A checked generator.
     pub fn new(count: u32, radius_min: f64, radius_max: f64, profile: HillProfile) -> Result<Self> {
-        check_number(Self::PARAMS, "count", count as f64)?;
-        check_number(Self::PARAMS, "radius-min", radius_min)?;
-        check_number(Self::PARAMS, "radius-max", radius_max)?;
+        let s = Self { count, radius_min, radius_max, profile };
+        s.check_ranges()?;
         if radius_max < radius_min {
             return Err(Error::param(
                 "radius-max",
@@ -98,19 +73,13 @@ impl Circles {
                 format!("a number >= radius-min ({radius_min})"),
             ));
         }
-        Ok(Self { count, radius_min, radius_max, profile })
+        Ok(s)
     }
 
-    /// From validated recipe parameters.
+    /// From validated recipe parameters (ranges, then `radius-max >= radius-min`).
     pub fn from_params(p: &Params) -> Result<Self> {
-        let profile = p.text("profile")?;
-        check_text(Self::PARAMS, "profile", profile)?;
-        Self::new(
-            p.usize("count")? as u32,
-            p.f64("radius-min")?,
-            p.f64("radius-max")?,
-            HillProfile::from_name(profile).unwrap_or(HillProfile::Smooth),
-        )
+        let Self { count, radius_min, radius_max, profile } = Self::read_params(p)?;
+        Self::new(count, radius_min, radius_max, profile)
     }
 
     /// The registry entry.

@@ -6,61 +6,54 @@ use terrasynth_noise::rng::SplitMix64;
 
 use super::common::pow2_exponent;
 use super::{Generator, GeneratorStep};
-use crate::step::params::check_number;
-use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::params::step_params;
+use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
 
-/// Square midpoint displacement processed breadth-first from a FIFO queue, in integers
-/// (seed 000, annex `carte_mid_point`).
-///
-/// Steps, on a `(2^n + 1)²` grid of `i64` with the smallest `n` that covers the map:
-/// 1. the 4 corners get `randint(−a, a)` (`a` = `amplitude`);
-/// 2. the queue starts with the whole square `(x1, y1, x2, y2, a)`;
-/// 3. pop a square; with `(xc, yc)` its integer centre, set
-///    `h(xc, yc) = ⌊(sum of 4 corners) / 4⌋ + randint(−r, r)` and each edge midpoint
-///    `⌊(sum of its 2 ends) / 2⌋ + randint(−r, r)`;
-/// 4. if the square is wider than 1 cell, push its 4 quadrants (top-left, bottom-right,
-///    bottom-left, top-right, in the annex's order) with `⌊r / 2⌋`.
-///
-/// Divisions floor towards −∞ and `randint` is inclusive, like Python's `//` and
-/// `random.randint`. As in the annex, an edge shared by two squares is written by both (the
-/// later one wins): this is the recursive form's context sensitivity that seed 001 §1.1.1
-/// removes with the iterative [`DiamondSquare`](super::DiamondSquare). Once `r` reaches 0 the
-/// remaining levels are pure integer averaging, which shows as small flat steps: keep
-/// `amplitude ≥ 2^n` for a fully fractal map. Heights are the integers as `f32`; other sizes are
-/// the top-left window of the square.
-///
-/// Known look: an edge midpoint only sees the 2 ends of its edge, so the borders of the big
-/// early squares show as faint straight creases (visible in a hillshade). That is this form's
-/// classic artefact, kept for fidelity to seed 000; [`DiamondSquare`](super::DiamondSquare)
-/// averages 4 diamond neighbours and has none.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MidpointDisplacement {
-    /// `alea_in`: corner range and first offset range, in integer height units (default 4096).
-    pub amplitude: i64,
+step_params! {
+    /// Square midpoint displacement processed breadth-first from a FIFO queue, in integers
+    /// (seed 000, annex `carte_mid_point`).
+    ///
+    /// Steps, on a `(2^n + 1)²` grid of `i64` with the smallest `n` that covers the map:
+    /// 1. the 4 corners get `randint(−a, a)` (`a` = `amplitude`);
+    /// 2. the queue starts with the whole square `(x1, y1, x2, y2, a)`;
+    /// 3. pop a square; with `(xc, yc)` its integer centre, set
+    ///    `h(xc, yc) = ⌊(sum of 4 corners) / 4⌋ + randint(−r, r)` and each edge midpoint
+    ///    `⌊(sum of its 2 ends) / 2⌋ + randint(−r, r)`;
+    /// 4. if the square is wider than 1 cell, push its 4 quadrants (top-left, bottom-right,
+    ///    bottom-left, top-right, in the annex's order) with `⌊r / 2⌋`.
+    ///
+    /// Divisions floor towards −∞ and `randint` is inclusive, like Python's `//` and
+    /// `random.randint`. As in the annex, an edge shared by two squares is written by both (the
+    /// later one wins): this is the recursive form's context sensitivity that seed 001 §1.1.1
+    /// removes with the iterative [`DiamondSquare`](super::DiamondSquare). Once `r` reaches 0 the
+    /// remaining levels are pure integer averaging, which shows as small flat steps: keep
+    /// `amplitude ≥ 2^n` for a fully fractal map. Heights are the integers as `f32`; other sizes are
+    /// the top-left window of the square.
+    ///
+    /// Known look: an edge midpoint only sees the 2 ends of its edge, so the borders of the big
+    /// early squares show as faint straight creases (visible in a hillshade). That is this form's
+    /// classic artefact, kept for fidelity to seed 000; [`DiamondSquare`](super::DiamondSquare)
+    /// averages 4 diamond neighbours and has none.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct MidpointDisplacement {
+        amplitude: i64 = ParamSpec {
+            name: "amplitude",
+            kind: ParamKind::Int { min: 0, max: 1 << 40 },
+            default: DefaultValue::Number(4096.0),
+            unit: "integer height units",
+            doc: "Initial random range `alea_in` (seed 000 annex): corners and first offsets are \
+                  integers in [-amplitude, amplitude], halved (integer division) at each level.",
+        },
+    }
 }
 
 impl MidpointDisplacement {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[ParamSpec {
-        name: "amplitude",
-        kind: ParamKind::Int { min: 0, max: 1 << 40 },
-        default: DefaultValue::Number(4096.0),
-        unit: "integer height units",
-        doc: "Initial random range `alea_in` (seed 000 annex): corners and first offsets are \
-              integers in [-amplitude, amplitude], halved (integer division) at each level.",
-    }];
-
     /// A checked generator.
     pub fn new(amplitude: i64) -> Result<Self> {
-        check_number(Self::PARAMS, "amplitude", amplitude as f64)?;
-        Ok(Self { amplitude })
-    }
-
-    /// From validated recipe parameters.
-    pub fn from_params(p: &Params) -> Result<Self> {
-        Self::new(p.i64("amplitude")?)
+        let s = Self { amplitude };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -72,7 +65,7 @@ impl MidpointDisplacement {
                   fast, rough fractal relief.",
             source: "seed 000 (midpoint displacement, Python annex `carte_mid_point`)",
             params: Self::PARAMS,
-            build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
+            build: |p| Ok(Box::new(GeneratorStep(Self::read_params(p)?))),
         }
     }
 }

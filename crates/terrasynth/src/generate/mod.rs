@@ -89,3 +89,38 @@ pub fn steps() -> Vec<StepInfo> {
         NoiseTerrain::info(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+    use crate::step::ParamKind;
+
+    /// A generator's constructor takes both ends of every spec range and refuses one step past
+    /// either, naming the key: `new` and recipes share the one declaration in `step_params!`.
+    #[test]
+    fn fault_new_refuses_exactly_outside_its_specs() {
+        let d = Fault::default();
+        let build = |i: usize, v: f64| {
+            let mut a = [d.iterations as f64, d.displacement, d.final_displacement, d.transition];
+            a[i] = v;
+            Fault::new(a[0] as u32, a[1], a[2], a[3])
+        };
+        for (i, spec) in Fault::PARAMS.iter().enumerate() {
+            let (min, max, step) = match spec.kind {
+                ParamKind::Float { min, max } => (min, max, 1e-9 * max.abs().max(1.0)),
+                ParamKind::Int { min, max } => (min as f64, max as f64, 1.0),
+                _ => panic!("{} is not a number", spec.name),
+            };
+            assert!(build(i, min).is_ok() && build(i, max).is_ok(), "{}", spec.name);
+            for v in [min - step, max + step] {
+                match build(i, v) {
+                    Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, spec.name),
+                    other => panic!("{} = {v}: {other:?}", spec.name),
+                }
+            }
+        }
+        // Default is every spec's default.
+        assert_eq!(d, Fault::new(200, 1.0, 0.05, 0.02).unwrap());
+    }
+}

@@ -4,7 +4,7 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::{Generator, GeneratorStep};
-use crate::step::params::{check_list, check_number, check_text};
+use crate::step::params::{Choice, check_list, check_number, check_text, choice_enum};
 use crate::step::{Category, StepInfo};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Grid, Heightmap, Progress, Result};
@@ -12,26 +12,13 @@ use crate::{Grid, Heightmap, Progress, Result};
 /// Most coefficients (nearest points) a Voronoi terrain can weigh.
 pub const MAX_COEFFICIENTS: usize = 8;
 
-/// Distance used between a cell and the feature points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// `dx² + dy²`: the seed's choice (seed 001 §1.2), faster, gives parabolic slopes.
-    Squared,
-    /// `√(dx² + dy²)`: straight (conical) slopes.
-    Euclidean,
-}
-
-impl Metric {
-    /// Names as written in recipes.
-    pub const NAMES: &'static [&'static str] = &["squared", "euclidean"];
-
-    /// Parses a recipe name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "squared" => Some(Self::Squared),
-            "euclidean" => Some(Self::Euclidean),
-            _ => None,
-        }
+choice_enum! {
+    /// Distance used between a cell and the feature points.
+    pub enum Metric {
+        /// `dx² + dy²`: the seed's choice (seed 001 §1.2), faster, gives parabolic slopes.
+        Squared = "squared",
+        /// `√(dx² + dy²)`: straight (conical) slopes.
+        Euclidean = "euclidean",
     }
 }
 

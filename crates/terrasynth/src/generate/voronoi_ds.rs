@@ -3,7 +3,7 @@
 use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent};
 use super::voronoi::{Metric, SampleGrid, Voronoi};
 use super::{Generator, GeneratorStep};
-use crate::step::params::check_number;
+use crate::step::params::{check_number, spec_named};
 use crate::step::{Category, StepInfo};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
@@ -54,10 +54,10 @@ pub struct VoronoiDiamondSquare {
 impl VoronoiDiamondSquare {
     /// Parameter specs (recipe keys): the Voronoi keys plus `step`, `roughness`, `smoothness`.
     pub const PARAMS: &'static [ParamSpec] = &[
-        Voronoi::PARAMS[0],
-        Voronoi::PARAMS[1],
-        Voronoi::PARAMS[2],
-        Voronoi::PARAMS[3],
+        spec_named(Voronoi::PARAMS, "count"),
+        spec_named(Voronoi::PARAMS, "coefficients"),
+        spec_named(Voronoi::PARAMS, "metric"),
+        spec_named(Voronoi::PARAMS, "point-seed"),
         ParamSpec {
             name: "step",
             kind: ParamKind::Int { min: 1, max: 1 << 20 },

@@ -4,7 +4,7 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::falloff::apply_weight;
 use crate::generate::{feature_points, region_map};
-use crate::step::params::{check_number, check_text};
+use crate::step::params::{check_number, check_text, spec_named};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Result};
@@ -35,7 +35,7 @@ pub struct VoronoiRegions {
 impl VoronoiRegions {
     /// Parameter specs (recipe keys).
     pub const PARAMS: &'static [ParamSpec] = &[
-        crate::generate::Voronoi::PARAMS[0],
+        spec_named(crate::generate::Voronoi::PARAMS, "count"),
         ParamSpec {
             name: "mode",
             kind: ParamKind::Choice(&["binary", "heights"]),
@@ -57,7 +57,7 @@ impl VoronoiRegions {
             unit: "",
             doc: "Height factor of sunk regions (binary) or the lowest random factor (heights).",
         },
-        crate::generate::Voronoi::PARAMS[3],
+        spec_named(crate::generate::Voronoi::PARAMS, "point-seed"),
     ];
 
     /// A checked step.

@@ -5,7 +5,7 @@ use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
 use crate::generate::{Interpolation, Spectral};
-use crate::step::params::check_number;
+use crate::step::params::{check_number, spec_named};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Result};
@@ -151,11 +151,11 @@ impl SpectralOverlay {
             unit: "fraction of the height range",
             doc: "Largest height added or removed, relative to the terrain's current range.",
         },
-        ParamSpec { default: DefaultValue::Number(16.0), ..Spectral::PARAMS[0] },
-        Spectral::PARAMS[1],
-        Spectral::PARAMS[2],
-        ParamSpec { default: DefaultValue::Number(3.0), ..Spectral::PARAMS[3] },
-        Spectral::PARAMS[4],
+        ParamSpec { default: DefaultValue::Number(16.0), ..spec_named(Spectral::PARAMS, "start-frequency") },
+        spec_named(Spectral::PARAMS, "step"),
+        spec_named(Spectral::PARAMS, "persistence"),
+        ParamSpec { default: DefaultValue::Number(3.0), ..spec_named(Spectral::PARAMS, "passes") },
+        spec_named(Spectral::PARAMS, "interpolation"),
     ];
 
     /// A checked step.

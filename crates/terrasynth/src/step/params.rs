@@ -517,6 +517,35 @@ macro_rules! step_params {
 }
 pub(crate) use step_params;
 
+/// The spec called `name` in `specs`, usable in a `const` (a step that shares another step's
+/// parameters lists them by name, never by position). A missing name fails the build.
+pub const fn spec_named(specs: &[ParamSpec], name: &str) -> ParamSpec {
+    let mut i = 0;
+    while i < specs.len() {
+        if str_eq(specs[i].name, name) {
+            return specs[i];
+        }
+        i += 1;
+    }
+    panic!("no ParamSpec with this name")
+}
+
+/// `a == b` in a `const fn`.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Checks `value` against the spec called `name` in `specs`.
 pub(crate) fn check_field(specs: &[ParamSpec], name: &str, value: &ParamValue) -> Result<()> {
     spec(specs, name).check(value)
