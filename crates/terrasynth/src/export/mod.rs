@@ -11,13 +11,29 @@
 //! when the recipe has none, see [`crate::hydro::WaterLayers`], are not). `water.png`,
 //! `flow.png`, `biomes.png`, `splat.png` (with the images) and `rivers.geojson` (always) come
 //! from the same hydrology layers; biomes and splat weights from
-//! [`crate::render::biomes`]. Every file is listed in docs/OUTPUTS.md.
+//! [`crate::analyze::biomes`]. Every file is listed in docs/OUTPUTS.md.
 //!
 //! Each file is its own job, the jobs running in parallel on the caller's rayon pool, each
 //! file streamed row band by row band (no whole RGBA image, no mesh held in memory) and
 //! written atomically (temp file + rename, [`crate::io::atomic`]). Every pixel, vertex and
 //! value depends only on its own row's inputs, so the files are the same bytes on any thread
 //! count and whatever order the jobs run in.
+//!
+//! ```
+//! use terrasynth::export::{self, ExportOptions};
+//! use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
+//!
+//! let mut recipe = preset("island")?.recipe()?;
+//! (recipe.width, recipe.height) = (65, 65);
+//! let pipeline = Pipeline::new(recipe, &registry())?;
+//! let run = pipeline.run(&PipelineProgress::new())?;
+//! let dir = std::env::temp_dir().join(format!("terrasynth-export-doc-{}", std::process::id()));
+//! let report = export::write(&dir, &run, &pipeline, &ExportOptions::default())?;
+//! assert!(report.files.iter().any(|f| f == "mesh.glb"));
+//! assert!(dir.join("report.json").exists());
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), terrasynth::Error>(())
+//! ```
 
 mod report;
 
