@@ -76,7 +76,7 @@ where
 /// ```
 /// use terrasynth::Grid;
 /// use terrasynth::analyze::erosion_score;
-/// use terrasynth::erode::Boundary;
+/// use terrasynth::grid::Boundary;
 /// // Slopes of [0, 1, 3] (closed): 1, 2, 2.
 /// let g = Grid::from_vec(3, 1, 1.0, vec![0.0f64, 1.0, 3.0]).unwrap();
 /// let s = erosion_score(&g, Boundary::Closed);
