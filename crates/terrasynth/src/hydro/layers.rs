@@ -24,6 +24,7 @@ use super::flow::{D8Router, FlowField};
 use super::lakes::find_lakes;
 use super::rivers::{River, extract_rivers, strahler_orders};
 use super::steps::RIVERS;
+use crate::step::params::spec_named;
 use crate::step::{DefaultValue, Terrain};
 use crate::{Grid, Heightmap, Result};
 
@@ -66,8 +67,8 @@ impl FlowGraph {
 
 /// A default of the `rivers` step, read from its parameter table.
 fn rivers_default(name: &str) -> f64 {
-    match RIVERS.iter().find(|p| p.name == name).map(|p| &p.default) {
-        Some(DefaultValue::Number(v)) => *v,
+    match spec_named(RIVERS, name).default {
+        DefaultValue::Number(v) => v,
         _ => unreachable!("the rivers step declares a numeric `{name}`"),
     }
 }

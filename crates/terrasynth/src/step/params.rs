@@ -548,27 +548,23 @@ const fn str_eq(a: &str, b: &str) -> bool {
 
 /// Checks `value` against the spec called `name` in `specs`.
 pub(crate) fn check_field(specs: &[ParamSpec], name: &str, value: &ParamValue) -> Result<()> {
-    spec(specs, name).check(value)
+    spec_named(specs, name).check(value)
 }
 
 /// Checks the number `value` against the spec called `name` in `specs`, so that the library
 /// API (`Type::new`) and recipe validation share one definition of every range.
 pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Result<()> {
-    spec(specs, name).check(&ParamValue::Number(value))
+    spec_named(specs, name).check(&ParamValue::Number(value))
 }
 
 /// Checks a list value against the spec called `name`.
 pub(crate) fn check_list(specs: &[ParamSpec], name: &str, value: &[f64]) -> Result<()> {
-    spec(specs, name).check(&ParamValue::List(value.to_vec()))
+    spec_named(specs, name).check(&ParamValue::List(value.to_vec()))
 }
 
 /// Checks a choice against the spec called `name`.
 pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
-    spec(specs, name).check(&ParamValue::Text(value.to_string()))
-}
-
-fn spec<'a>(specs: &'a [ParamSpec], name: &str) -> &'a ParamSpec {
-    specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("bug: no ParamSpec named `{name}`"))
+    spec_named(specs, name).check(&ParamValue::Text(value.to_string()))
 }
 
 #[cfg(test)]
