@@ -199,6 +199,11 @@ impl Editor {
         self.worker.is_busy()
     }
 
+    /// Number of foreground jobs (generations, erosion runs, exports) started so far.
+    pub fn jobs_started(&self) -> u64 {
+        self.worker.started()
+    }
+
     /// The running foreground job (label and progress), if any.
     pub fn active_job(&self) -> Option<&Active> {
         self.worker.active.as_ref()

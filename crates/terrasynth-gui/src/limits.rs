@@ -8,7 +8,7 @@ use std::ops::RangeInclusive;
 use terrasynth::recipe::model::{EXPORT_FIELDS, RECIPE_FIELDS};
 use terrasynth::recipe::registry;
 use terrasynth::shape::brush::MAX_RADIUS;
-use terrasynth::step::{ParamKind, ParamSpec};
+use terrasynth::step::{ParamKind, ParamSpec, ParamValue};
 
 /// Smallest brush radius the editor offers, cells (the library takes any radius > 0; below one
 /// cell a dab touches a single cell).
@@ -54,10 +54,79 @@ pub fn iterations_spec(kind: &str) -> Option<ParamSpec> {
     registry().iter().find(|s| s.name == kind)?.params.iter().copied().find(|p| p.name == "iterations")
 }
 
+/// Parses text typed into the field of the recipe-level field `spec` (an `Int` or `Float`
+/// spec, see [`recipe_field`]) and checks it against the library's range, exactly (integers are
+/// read as integers, so a seed near 2^63 is not rounded). Nothing is clamped: a value outside
+/// the range is an error naming the field and the allowed range, in the library's words.
+pub fn parse_field(spec: &ParamSpec, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    match spec.kind {
+        ParamKind::Int { min, max } => {
+            let v: i128 = t.parse().map_err(|_| not_a(spec, t, "an integer"))?;
+            if v < min as i128 || v > max as i128 {
+                return Err(terrasynth::Error::param(spec.name, t, spec.allowed()).to_string());
+            }
+            Ok(v as f64)
+        }
+        _ => {
+            let v: f64 = t.parse().map_err(|_| not_a(spec, t, "a number"))?;
+            spec.check(&ParamValue::Number(v)).map_err(|e| e.to_string())?;
+            Ok(v)
+        }
+    }
+}
+
+/// [`parse_field`] for integer fields, exact up to `i64` (the seed).
+pub fn parse_int_field(spec: &ParamSpec, text: &str) -> Result<i64, String> {
+    parse_field(spec, text)?;
+    // In range, so it fits: parse again as an integer to keep every digit.
+    text.trim().parse::<i64>().map_err(|_| not_a(spec, text.trim(), "an integer"))
+}
+
+/// Parses text typed for the step parameter `spec` (numbers, number lists separated by commas,
+/// free text) into the value a recipe holds, and checks it with [`ParamSpec::check`]. Nothing is
+/// clamped; the error is the library's (name, value and allowed range).
+pub fn parse_param(spec: &ParamSpec, text: &str) -> Result<ParamValue, String> {
+    let t = text.trim();
+    let value = match spec.kind {
+        ParamKind::Float { .. } | ParamKind::Int { .. } => {
+            ParamValue::Number(t.parse().map_err(|_| not_a(spec, t, "a number"))?)
+        }
+        ParamKind::List { .. } => ParamValue::List(
+            t.trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse::<f64>().map_err(|_| not_a(spec, s, "a number")))
+                .collect::<Result<_, _>>()?,
+        ),
+        ParamKind::Bool => ParamValue::Bool(t.parse().map_err(|_| not_a(spec, t, "true or false"))?),
+        // Free text keeps its spaces; a choice is one of its names.
+        ParamKind::Text => ParamValue::Text(text.to_string()),
+        ParamKind::Choice(_) => ParamValue::Text(t.to_string()),
+    };
+    spec.check(&value).map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+/// How a value is shown in its typed field: numbers in their shortest exact form (`0.05`,
+/// `513`), lists as `1, 2.5`, text as is.
+pub fn value_text(value: &ParamValue) -> String {
+    match value {
+        ParamValue::Number(v) => v.to_string(),
+        ParamValue::List(l) => l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+        ParamValue::Text(s) => s.clone(),
+        ParamValue::Bool(b) => b.to_string(),
+    }
+}
+
+fn not_a(spec: &ParamSpec, text: &str, what: &str) -> String {
+    format!("`{}`: \"{text}\" is not {what}; allowed {}", spec.name, spec.allowed())
+}
+
 #[cfg(test)]
 mod tests {
     use terrasynth::shape::brush::{Brush, BrushMode};
-    use terrasynth::step::ParamValue;
 
     use super::*;
 
@@ -106,5 +175,49 @@ mod tests {
         assert!(dab(*r.end()).validate().is_ok());
         assert!(dab(*r.start()).validate().is_ok());
         assert!(dab(r.end() * 1.001).validate().is_err(), "the widget's maximum is the library's");
+    }
+
+    #[test]
+    fn typed_fields_are_checked_not_clamped() {
+        let width = recipe_field("width");
+        assert_eq!(parse_field(width, " 2049 "), Ok(2049.0));
+        // Out of range, not a number, not an integer: one error naming the field and the range.
+        for bad in ["0", "-5", "16386000", "abc", "2.5", ""] {
+            let e = parse_field(width, bad).unwrap_err();
+            assert!(e.contains("`width`") && e.contains(&width.allowed()), "{bad}: {e}");
+        }
+        let cell = recipe_field("cell-size");
+        let e = parse_field(cell, "-5").unwrap_err();
+        assert!(e.contains("cell-size") && e.contains(&cell.allowed()), "{e}");
+        assert_eq!(parse_field(cell, "2.5"), Ok(2.5));
+        // The seed is read exactly (no f64 rounding) up to the library's largest seed.
+        let seed = recipe_field("seed");
+        let max = *int_range(seed).unwrap().end();
+        assert_eq!(parse_int_field(seed, &max.to_string()), Ok(max));
+        assert_eq!(parse_int_field(seed, "123457"), Ok(123457));
+        assert!(parse_int_field(seed, &(max as i128 + 1).to_string()).is_err());
+        assert!(parse_int_field(seed, "-1").is_err());
+    }
+
+    #[test]
+    fn typed_parameters_are_the_librarys_values() {
+        let reg = registry();
+        let spec = |step: &str, name: &str| {
+            *reg.iter().find(|s| s.name == step).unwrap().params.iter().find(|p| p.name == name).unwrap()
+        };
+        let path = spec("import", "path");
+        assert_eq!(parse_param(&path, "maps/my dem.png"), Ok(ParamValue::Text("maps/my dem.png".into())));
+        let octaves = spec("noise", "octaves");
+        assert_eq!(parse_param(&octaves, "5"), Ok(ParamValue::Number(5.0)));
+        let e = parse_param(&octaves, "-3").unwrap_err();
+        assert!(e.contains("octaves") && e.contains(&octaves.allowed()), "{e}");
+        assert!(parse_param(&octaves, "five").unwrap_err().contains("not a number"));
+        // A value shown in its field reads back as the same value.
+        for v in [ParamValue::Number(0.05), ParamValue::Number(513.0), ParamValue::Text("a b".into())] {
+            let spec = if matches!(v, ParamValue::Text(_)) { path } else { spec("noise", "feature-size") };
+            if spec.check(&v).is_ok() {
+                assert_eq!(parse_param(&spec, &value_text(&v)), Ok(v));
+            }
+        }
     }
 }

@@ -96,6 +96,11 @@ impl Worker {
         self.active.is_some()
     }
 
+    /// Number of foreground jobs started so far.
+    pub fn started(&self) -> u64 {
+        self.next_id - 1
+    }
+
     /// Cancels the foreground job (its result comes back as cancelled).
     pub fn cancel(&mut self) {
         if let Some(a) = &self.active {

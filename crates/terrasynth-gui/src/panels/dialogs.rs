@@ -3,6 +3,7 @@
 
 use eframe::egui::{self, Color32};
 
+use super::entry::error_note;
 use super::params::field_ui;
 use crate::editor::Editor;
 
@@ -116,14 +117,27 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     ui.checkbox(&mut ex.images, "color / hillshade / shaded PNG");
     ui.checkbox(&mut ex.glb, "mesh.glb");
     ui.checkbox(&mut ex.obj, "mesh.obj");
+    let mut errors = Vec::new();
     ui.horizontal(|ui| {
         ui.label("height scale");
-        field_ui(ui, "height-scale", &mut ex.height_scale, " m", 1.0);
+        let e = field_ui(ui, "height-scale", ex.height_scale, 70.0);
+        if let Some(v) = e.committed {
+            ex.height_scale = v;
+        }
+        errors.extend(e.error);
+        ui.label("m per height unit");
     });
     ui.horizontal(|ui| {
         ui.label("mesh LOD");
-        field_ui(ui, "lod", &mut ex.lod, "", 1.0);
+        let e = field_ui(ui, "lod", ex.lod as f64, 40.0);
+        if let Some(v) = e.committed {
+            ex.lod = v as u32;
+        }
+        errors.extend(e.error);
     });
+    for e in &errors {
+        error_note(ui, Some(e));
+    }
     if ui.button("Export now").clicked() {
         let d = editor.export_dir.clone();
         editor.export_to(&d);

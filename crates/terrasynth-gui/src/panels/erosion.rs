@@ -3,8 +3,9 @@
 
 use eframe::egui;
 use terrasynth::recipe::registry;
-use terrasynth::step::{Category, ParamSpec};
+use terrasynth::step::{Category, ParamSpec, ParamValue};
 
+use super::entry::{entry_ui, error_note};
 use super::params::{param_tooltip, params_ui};
 use crate::editor::Editor;
 use crate::limits;
@@ -26,11 +27,21 @@ impl ErosionPanel {
                 }
             });
             settings.set_kind(&kind);
-            if let Some(spec) = limits::iterations_spec(&settings.entry.kind)
-                && let Some(range) = limits::int_range(&spec)
-            {
-                ui.add(egui::DragValue::new(&mut settings.iterations).range(range).prefix("iterations "))
-                    .on_hover_text(param_tooltip(&spec));
+            if let Some(spec) = limits::iterations_spec(&settings.entry.kind) {
+                let mut error = None;
+                ui.horizontal(|ui| {
+                    ui.label("iterations");
+                    let shown = settings.iterations.to_string();
+                    let e = entry_ui(ui, "erosion-iterations", "iterations field", &shown, 80.0, |t| {
+                        limits::parse_param(&spec, t)
+                    });
+                    e.response.on_hover_text(param_tooltip(&spec));
+                    if let Some(ParamValue::Number(v)) = e.committed {
+                        settings.iterations = v as u32;
+                    }
+                    error = e.error;
+                });
+                error_note(ui, error.as_deref());
             }
             if let Some(info) = reg.iter().find(|s| s.name == settings.entry.kind) {
                 let specs: Vec<ParamSpec> = info.params.iter().copied().filter(|p| p.name != "iterations").collect();

@@ -6,6 +6,7 @@
 
 mod brush;
 mod dialogs;
+mod entry;
 mod erosion;
 mod map_view;
 mod params;
@@ -15,6 +16,7 @@ mod view_3d;
 
 pub use brush::BrushPanel;
 pub use dialogs::Dialogs;
+pub use entry::{Entry, entry_ui, error_note};
 pub use erosion::ErosionPanel;
 pub use map_view::MapView;
 pub use params::{param_tooltip, params_ui};

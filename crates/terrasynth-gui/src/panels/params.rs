@@ -5,46 +5,67 @@ use eframe::egui;
 use terrasynth::recipe::StepEntry;
 use terrasynth::step::{ParamKind, ParamSpec, ParamValue};
 
-use crate::limits;
+use super::entry::{Entry, entry_ui, error_note};
+use crate::limits::{self, value_text};
 
-/// Sliders and fields for `specs`, editing `entry.params` (a key is written only once its
-/// value differs from the default's display). `salt` keeps widget ids unique.
+/// Sliders and fields for `specs`, editing `entry.params`. Numbers have a slider (dragging
+/// previews live) with a typed field beside it; text, lists and numbers without a finite range
+/// have the typed field alone. Typed fields commit on Enter or focus loss, checked with the
+/// spec (no clamping); a bad value shows its error under the row and changes nothing. `salt`
+/// keeps widget ids unique.
 pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, salt: usize) {
     for spec in specs {
         let current = entry.params.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
         let tip = param_tooltip(spec);
         let mut new_value = None;
+        let mut error = None;
         ui.horizontal(|ui| {
             ui.label(spec.name).on_hover_text(tip.as_str());
+            let mut typed = |ui: &mut egui::Ui, width: f32| {
+                let e = entry_ui(
+                    ui,
+                    (salt, spec.name),
+                    &format!("{} field", spec.name),
+                    &value_text(&current),
+                    width,
+                    |t| limits::parse_param(spec, t),
+                );
+                e.response.on_hover_text(tip.as_str());
+                error = e.error;
+                e.committed
+            };
             match (spec.kind, &current) {
-                (ParamKind::Float { min, max }, ParamValue::Number(v)) => {
+                (ParamKind::Float { min, max }, ParamValue::Number(v))
+                    if min.is_finite() && max.is_finite() && max > min =>
+                {
                     let mut x = *v;
-                    let r = if min.is_finite() && max.is_finite() && max > min {
-                        let log = min > 0.0 && max / min > 1000.0;
-                        ui.add(
-                            egui::Slider::new(&mut x, min..=max)
-                                .logarithmic(log)
-                                .suffix(unit_suffix(spec.unit)),
-                        )
-                    } else {
-                        ui.add(egui::DragValue::new(&mut x).speed(0.01).suffix(unit_suffix(spec.unit)))
-                    };
-                    r.on_hover_text(tip.as_str());
+                    let log = min > 0.0 && max / min > 1000.0;
+                    ui.add(
+                        egui::Slider::new(&mut x, min..=max)
+                            .logarithmic(log)
+                            .show_value(false)
+                            .clamping(egui::SliderClamping::Edits),
+                    )
+                    .on_hover_text(tip.as_str());
                     if x != *v {
-                        new_value = Some(ParamValue::Number(x.clamp(min, max)));
+                        new_value = Some(ParamValue::Number(x));
                     }
+                    new_value = typed(ui, 70.0).or(new_value.take());
+                    ui.label(spec.unit);
                 }
-                (ParamKind::Int { min, max }, ParamValue::Number(v)) => {
+                (ParamKind::Int { min, max }, ParamValue::Number(v)) if max - min <= 4096 => {
                     let mut x = *v as i64;
-                    let r = if max - min <= 4096 {
-                        ui.add(egui::Slider::new(&mut x, min..=max).suffix(unit_suffix(spec.unit)))
-                    } else {
-                        ui.add(egui::DragValue::new(&mut x).range(min..=max).suffix(unit_suffix(spec.unit)))
-                    };
-                    r.on_hover_text(tip.as_str());
+                    ui.add(
+                        egui::Slider::new(&mut x, min..=max)
+                            .show_value(false)
+                            .clamping(egui::SliderClamping::Edits),
+                    )
+                    .on_hover_text(tip.as_str());
                     if x as f64 != *v {
                         new_value = Some(ParamValue::Number(x as f64));
                     }
+                    new_value = typed(ui, 70.0).or(new_value.take());
+                    ui.label(spec.unit);
                 }
                 (ParamKind::Bool, ParamValue::Bool(b)) => {
                     let mut x = *b;
@@ -67,72 +88,47 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
                         new_value = Some(ParamValue::Text(x));
                     }
                 }
-                (ParamKind::List { .. }, ParamValue::List(l)) => {
-                    let text_id = ui.make_persistent_id((salt, spec.name, "list"));
-                    let mut text = ui.data_mut(|d| {
-                        d.get_temp::<String>(text_id)
-                            .unwrap_or_else(|| l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
-                    });
-                    let r = ui.text_edit_singleline(&mut text).on_hover_text(tip.as_str());
-                    if r.changed() {
-                        let parsed: Result<Vec<f64>, _> = text
-                            .split(',')
-                            .map(|s| s.trim())
-                            .filter(|s| !s.is_empty())
-                            .map(str::parse::<f64>)
-                            .collect();
-                        if let Ok(v) = parsed
-                            && &v != l
-                        {
-                            new_value = Some(ParamValue::List(v));
-                        }
-                    }
-                    ui.data_mut(|d| d.insert_temp(text_id, text));
-                }
-                (_, v) => {
-                    let mut x = match v {
-                        ParamValue::Text(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    if ui.text_edit_singleline(&mut x).on_hover_text(tip.as_str()).lost_focus() {
-                        new_value = Some(ParamValue::Text(x));
-                    }
+                (ParamKind::Text | ParamKind::List { .. }, _) => new_value = typed(ui, 180.0),
+                _ => {
+                    new_value = typed(ui, 100.0);
+                    ui.label(spec.unit);
                 }
             }
         });
+        error_note(ui, error.as_deref());
         if let Some(v) = new_value {
             entry.params.insert(spec.name.to_string(), v);
         }
     }
 }
 
-/// A number field for the recipe-level field `name` (see [`limits::recipe_field`]): its range
-/// and tooltip come from the library's spec; `suffix` is shown after the value, `speed` is the
-/// change per point dragged.
-pub fn field_ui<N: egui::emath::Numeric>(
-    ui: &mut egui::Ui,
-    name: &str,
-    value: &mut N,
-    suffix: &str,
-    speed: f64,
-) -> egui::Response {
+/// A typed field for the recipe-level field `name` (see [`limits::recipe_field`]) holding
+/// `value`: it commits on Enter or focus loss a value inside the library's range and returns
+/// it; a bad value is not applied and its error is returned (draw it with [`error_note`] after
+/// the row). The tooltip comes from the library's spec.
+pub fn field_ui(ui: &mut egui::Ui, name: &str, value: f64, width: f32) -> Entry<f64> {
     let spec = limits::recipe_field(name);
-    let mut field = egui::DragValue::new(value).suffix(suffix).speed(speed);
-    if let Some(range) = limits::number_range(spec) {
-        field = field.range(range);
-    }
-    ui.add(field).on_hover_text(param_tooltip(spec))
-}
-
-fn unit_suffix(unit: &str) -> String {
-    if unit.is_empty() { String::new() } else { format!(" {unit}") }
+    let shown = match spec.kind {
+        ParamKind::Int { .. } => format!("{}", value as i64),
+        _ => value.to_string(),
+    };
+    let e = entry_ui(ui, ("field", name), &format!("{name} field"), &shown, width, |t| {
+        limits::parse_field(spec, t)
+    });
+    let response = e.response.on_hover_text(param_tooltip(spec));
+    Entry { response, ..e }
 }
 
 /// Tooltip of a parameter: its doc, then the allowed values as the library words them
-/// ([`ParamSpec::allowed`], the text of its range errors), its unit and default.
+/// ([`ParamSpec::allowed`], the text of its range errors), its unit and default (as typed in
+/// its field: `0.05`, not `Number(0.05)`).
 pub fn param_tooltip(spec: &ParamSpec) -> String {
     let unit = if spec.unit.is_empty() { String::new() } else { format!(", unit {}", spec.unit) };
-    format!("{}\n\nAllowed: {}{unit}; default {}", spec.doc, spec.allowed(), spec.default.to_value())
+    let default = match spec.default.to_value() {
+        ParamValue::Text(t) if t.is_empty() => "empty".to_string(),
+        v => value_text(&v),
+    };
+    format!("{}\n\nAllowed: {}{unit}; default {default}", spec.doc, spec.allowed())
 }
 
 #[cfg(test)]

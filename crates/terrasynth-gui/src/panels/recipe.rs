@@ -4,8 +4,10 @@
 use eframe::egui;
 use terrasynth::recipe::presets;
 
-use super::params::field_ui;
+use super::entry::{entry_ui, error_note};
+use super::params::{field_ui, param_tooltip};
 use crate::editor::Editor;
+use crate::limits;
 
 /// The recipe panel (no state of its own).
 #[derive(Default)]
@@ -33,9 +35,23 @@ impl RecipePanel {
             }
         });
         let locked = editor.view.seed_locked;
+        let mut errors: Vec<String> = Vec::new();
         ui.horizontal(|ui| {
             ui.label("Seed").on_hover_text("The same seed always gives the same terrain.");
-            ui.add_enabled_ui(!locked, |ui| field_ui(ui, "seed", &mut editor.doc.recipe.seed, "", 1.0));
+            let seed = editor.doc.recipe.seed;
+            let e = ui.add_enabled_ui(!locked, |ui| {
+                let spec = limits::recipe_field("seed");
+                let e = entry_ui(ui, "seed", "seed field", &seed.to_string(), 150.0, |t| {
+                    limits::parse_int_field(spec, t)
+                });
+                e.response.on_hover_text(param_tooltip(spec));
+                (e.committed, e.error)
+            });
+            let (committed, error) = e.inner;
+            if let Some(s) = committed {
+                editor.doc.recipe.seed = s as u64;
+            }
+            errors.extend(error);
             if ui
                 .add_enabled(!locked, egui::Button::new("Random"))
                 .on_hover_text("Pick a new random seed.")
@@ -46,19 +62,38 @@ impl RecipePanel {
             ui.checkbox(&mut editor.view.seed_locked, "Lock")
                 .on_hover_text("Keep this seed when loading a preset; disables Random.");
         });
+        notes(ui, &mut errors);
         let recipe = &mut editor.doc.recipe;
         ui.horizontal(|ui| {
             ui.label("Size").on_hover_text("Map width × height in cells.");
-            field_ui(ui, "width", &mut recipe.width, "", 1.0);
+            let e = field_ui(ui, "width", recipe.width as f64, 60.0);
+            if let Some(v) = e.committed {
+                recipe.width = v as usize;
+            }
+            errors.extend(e.error);
             ui.label("×");
-            field_ui(ui, "height", &mut recipe.height, "", 1.0);
+            let e = field_ui(ui, "height", recipe.height as f64, 60.0);
+            if let Some(v) = e.committed {
+                recipe.height = v as usize;
+            }
+            errors.extend(e.error);
         });
+        notes(ui, &mut errors);
         ui.horizontal(|ui| {
             ui.label("Cell size").on_hover_text("Ground size of one cell, metres.");
-            field_ui(ui, "cell-size", &mut recipe.cell_size, " m", 0.1);
-            ui.label("Sea").on_hover_text("Sea level, height units (the `sea-level` step can change it).");
-            field_ui(ui, "sea-level", &mut recipe.sea_level, "", 0.01);
+            let e = field_ui(ui, "cell-size", recipe.cell_size, 60.0);
+            if let Some(v) = e.committed {
+                recipe.cell_size = v;
+            }
+            errors.extend(e.error);
+            ui.label("m  Sea").on_hover_text("Sea level, height units (the `sea-level` step can change it).");
+            let e = field_ui(ui, "sea-level", recipe.sea_level, 60.0);
+            if let Some(v) = e.committed {
+                recipe.sea_level = v;
+            }
+            errors.extend(e.error);
         });
+        notes(ui, &mut errors);
         ui.horizontal(|ui| {
             let busy = editor.is_busy();
             if ui
@@ -82,5 +117,12 @@ impl RecipePanel {
             let text = if step.is_empty() { a.label.to_string() } else { format!("{} {step}", a.label) };
             ui.add(egui::ProgressBar::new(a.progress.fraction() as f32).text(text).animate(true));
         }
+    }
+}
+
+/// Draws the errors of the fields in the row above, then forgets them.
+fn notes(ui: &mut egui::Ui, errors: &mut Vec<String>) {
+    for e in errors.drain(..) {
+        error_note(ui, Some(&e));
     }
 }

@@ -29,15 +29,25 @@ impl StepsPanel {
         let mut remove = None;
         let mut swap = None;
         let n = steps.len();
+        let mut toggle = None;
         for (i, entry) in steps.iter_mut().enumerate() {
             let info = reg.iter().find(|s| s.name == entry.kind);
             let id = ui.make_persistent_id(("step", i));
             egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false)
                 .show_header(ui, |ui| {
                     ui.checkbox(&mut entry.enabled, "").on_hover_text("Enable or disable this step.");
-                    let label = ui.label(format!("{}. {}", i + 1, entry.kind));
+                    // The whole name opens the step, not only the small arrow.
+                    let label = ui.add(
+                        egui::Label::new(format!("{}. {}", i + 1, entry.kind)).sense(egui::Sense::click()),
+                    );
+                    if label.clicked() {
+                        toggle = Some(id);
+                    }
                     if let Some(info) = info {
-                        label.on_hover_text(format!("{}\n\nSource: {}", info.doc, info.source));
+                        label.on_hover_text(format!(
+                            "{}\n\nSource: {}\n\nClick to show its parameters.",
+                            info.doc, info.source
+                        ));
                     }
                     if ui
                         .add_enabled(i > 0, egui::Button::new("Up").small())
@@ -63,6 +73,12 @@ impl StepsPanel {
                         ui.colored_label(Color32::RED, format!("unknown step type `{}`", entry.kind));
                     }
                 });
+        }
+        if let Some(id) = toggle
+            && let Some(mut state) = egui::collapsing_header::CollapsingState::load(ui.ctx(), id)
+        {
+            state.toggle(ui);
+            state.store(ui.ctx());
         }
         if let Some(i) = remove {
             steps.remove(i);

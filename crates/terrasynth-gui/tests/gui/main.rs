@@ -9,4 +9,5 @@
 mod app;
 mod close_recovery;
 mod common;
+mod fields;
 mod snapshots;

@@ -1,0 +1,89 @@
+//! Typed entry fields that commit on Enter or when they lose focus, never on each keystroke.
+//!
+//! While the field is focused it edits its own buffer (kept in egui's memory), so typing works
+//! whatever the stored value does; when it is not, it shows the stored value (so undo or a
+//! preset change show at once). On commit the text is parsed and checked by the caller's
+//! `parse` (the library's ranges, see [`crate::limits`]): a good value is returned once; a bad
+//! one is kept in the field with its error, which [`error_note`] draws just below the field's
+//! row. Nothing is clamped. Escape abandons the typed text.
+
+use eframe::egui::{self, Color32, Key, TextEdit};
+
+/// The edit buffer and the last commit's error of one field.
+#[derive(Clone, Default)]
+struct EntryState {
+    buffer: String,
+    error: Option<String>,
+}
+
+/// What a field did this frame.
+pub struct Entry<T> {
+    /// The text field's response.
+    pub response: egui::Response,
+    /// The value committed this frame (Enter or focus loss with good, changed text).
+    pub committed: Option<T>,
+    /// The problem with the text last committed (shown until the field is fixed or Escape).
+    pub error: Option<String>,
+}
+
+/// A single-line field showing `shown` (the stored value as text), `width` points wide and
+/// named `name` for screen readers and tests. `salt` makes its id unique within `ui`.
+pub fn entry_ui<T>(
+    ui: &mut egui::Ui,
+    salt: impl std::hash::Hash + std::fmt::Debug,
+    name: &str,
+    shown: &str,
+    width: f32,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Entry<T> {
+    let id = ui.make_persistent_id(("entry", salt));
+    let edit_id = id.with("edit");
+    let state: Option<EntryState> = ui.data(|d| d.get_temp(id));
+    let focused = ui.memory(|m| m.has_focus(edit_id));
+    let mut buffer = match &state {
+        Some(s) if focused || s.error.is_some() => s.buffer.clone(),
+        _ => shown.to_string(),
+    };
+    let previous_error = state.and_then(|s| s.error);
+    let mut edit = TextEdit::singleline(&mut buffer).id(edit_id).desired_width(width);
+    if previous_error.is_some() {
+        edit = edit.text_color(Color32::from_rgb(255, 120, 110));
+    }
+    let response = ui.add(edit).accessible_name(name);
+    let mut committed = None;
+    let mut next = None;
+    if response.lost_focus() {
+        let escaped = ui.input(|i| i.key_pressed(Key::Escape));
+        if !escaped && buffer != shown {
+            match parse(&buffer) {
+                Ok(v) => committed = Some(v),
+                Err(e) => next = Some(EntryState { buffer, error: Some(e) }),
+            }
+        }
+    } else if response.has_focus() || previous_error.is_some() {
+        next = Some(EntryState { buffer, error: previous_error });
+    }
+    let error = next.as_ref().and_then(|s| s.error.clone());
+    ui.data_mut(|d| match next {
+        Some(s) => {
+            d.insert_temp(id, s);
+        }
+        None => {
+            d.remove::<EntryState>(id);
+        }
+    });
+    Entry { response, committed, error }
+}
+
+/// Draws a field's error (if any) in red on its own line: call it right after the row holding
+/// the field, so the problem shows next to it and covers nothing.
+pub fn error_note(ui: &mut egui::Ui, error: Option<&str>) {
+    if let Some(e) = error {
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(format!("Not applied: {e}")).color(Color32::from_rgb(255, 120, 110)),
+            )
+            .wrap(),
+        );
+    }
+}
