@@ -111,6 +111,9 @@ impl eframe::App for TerrainApp {
             self;
         egui::Panel::top("top-bar").show(ui, |ui| top_bar.ui(ui, editor, dialogs));
         egui::Panel::bottom("status-bar").show(ui, |ui| status.ui(ui, editor, map.hover_cell));
+        if editor.error.is_some() {
+            egui::Panel::bottom("error-bar").show(ui, |ui| dialogs.error_bar_ui(ui, editor));
+        }
         egui::Panel::left("left-panel").resizable(true).default_size(340.0).show(ui, |ui| {
             egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
                 recipe.ui(ui, editor);

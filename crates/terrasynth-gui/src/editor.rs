@@ -30,6 +30,9 @@ use crate::settings::{AppOptions, BrushSettings, ViewSettings};
 use crate::water::Water;
 use crate::worker::{Active, Job, JobResult, Waker, Worker};
 
+/// Errors kept in the error log.
+pub const MAX_LOGGED_ERRORS: usize = 100;
+
 /// Default erosion step of the erosion panel.
 pub const DEFAULT_EROSION: &str = "thermal";
 
@@ -110,8 +113,12 @@ pub struct Editor {
     pub water: Option<Water>,
     /// Last status message.
     pub status: String,
-    /// Last error message (shown until dismissed).
+    /// The latest error, shown in the error bar until dismissed ([`Editor::dismiss_error`]);
+    /// nothing else clears it (a finished generation does not).
     pub error: Option<String>,
+    /// Every error of this session, oldest first (at most [`MAX_LOGGED_ERRORS`]), with the
+    /// seconds since start: the error log window lists them.
+    pub error_log: Vec<(f64, String)>,
     /// Path field of the project dialog.
     pub project_path: String,
     /// Folder field of the export dialog.
@@ -140,6 +147,7 @@ pub struct Editor {
     recovery_available: bool,
     erosion_pending: Option<EditOp>,
     seed_rng: SplitMix64,
+    started: Instant,
 }
 
 impl Editor {
@@ -164,6 +172,7 @@ impl Editor {
             water: None,
             status: "Ready".into(),
             error: None,
+            error_log: Vec::new(),
             project_path: "terrain.tsproj".into(),
             export_dir: "terrain-export".into(),
             exported: Vec::new(),
@@ -184,9 +193,13 @@ impl Editor {
             recovery_available,
             erosion_pending: None,
             seed_rng: SplitMix64::new(seed),
+            started: Instant::now(),
             options,
         };
-        if editor.options.generate_at_start {
+        if let Some(p) = editor.options.open_at_start.clone() {
+            editor.open_project(&p.display().to_string());
+        }
+        if editor.options.generate_at_start && editor.requested.is_none() {
             editor.generate(true);
         }
         editor
@@ -282,6 +295,21 @@ impl Editor {
         self.erosion.eps
     }
 
+    /// Shows `message` in the error bar (until dismissed) and adds it to the error log.
+    pub fn report_error(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        if self.error_log.len() >= MAX_LOGGED_ERRORS {
+            self.error_log.remove(0);
+        }
+        self.error_log.push((self.started.elapsed().as_secs_f64(), message.clone()));
+        self.error = Some(message);
+    }
+
+    /// Hides the error bar (the error stays in the log).
+    pub fn dismiss_error(&mut self) {
+        self.error = None;
+    }
+
     // ----- document, generation, undo -----
 
     /// Replaces the document (like "New"; not undoable: the history is cleared) and generates it.
@@ -297,7 +325,9 @@ impl Editor {
     /// Starts a generation of the document (a preview first when `preview`).
     pub fn generate(&mut self, preview: bool) {
         if let Err(e) = Pipeline::new(self.doc.recipe.clone(), &registry()) {
-            self.error = Some(e.to_string());
+            self.report_error(format!(
+                "The recipe cannot run: {e}. The map shown is the last one generated."
+            ));
             self.requested = Some(self.doc.recipe.clone());
             return;
         }
@@ -337,7 +367,7 @@ impl Editor {
                 self.commit();
                 self.generate(true);
             }
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => self.report_error(e.to_string()),
         }
     }
 
@@ -400,7 +430,7 @@ impl Editor {
                             self.version += 1;
                         }
                         Err(e) => {
-                            self.error = Some(e.to_string());
+                            self.report_error(format!("{e}; regenerating the map"));
                             self.generate(false);
                         }
                     }
@@ -491,10 +521,11 @@ impl Editor {
         });
         let (w, h) = (t.height.width(), t.height.height());
         let mut changed: Option<[usize; 4]> = None;
+        let mut failed = None;
         for c in centres {
             let b = brush(c);
             if let Err(e) = painting.stroke.dab(&mut t.height, &b) {
-                self.error = Some(e.to_string());
+                failed = Some(format!("Brush: {e}"));
                 break;
             }
             painting.dabs.push(c);
@@ -506,6 +537,9 @@ impl Editor {
         }
         if let Some(r) = changed {
             self.mark_changed(r);
+        }
+        if let Some(e) = failed {
+            self.report_error(e);
         }
     }
 
@@ -568,7 +602,7 @@ impl Editor {
                     self.recovery_available = false;
                 }
             }
-            Err(e) => self.error = Some(format!("Cannot save: {e}")),
+            Err(e) => self.report_error(format!("Cannot save: {e}")),
         }
     }
 
@@ -585,10 +619,9 @@ impl Editor {
                 self.saved = self.doc.clone();
                 self.project_path = path.to_string();
                 self.status = format!("Opened {path}");
-                self.error = None;
                 self.generate(false);
             }
-            Err(e) => self.error = Some(format!("Cannot open project: {e}")),
+            Err(e) => self.report_error(format!("Cannot open project: {e} (nothing was changed)")),
         }
     }
 
@@ -604,7 +637,7 @@ impl Editor {
     pub fn export_to(&mut self, dir: &str) {
         let Some(t) = &self.terrain else { return };
         if self.worker.is_busy() || self.is_preview {
-            self.error = Some("Wait for the generation to finish before exporting.".into());
+            self.report_error("Wait for the generation to finish before exporting.");
             return;
         }
         self.worker.start(Job::Export { doc: self.doc.clone(), terrain: t.clone(), dir: PathBuf::from(dir) });
@@ -660,7 +693,6 @@ impl Editor {
                     self.set_terrain(terrain, false);
                     self.last_generation_s = Some(seconds);
                     self.status = format!("Generated in {:.0} ms", seconds * 1000.0);
-                    self.error = None;
                 }
                 JobResult::Eroded { id, terrain, eps_before, eps_after } if Some(id) == active => {
                     self.worker.active = None;
@@ -694,7 +726,7 @@ impl Editor {
                                 "Cancelled: showing the preview; press Generate for the full map".into();
                         }
                     } else {
-                        self.error = Some(message);
+                        self.report_error(message);
                     }
                 }
                 JobResult::Water { map_gen, water } => {

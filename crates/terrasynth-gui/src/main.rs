@@ -6,9 +6,9 @@
 //! terrasynth-gui --bench-ui      # prints the editor's speed figures and exits
 //! ```
 
-use terrasynth_gui::TerrainApp;
 use terrasynth_gui::app::Tool;
 use terrasynth_gui::maprender::ViewMode;
+use terrasynth_gui::{AppOptions, TerrainApp};
 
 fn main() -> eframe::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,10 +37,8 @@ fn main() -> eframe::Result<()> {
         "terrasynth",
         options,
         Box::new(move |cc| {
-            let mut app = TerrainApp::new(cc);
-            if let Some(p) = project {
-                app.open_project(&p);
-            }
+            let options = AppOptions { open_at_start: project.map(Into::into), ..AppOptions::default() };
+            let mut app = TerrainApp::with_options(cc, options);
             match tool.as_deref() {
                 Some("terraform") => app.view.tool = Tool::Terraform,
                 Some("river") => app.view.tool = Tool::River,

@@ -145,6 +145,9 @@ pub struct AppOptions {
     pub recovery_interval: Duration,
     /// Generate the first map at start.
     pub generate_at_start: bool,
+    /// A project to open at start (the command line's `PROJECT.tsproj`); when it cannot be
+    /// opened the error is shown and the default preset generated.
+    pub open_at_start: Option<PathBuf>,
 }
 
 impl Default for AppOptions {
@@ -157,6 +160,7 @@ impl Default for AppOptions {
             recovery_path: dir.map(|d| d.join("recovery.tsproj")),
             recovery_interval: Duration::from_secs(30),
             generate_at_start: true,
+            open_at_start: None,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The editor's windows: the error message, the project dialog (save, open, restore the
+//! The editor's windows: the error bar and error log, the project dialog (save, open, restore the
 //! recovery file), the export dialog, and the unsaved-changes prompt on close.
 
 use eframe::egui::{self, Color32};
@@ -14,6 +14,8 @@ pub struct Dialogs {
     pub show_project: bool,
     /// The export dialog is open.
     pub show_export: bool,
+    /// The error log window is open.
+    pub show_error_log: bool,
     close_prompt: bool,
     allow_close: bool,
 }
@@ -28,16 +30,30 @@ impl Dialogs {
         }
     }
 
+    /// The error bar (above the status bar, covering no field): the latest error until it is
+    /// dismissed, and a button to the log of every error.
+    pub fn error_bar_ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
+        let Some(e) = editor.error.clone() else { return };
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("Dismiss").on_hover_text("Hide this error (it stays in the error log).").clicked() {
+                editor.dismiss_error();
+            }
+            if ui.button(format!("Error log ({})", editor.error_log.len())).clicked() {
+                self.show_error_log = !self.show_error_log;
+            }
+            ui.colored_label(ERROR_RED, e.as_str());
+        });
+    }
+
     /// Draws the open windows.
     pub fn ui(&mut self, ctx: &egui::Context, editor: &mut Editor) {
-        if let Some(e) = editor.error.clone() {
-            egui::Window::new("Error").collapsible(false).resizable(false).show(ctx, |ui| {
-                ui.colored_label(Color32::from_rgb(255, 120, 110), e.as_str());
-                ui.label("Your current terrain and edits are unchanged.");
-                if ui.button("OK").clicked() {
-                    editor.error = None;
-                }
-            });
+        if self.show_error_log {
+            let mut open = true;
+            egui::Window::new("Error log")
+                .open(&mut open)
+                .default_width(420.0)
+                .show(ctx, |ui| error_log_ui(ui, editor));
+            self.show_error_log &= open;
         }
         if self.show_project {
             let mut open = true;
@@ -74,6 +90,27 @@ impl Dialogs {
                 });
             });
         }
+    }
+}
+
+/// Colour of error text.
+pub const ERROR_RED: Color32 = Color32::from_rgb(255, 120, 110);
+
+fn error_log_ui(ui: &mut egui::Ui, editor: &mut Editor) {
+    if editor.error_log.is_empty() {
+        ui.label("No errors.");
+    }
+    egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
+        for (t, message) in editor.error_log.iter().rev() {
+            ui.horizontal_wrapped(|ui| {
+                ui.monospace(format!("{t:7.1} s"));
+                ui.colored_label(ERROR_RED, message.as_str());
+            });
+        }
+    });
+    if ui.button("Clear log").clicked() {
+        editor.error_log.clear();
+        editor.dismiss_error();
     }
 }
 

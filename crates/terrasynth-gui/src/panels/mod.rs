@@ -101,6 +101,11 @@ impl TopBar {
             }
             ui.separator();
             ui.toggle_value(&mut view.show_help, "Help").on_hover_text("Explain each mode (F1).");
+            if !editor.error_log.is_empty() {
+                let n = editor.error_log.len();
+                ui.toggle_value(&mut dialogs.show_error_log, format!("Errors ({n})"))
+                    .on_hover_text("Every error of this session, newest first.");
+            }
         });
     }
 }
@@ -176,6 +181,12 @@ Erosion: pick an erosion, set the iterations and press Run erosion; ε (the eros
 shown before and after.
 
 3D: drag to orbit, right-drag to pan, scroll to zoom. The mesh is simplified (LOD) on large maps.
+
+Fields: type a value and press Enter (or click elsewhere) to apply it; Escape abandons it. A \
+value outside the allowed range is not applied: the problem is written under the field.
+
+Errors stay in the red bar at the bottom until you dismiss them; Errors (n) in the top bar \
+lists every error of the session.
 
 Undo / redo: Ctrl+Z / Ctrl+Shift+Z undo every stroke, source, erosion and parameter change. \
 Projects (Project…) save the recipe with all edits; Export… writes the same files as \

@@ -7,7 +7,12 @@ use egui_kittest::kittest::Queryable;
 use terrasynth_gui::TerrainApp;
 use terrasynth_gui::app::Tool;
 
-use crate::common::{SIDE, app_harness, click_label, drag_cells, highest_cell, temp_dir, wait_idle};
+use terrasynth_gui::AppOptions;
+
+use crate::common::{
+    HarnessSpec, SIDE, app_harness, click_label, drag_cells, harness, highest_cell, temp_dir, test_options,
+    wait_idle,
+};
 
 fn undo(h: &mut Harness<'static, TerrainApp>) {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
@@ -187,8 +192,33 @@ fn a_corrupt_project_shows_an_error_and_keeps_the_state() {
     assert!(h.query_all_by_label_contains("Cannot open project").next().is_some(), "error visible in the UI");
     assert_eq!(h.state().doc, doc);
     assert_eq!(h.state().height_bytes(), bytes);
-    click_label(&mut h, "OK");
+    // The error stays while other work finishes, until dismissed; the log keeps it.
+    click_label(&mut h, "Generate");
+    wait_idle(&mut h);
+    assert!(h.state().error.is_some(), "a finished generation must not hide the error");
+    click_label(&mut h, "Dismiss");
     assert_eq!(h.state().error, None);
+    assert_eq!(h.state().error_log.len(), 1);
+    click_label(&mut h, "Errors (1)");
+    assert!(h.query_all_by_label_contains("Cannot open project").next().is_some(), "listed in the log");
+}
+
+/// `terrasynth-gui bad.tsproj`: the project cannot be opened, so the default map is generated
+/// and the error is shown over it (it used to vanish when the first generation finished).
+#[test]
+fn a_bad_project_on_the_command_line_shows_an_error_at_start() {
+    let dir = temp_dir("startup");
+    let bad = dir.join("bad.tsproj");
+    std::fs::write(&bad, b"not a project").unwrap();
+    let options = AppOptions { open_at_start: Some(bad.clone()), generate_at_start: true, ..test_options() };
+    let mut h = harness(HarnessSpec { options, ..HarnessSpec::default() });
+    wait_idle(&mut h);
+    h.run_steps(3);
+    assert!(h.state().terrain.is_some() && !h.state().is_busy(), "the default map is generated");
+    let err = h.state().error.clone().expect("start-up error kept after the generation");
+    assert!(err.contains("Cannot open project") && err.contains("bad.tsproj"), "{err}");
+    assert!(h.query_all_by_label_contains("Cannot open project").next().is_some(), "error visible");
+    assert!(h.query_all_by_label_contains("unchanged").next().is_none(), "no false claim");
 }
 
 #[test]

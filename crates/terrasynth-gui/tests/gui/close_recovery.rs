@@ -141,6 +141,7 @@ fn recovery_spec(dir: &Path, interval: Duration) -> (HarnessSpec, PathBuf) {
         recovery_path: Some(path.clone()),
         recovery_interval: interval,
         generate_at_start: false,
+        open_at_start: None,
     };
     (HarnessSpec { options, ..HarnessSpec::default() }, path)
 }

@@ -14,7 +14,12 @@ pub const SIDE: usize = 129;
 
 /// Options of a test app: no recovery file, no generation of the default preset at start.
 pub fn test_options() -> AppOptions {
-    AppOptions { recovery_path: None, recovery_interval: Duration::from_secs(3600), generate_at_start: false }
+    AppOptions {
+        recovery_path: None,
+        recovery_interval: Duration::from_secs(3600),
+        generate_at_start: false,
+        open_at_start: None,
+    }
 }
 
 /// How to build a test harness.
