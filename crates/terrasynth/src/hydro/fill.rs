@@ -28,6 +28,8 @@
 //! exact (epsilon-free) fill, never on the ε surface.
 
 use super::flood::Flood;
+use crate::step::params::step_params;
+use crate::step::{DefaultValue, ParamKind};
 use crate::{Error, Heightmap, Result};
 
 /// Rejects non-finite heights and grids too large for 32-bit cell indices.
@@ -51,27 +53,28 @@ pub(crate) fn check_dem(dem: &Heightmap) -> Result<()> {
     Ok(())
 }
 
-/// Fills depressions so that every cell drains to an outlet (the map edge or the sea).
-///
-/// ```
-/// use terrasynth::{Heightmap, hydro::DepressionFiller};
-/// // A 3x3 bowl in a 5x5 map: the centre pit fills up to its spill height 1.0.
-/// let mut dem = Heightmap::filled(5, 5, 1.0, 2.0).unwrap();
-/// dem[(2, 0)] = 1.0; // the spill point on the edge
-/// dem[(2, 2)] = 0.0; // the pit
-/// let filled = DepressionFiller::exact().fill(&dem, f32::NEG_INFINITY).unwrap();
-/// assert_eq!(filled[(2, 2)], 2.0); // raised to the lowest rim cell around it (2.0)
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DepressionFiller {
-    /// Impose the ε gradient (`nextafter`) on filled cells and flats (Priority-Flood+ε).
-    /// Default true: the surface flow routing needs.
-    pub epsilon: bool,
-}
-
-impl Default for DepressionFiller {
-    fn default() -> Self {
-        Self { epsilon: true }
+step_params! {
+    /// Fills depressions so that every cell drains to an outlet (the map edge or the sea).
+    ///
+    /// ```
+    /// use terrasynth::{Heightmap, hydro::DepressionFiller};
+    /// // A 3x3 bowl in a 5x5 map: the centre pit fills up to its spill height 1.0.
+    /// let mut dem = Heightmap::filled(5, 5, 1.0, 2.0).unwrap();
+    /// dem[(2, 0)] = 1.0; // the spill point on the edge
+    /// dem[(2, 2)] = 0.0; // the pit
+    /// let filled = DepressionFiller::exact().fill(&dem, f32::NEG_INFINITY).unwrap();
+    /// assert_eq!(filled[(2, 2)], 2.0); // raised to the lowest rim cell around it (2.0)
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct DepressionFiller {
+        epsilon: bool = ParamSpec {
+            name: "epsilon",
+            kind: ParamKind::Bool,
+            default: DefaultValue::Bool(true),
+            unit: "",
+            doc: "Raise filled cells and flats by one f32 ulp per cell of flood distance (Priority-Flood+ε) so every \
+                  cell drains; false gives the exact, flat-lake fill.",
+        },
     }
 }
 

@@ -7,10 +7,11 @@
 //!   otherwise one [`FlowGraph`] of the final heights (Priority-Flood fill with ε, Barnes,
 //!   Lehman & Mulla 2014 → D8, O'Callaghan & Mark 1984 → accumulation) and rivers where the
 //!   drainage area is at least the `rivers` step's default `threshold` of the map, at its
-//!   default `max-width` (both read from the step's [`ParamSpec`](crate::step::ParamSpec)s).
+//!   default `max-width` (both from [`RiversStep::default`](super::RiversStep), the one
+//!   declaration of the step's parameters).
 //! - **Lakes**: the `lakes` step's layers when the recipe has one; otherwise the depressions
 //!   of the final heights covering at least max(4, cells / 2000) cells (small pits are left
-//!   out), [`find_lakes`] with min depth 0.
+//!   out), [`find_lakes`] with the `lakes` step's default min depth (0).
 //!
 //! The terrain is never changed. The flow and lake parts are independent, so a caller can
 //! run them in parallel ([`WaterLayers::flow_part`], [`WaterLayers::lake_part`],
@@ -23,9 +24,8 @@ use super::fill::DepressionFiller;
 use super::flow::{D8Router, FlowField};
 use super::lakes::find_lakes;
 use super::rivers::{River, extract_rivers, strahler_orders};
-use super::steps::RIVERS;
-use crate::step::params::spec_named;
-use crate::step::{DefaultValue, Terrain};
+use super::steps::{LakesStep, RiversStep};
+use crate::step::Terrain;
 use crate::{Grid, Heightmap, Result};
 
 /// The flow graph of one terrain state: the ε-filled surface, its D8 routing and the drainage
@@ -65,24 +65,16 @@ impl FlowGraph {
     }
 }
 
-/// A default of the `rivers` step, read from its parameter table.
-fn rivers_default(name: &str) -> f64 {
-    match spec_named(RIVERS, name).default {
-        DefaultValue::Number(v) => v,
-        _ => unreachable!("the rivers step declares a numeric `{name}`"),
-    }
-}
-
 /// Drainage area (fraction of the map's cells) from which a cell is a river when the recipe
 /// has no `rivers` step: the `rivers` step's default `threshold`.
 pub fn default_river_threshold() -> f64 {
-    rivers_default("threshold")
+    RiversStep::default().threshold
 }
 
 /// Channel width in cells of the largest computed river: the `rivers` step's default
 /// `max-width`.
 pub fn default_max_width() -> f32 {
-    rivers_default("max-width") as f32
+    RiversStep::default().max_width
 }
 
 /// Smallest lake (cells) of the computed lakes of a map of `cells` cells: max(4, cells / 2000).
@@ -171,7 +163,12 @@ impl<'t> WaterLayers<'t> {
                 LakePart { labels: Cow::Borrowed(labels.as_slice()), count, computed: false }
             }
             None => {
-                let map = find_lakes(h, terrain.sea_level, 0.0, computed_lake_min_area(h.len()))?;
+                let map = find_lakes(
+                    h,
+                    terrain.sea_level,
+                    LakesStep::default().min_depth,
+                    computed_lake_min_area(h.len()),
+                )?;
                 LakePart { labels: Cow::Owned(map.labels.into_vec()), count: map.lakes.len(), computed: true }
             }
         })

@@ -49,7 +49,7 @@ pub use rivers::{
 };
 pub use routing::StreamPowerRouter;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
-pub use steps::steps;
+pub use steps::{LakesStep, RiversStep, steps};
 
 /// Hydrology layers the `rivers`, `lakes` and `squig-rivers` steps leave on the
 /// [`Terrain`](crate::step::Terrain), in its layer store:

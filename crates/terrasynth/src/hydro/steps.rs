@@ -7,71 +7,92 @@ use super::layers::FlowGraph;
 use super::rivers::carve_rivers;
 use super::squig::SquigRivers;
 use crate::Result;
+use crate::step::params::step_params;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind as K, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, ParamKind as K, ParamSpec, Params};
 
-const FILL: &[ParamSpec] = &[ParamSpec {
-    name: "epsilon",
-    kind: K::Bool,
-    default: DefaultValue::Bool(true),
-    unit: "",
-    doc: "Raise filled cells and flats by one f32 ulp per cell of flood distance (Priority-Flood+ε) so every \
-          cell drains; false gives the exact, flat-lake fill.",
-}];
+step_params! {
+    /// The `rivers` step: route water by D8 on the ε-filled surface ([`FlowGraph`]), keep the
+    /// cells draining at least `threshold` of the map as rivers (width ∝ A^0.5, Leopold &
+    /// Maddock 1953), optionally carve them ([`carve_rivers`]). Its defaults are also the rule of
+    /// the rivers [`WaterLayers`](super::WaterLayers) computes for a recipe without this step.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct RiversStep {
+        threshold: f64 = ParamSpec {
+            name: "threshold",
+            kind: ParamKind::Float { min: 1e-6, max: 1.0 },
+            default: DefaultValue::Number(0.002),
+            unit: "fraction of map area",
+            doc: "Drainage area a cell needs to be a river, as a fraction of the map's cells (at least 1 cell); \
+                  lower gives more, shorter tributaries.",
+        },
+        max_width: f32 = ParamSpec {
+            name: "max-width",
+            kind: ParamKind::Float { min: 0.0, max: 64.0 },
+            default: DefaultValue::Number(3.0),
+            unit: "cells",
+            doc: "Channel width at the largest drainage area; elsewhere width = max-width · (A / A_max)^0.5 \
+                  (hydraulic geometry, Leopold & Maddock 1953).",
+        },
+        carve_depth: f32 = ParamSpec {
+            name: "carve-depth",
+            kind: ParamKind::Float { min: 0.0, max: 1e6 },
+            default: DefaultValue::Number(0.0),
+            unit: "height units",
+            doc: "Depth the largest river is cut below the filled surface; elsewhere carve-depth · (A / A_max)^0.4. \
+                  0 leaves the terrain unchanged.",
+        },
+    }
+}
 
-/// Parameters of the `rivers` step (its defaults are also the rule of the layers the outputs
-/// compute for a recipe without one: `hydro::layers`).
-pub(super) const RIVERS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "threshold",
-        kind: K::Float { min: 1e-6, max: 1.0 },
-        default: DefaultValue::Number(0.002),
-        unit: "fraction of map area",
-        doc: "Drainage area a cell needs to be a river, as a fraction of the map's cells (at least 1 cell); \
-              lower gives more, shorter tributaries.",
-    },
-    ParamSpec {
-        name: "max-width",
-        kind: K::Float { min: 0.0, max: 64.0 },
-        default: DefaultValue::Number(3.0),
-        unit: "cells",
-        doc: "Channel width at the largest drainage area; elsewhere width = max-width · (A / A_max)^0.5 \
-              (hydraulic geometry, Leopold & Maddock 1953).",
-    },
-    ParamSpec {
-        name: "carve-depth",
-        kind: K::Float { min: 0.0, max: 1e6 },
-        default: DefaultValue::Number(0.0),
-        unit: "height units",
-        doc: "Depth the largest river is cut below the filled surface; elsewhere carve-depth · (A / A_max)^0.4. \
-              0 leaves the terrain unchanged.",
-    },
-];
+step_params! {
+    /// The `lakes` step: find lakes ([`find_lakes`]: depressions of the exact Priority-Flood
+    /// fill, Barnes et al. 2014), store their depth as the water layer and their outlines,
+    /// optionally deepen their beds.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct LakesStep {
+        min_depth: f32 = ParamSpec {
+            name: "min-depth",
+            kind: ParamKind::Float { min: 0.0, max: 1e6 },
+            default: DefaultValue::Number(0.0),
+            unit: "height units",
+            doc: "Depressions shallower than this (greatest depth) are not lakes.",
+        },
+        min_area: usize = ParamSpec {
+            name: "min-area",
+            kind: ParamKind::Int { min: 1, max: 1 << 40 },
+            default: DefaultValue::Number(4.0),
+            unit: "cells",
+            doc: "Depressions covering fewer cells are not lakes.",
+        },
+        carve_depth: f32 = ParamSpec {
+            name: "carve-depth",
+            kind: ParamKind::Float { min: 0.0, max: 1e6 },
+            default: DefaultValue::Number(0.0),
+            unit: "height units",
+            doc: "Deepen lake beds: each lake cell is lowered by carve-depth · depth / max depth of its lake, so the \
+                  shore stays put and the water surface level is unchanged. 0 leaves the terrain unchanged.",
+        },
+    }
+}
 
-const LAKES: &[ParamSpec] = &[
-    ParamSpec {
-        name: "min-depth",
-        kind: K::Float { min: 0.0, max: 1e6 },
-        default: DefaultValue::Number(0.0),
-        unit: "height units",
-        doc: "Depressions shallower than this (greatest depth) are not lakes.",
-    },
-    ParamSpec {
-        name: "min-area",
-        kind: K::Int { min: 1, max: 1 << 40 },
-        default: DefaultValue::Number(4.0),
-        unit: "cells",
-        doc: "Depressions covering fewer cells are not lakes.",
-    },
-    ParamSpec {
-        name: "carve-depth",
-        kind: K::Float { min: 0.0, max: 1e6 },
-        default: DefaultValue::Number(0.0),
-        unit: "height units",
-        doc: "Deepen lake beds: each lake cell is lowered by carve-depth · depth / max depth of its lake, so the \
-              shore stays put and the water surface level is unchanged. 0 leaves the terrain unchanged.",
-    },
-];
+impl RiversStep {
+    /// A checked step: every value in its [`RiversStep::PARAMS`] range.
+    pub fn new(threshold: f64, max_width: f32, carve_depth: f32) -> Result<Self> {
+        let s = Self { threshold, max_width, carve_depth };
+        s.check_ranges()?;
+        Ok(s)
+    }
+}
+
+impl LakesStep {
+    /// A checked step: every value in its [`LakesStep::PARAMS`] range.
+    pub fn new(min_depth: f32, min_area: usize, carve_depth: f32) -> Result<Self> {
+        let s = Self { min_depth, min_area, carve_depth };
+        s.check_ranges()?;
+        Ok(s)
+    }
+}
 
 const SQUIG: &[ParamSpec] = &[
     ParamSpec {
@@ -106,25 +127,13 @@ const SQUIG: &[ParamSpec] = &[
     },
 ];
 
-#[derive(Debug)]
-struct FillStep {
-    epsilon: bool,
-}
-
-impl Step for FillStep {
+impl Step for DepressionFiller {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         ctx.progress.check_cancelled()?;
-        DepressionFiller { epsilon: self.epsilon }.fill_in_place(&mut terrain.height, terrain.sea_level)?;
+        self.fill_in_place(&mut terrain.height, terrain.sea_level)?;
         ctx.progress.set(1.0);
         Ok(())
     }
-}
-
-#[derive(Debug)]
-struct RiversStep {
-    threshold: f64,
-    max_width: f32,
-    carve_depth: f32,
 }
 
 impl Step for RiversStep {
@@ -143,13 +152,6 @@ impl Step for RiversStep {
         ctx.progress.set(1.0);
         Ok(())
     }
-}
-
-#[derive(Debug)]
-struct LakesStep {
-    min_depth: f32,
-    min_area: usize,
-    carve_depth: f32,
 }
 
 impl Step for LakesStep {
@@ -205,26 +207,6 @@ impl Step for SquigStep {
     }
 }
 
-fn build_fill(p: &Params) -> Result<Box<dyn Step>> {
-    Ok(Box::new(FillStep { epsilon: p.bool("epsilon")? }))
-}
-
-fn build_rivers(p: &Params) -> Result<Box<dyn Step>> {
-    Ok(Box::new(RiversStep {
-        threshold: p.f64("threshold")?,
-        max_width: p.f32("max-width")?,
-        carve_depth: p.f32("carve-depth")?,
-    }))
-}
-
-fn build_lakes(p: &Params) -> Result<Box<dyn Step>> {
-    Ok(Box::new(LakesStep {
-        min_depth: p.f32("min-depth")?,
-        min_area: p.usize("min-area")?,
-        carve_depth: p.f32("carve-depth")?,
-    }))
-}
-
 fn build_squig(p: &Params) -> Result<Box<dyn Step>> {
     let generator = SquigRivers {
         roughness: p.f32("roughness")?,
@@ -244,8 +226,8 @@ pub fn steps() -> Vec<StepInfo> {
             category: Category::Hydro,
             doc: "Fill depressions so every cell drains to the map edge or the sea (cells below the sea level).",
             source: "Barnes, Lehman & Mulla 2014, Priority-Flood (+ε variant)",
-            params: FILL,
-            build: build_fill,
+            params: DepressionFiller::PARAMS,
+            build: |p| Ok(Box::new(DepressionFiller::read_params(p)?)),
         },
         StepInfo {
             name: "rivers",
@@ -253,8 +235,8 @@ pub fn steps() -> Vec<StepInfo> {
             doc: "Route water by D8 on the ε-filled surface, accumulate drainage area, keep cells above a threshold \
                   as rivers (width ∝ A^0.5), optionally carve them; stores rivers and the flow map on the terrain.",
             source: "O'Callaghan & Mark 1984 (D8); Barnes et al. 2014; Leopold & Maddock 1953; issue 4 §2",
-            params: RIVERS,
-            build: build_rivers,
+            params: RiversStep::PARAMS,
+            build: |p| Ok(Box::new(RiversStep::read_params(p)?)),
         },
         StepInfo {
             name: "lakes",
@@ -262,8 +244,8 @@ pub fn steps() -> Vec<StepInfo> {
             doc: "Find lakes (depressions filled to their spill level), store their depth as the water layer and \
                   their outlines; optionally deepen lake beds.",
             source: "Barnes et al. 2014 (exact Priority-Flood); issue 4 §2",
-            params: LAKES,
-            build: build_lakes,
+            params: LakesStep::PARAMS,
+            build: |p| Ok(Box::new(LakesStep::read_params(p)?)),
         },
         StepInfo {
             name: "squig-rivers",
@@ -275,4 +257,85 @@ pub fn steps() -> Vec<StepInfo> {
             build: build_squig,
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    /// `(min, max, below, above)` of a number spec: both ends are allowed, and `below`/`above`
+    /// are the nearest values past them that survive the field's type (`f32` or an integer).
+    fn bounds(spec: &ParamSpec) -> (f64, f64, f64, f64) {
+        match spec.kind {
+            ParamKind::Float { min, max } => {
+                let eps = |v: f64| v.abs().max(1e-6) * 1e-3;
+                (min, max, min - eps(min), max + eps(max))
+            }
+            ParamKind::Int { min, max } => (min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0),
+            _ => panic!("{} is not a number", spec.name),
+        }
+    }
+
+    /// Builds with one value set by position, for every number spec of `specs`: both ends of
+    /// the spec's range build, one step past either is refused naming the key.
+    fn check_constructor(specs: &[ParamSpec], build: impl Fn(usize, f64) -> Result<()>) {
+        for (i, spec) in specs.iter().enumerate() {
+            let (min, max, below, above) = bounds(spec);
+            for v in [min, max] {
+                assert!(build(i, v).is_ok(), "{} = {v} is in the spec but refused", spec.name);
+            }
+            for v in [below, above] {
+                match build(i, v) {
+                    Err(Error::InvalidParameter { name, allowed, .. }) => {
+                        assert_eq!(name, spec.name, "{} = {v}", spec.name);
+                        assert_eq!(allowed, spec.allowed(), "{} = {v}", spec.name);
+                    }
+                    other => panic!("{} = {v} is outside the spec but gave {other:?}", spec.name),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rivers_new_refuses_exactly_outside_its_specs() {
+        let d = RiversStep::default();
+        check_constructor(RiversStep::PARAMS, |i, v| {
+            let mut a = [d.threshold, d.max_width as f64, d.carve_depth as f64];
+            a[i] = v;
+            RiversStep::new(a[0], a[1] as f32, a[2] as f32).map(|_| ())
+        });
+        assert_eq!(d, RiversStep::new(0.002, 3.0, 0.0).unwrap());
+    }
+
+    #[test]
+    fn lakes_new_refuses_exactly_outside_its_specs() {
+        let d = LakesStep::default();
+        check_constructor(LakesStep::PARAMS, |i, v| {
+            let mut a = [d.min_depth as f64, d.min_area as f64, d.carve_depth as f64];
+            a[i] = v;
+            LakesStep::new(a[0] as f32, a[1] as usize, a[2] as f32).map(|_| ())
+        });
+        assert_eq!(d, LakesStep::new(0.0, 4, 0.0).unwrap());
+    }
+
+    /// Recipe validation and the constructor read the same declaration: a recipe value just
+    /// outside a range is refused by `Params::validate` with the range the constructor names.
+    #[test]
+    fn recipes_and_constructors_share_the_ranges() {
+        for (name, specs) in [("rivers", RiversStep::PARAMS), ("lakes", LakesStep::PARAMS)] {
+            let info = steps().into_iter().find(|s| s.name == name).unwrap();
+            assert_eq!(info.params, specs, "{name}");
+            for spec in specs {
+                let (_, _, _, above) = bounds(spec);
+                let given = [(spec.name.to_string(), crate::step::ParamValue::Number(above))].into();
+                let problems = Params::validate(info.params, &given).unwrap_err();
+                assert_eq!(problems.len(), 1, "{name}.{}: {problems:?}", spec.name);
+                assert!(problems[0].to_string().contains(&spec.allowed()), "{problems:?}");
+            }
+        }
+        let fill = steps().into_iter().find(|s| s.name == "fill").unwrap();
+        assert_eq!(fill.params, DepressionFiller::PARAMS);
+        assert_eq!(DepressionFiller::default(), DepressionFiller::with_epsilon());
+    }
 }
