@@ -2,9 +2,9 @@
 
 use terrasynth::analyze::{Metrics, erosion_score, run_traced};
 use terrasynth::erode::{
-    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
-    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
-    ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
+    DropletEroder, DropletParams, Eroder, Erosion, HydraulicEroder, HydraulicOlsenEroder,
+    HydraulicOlsenParams, HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder,
+    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
 use terrasynth::grid::{Boundary, Neighbourhood};
 use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
@@ -478,7 +478,7 @@ fn trace_records_epsilon_every_k_iterations() {
     let mut terrain = Terrain::new(33, 33, 1.0).unwrap();
     terrain.height = relief(33, 33);
     let info = steps().into_iter().find(|s| s.name == "olsen-erosion").unwrap();
-    let mut e = build_eroder("olsen-erosion", &Params::defaults(info.params), &terrain, 0).unwrap();
+    let mut e = build_eroder(Erosion::OlsenErosion, &Params::defaults(info.params), &terrain, 0).unwrap();
     // The coloured exchange moves material one cell per colour pass, so on this small map ε
     // first dips (gentle slopes levelled pairwise), then rises as plateaus form: 0.366 at 0,
     // 0.369 at 10, 0.579 at 20, 0.688 at 25.

@@ -4,7 +4,7 @@
 //! `analyze::run_traced` on the same eroder.
 
 use terrasynth::analyze::{epsilon, run_traced};
-use terrasynth::erode::build_eroder;
+use terrasynth::erode::{Erosion, build_eroder};
 use terrasynth::recipe::{
     ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunObserver, StepEntry, StepEvent, StepTiming,
     find_step, registry,
@@ -126,7 +126,7 @@ fn trace_through_the_hook_equals_run_traced_on_the_same_eroder() {
     let entry = &recipe().steps[4];
     let params = Params::validate(info.params, &entry.params).unwrap();
     let seed = terrasynth::noise::rng::derive_seed(7, 4);
-    let mut eroder = build_eroder("olsen-erosion", &params, &before, seed).unwrap();
+    let mut eroder = build_eroder(Erosion::OlsenErosion, &params, &before, seed).unwrap();
     let direct = run_traced(&mut *eroder, 7, 3, &Progress::new()).unwrap();
     let want: Vec<(usize, f64)> = direct.records.iter().map(|r| (r.iteration, r.score.epsilon)).collect();
     let got: Vec<(usize, f64)> =

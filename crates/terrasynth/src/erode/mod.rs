@@ -40,7 +40,7 @@ mod thermal;
 pub use droplets::{DropletEroder, DropletParams};
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
 pub use run::run_iterations;
-pub use steps::{build_eroder, run_erosion, steps};
+pub use steps::{Erosion, build_eroder, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{
     OlsenEroder, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k,

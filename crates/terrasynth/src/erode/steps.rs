@@ -7,6 +7,7 @@ use super::{
     ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
+use crate::step::params::{Choice, choice_enum};
 use crate::step::{Category, IterationHook, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
@@ -138,94 +139,107 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     },
 ];
 
+choice_enum! {
+    /// The erosion registry steps, by recipe name: the kind an [`ErodeStep`] builds its eroder
+    /// of.
+    pub enum Erosion {
+        /// `thermal`: [`ThermalEroder`].
+        Thermal = "thermal",
+        /// `thermal-olsen`: [`ThermalOlsenEroder`].
+        ThermalOlsen = "thermal-olsen",
+        /// `hydraulic`: [`HydraulicEroder`].
+        Hydraulic = "hydraulic",
+        /// `hydraulic-olsen`: [`HydraulicOlsenEroder`].
+        HydraulicOlsen = "hydraulic-olsen",
+        /// `olsen-erosion`: [`OlsenEroder`].
+        OlsenErosion = "olsen-erosion",
+        /// `droplets`: [`DropletEroder`].
+        Droplets = "droplets",
+        /// `stream-power`: [`StreamPowerEroder`].
+        StreamPower = "stream-power",
+    }
+}
+
 /// The erosion registry entries: thermal, thermal-olsen, hydraulic, hydraulic-olsen,
 /// olsen-erosion, droplets, stream-power.
 pub fn steps() -> Vec<StepInfo> {
-    type Build = fn(&Params) -> Result<Box<dyn Step>>;
-    let builders: [Build; 7] = [
-        build_at::<0>,
-        build_at::<1>,
-        build_at::<2>,
-        build_at::<3>,
-        build_at::<4>,
-        build_at::<5>,
-        build_at::<6>,
-    ];
-    let entry = |name: &'static str, doc, source, params| {
-        let i = NAMES.iter().position(|n| *n == name).expect("erosion step name listed in NAMES");
-        StepInfo { name, category: Category::Erode, doc, source, params, build: builders[i] }
+    let entry = |kind: Erosion, doc, source, params, build| StepInfo {
+        name: kind.name(),
+        category: Category::Erode,
+        doc,
+        source,
+        params,
+        build,
     };
     vec![
         entry(
-            "thermal",
+            Erosion::Thermal,
             "Reference thermal erosion: material above the talus slope slides to all lower neighbours \
              (deferred updates, parallel).",
             "Musgrave, Kolb & Mace 1989, as in Olsen 2004; seed 001 §3",
             THERMAL,
+            |p| ErodeStep::build(Erosion::Thermal, p),
         ),
         entry(
-            "thermal-olsen",
+            Erosion::ThermalOlsen,
             "Olsen's optimised thermal erosion: level each cell with its lowest neighbour where the drop \
              exceeds the talus (coloured exchange sweeps, no streaks).",
             "Olsen 2004 (optimised thermal erosion); seed 001 §3",
             THERMAL_OLSEN,
+            |p| ErodeStep::build(Erosion::ThermalOlsen, p),
         ),
         entry(
-            "hydraulic",
+            Erosion::Hydraulic,
             "Reference hydraulic erosion with water and sediment maps: rain, dissolve, transport, \
              evaporate, deposit.",
             "Olsen 2004 after Beneš & Forsbach 2002; seed 001 §3",
             HYDRAULIC,
+            |p| ErodeStep::build(Erosion::Hydraulic, p),
         ),
         entry(
-            "hydraulic-olsen",
+            Erosion::HydraulicOlsen,
             "Olsen's optimised hydraulic erosion: saturated water (Ks = Kc), lowest neighbour only (coloured exchange sweeps).",
             "Olsen 2004 (optimised hydraulic erosion); seed 001 §3",
             HYDRAULIC_OLSEN,
+            |p| ErodeStep::build(Erosion::HydraulicOlsen, p),
         ),
         entry(
-            "olsen-erosion",
+            Erosion::OlsenErosion,
             "Olsen's erosion: the optimised thermal scheme applied to gentle slopes (0 < d ≤ T), making \
              flat plateaus between steep slopes.",
             "Olsen 2004 (new erosion algorithm); seed 001 §3",
             OLSEN,
+            |p| ErodeStep::build(Erosion::OlsenErosion, p),
         ),
         entry(
-            "droplets",
+            Erosion::Droplets,
             "Particle hydraulic erosion: droplets run downhill, erode with a brush and deposit sediment.",
             "Beyer 2015, as in Lague's Hydraulic-Erosion",
             DROPLETS,
+            |p| ErodeStep::build(Erosion::Droplets, p),
         ),
         entry(
-            "stream-power",
+            Erosion::StreamPower,
             "Stream-power fluvial erosion with uplift and hillslope diffusion (implicit O(n) solver): \
              carves a branching valley network.",
             "Braun & Willett 2013",
             STREAM_POWER,
+            |p| ErodeStep::build(Erosion::StreamPower, p),
         ),
     ]
 }
 
-/// Step names, indexed by the `build_at::<I>` builders.
-const NAMES: [&str; 7] =
-    ["thermal", "thermal-olsen", "hydraulic", "hydraulic-olsen", "olsen-erosion", "droplets", "stream-power"];
-
-/// Builder of registry entry `NAMES[I]` (a plain `fn` pointer per step).
-fn build_at<const I: usize>(params: &Params) -> Result<Box<dyn Step>> {
-    Ok(Box::new(ErodeStep { name: NAMES[I], params: params.clone() }))
-}
-
-/// Builds the eroder for registry step `name` from validated `params`, starting from
+/// Builds the eroder of registry step `kind` from validated `params`, starting from
 /// `terrain` (its heights, and its sea level for stream power), with seed `seed` (droplets).
 /// [`crate::analyze::run_traced`] runs such an eroder while recording ε every k iterations;
 /// the recipe step runs the same loop through [`run_erosion`].
-pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -> Result<Box<dyn Eroder>> {
+pub fn build_eroder(kind: Erosion, params: &Params, terrain: &Terrain, seed: u64) -> Result<Box<dyn Eroder>> {
     let map = &terrain.height;
     let nb = || Neighbourhood::from_name(params.text("neighbourhood")?);
     let boundary = || Boundary::from_name(params.text("boundary")?);
     let talus = || Ok::<_, Error>(talus_from_k(params.f64("talus-k")?, map));
-    Ok(match name {
-        "thermal" => Box::new(ThermalEroder::new(
+    Ok(match kind {
+        Erosion::Thermal => Box::new(ThermalEroder::new(
             map,
             ThermalParams {
                 talus: talus()?,
@@ -234,15 +248,15 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 boundary: boundary()?,
             },
         )?),
-        "thermal-olsen" | "olsen-erosion" => {
+        Erosion::ThermalOlsen | Erosion::OlsenErosion => {
             let p = ThermalOlsenParams { talus: talus()?, neighbourhood: nb()?, boundary: boundary()? };
-            if name == "thermal-olsen" {
+            if kind == Erosion::ThermalOlsen {
                 Box::new(ThermalOlsenEroder::new(map, p)?)
             } else {
                 Box::new(OlsenEroder::new(map, p)?)
             }
         }
-        "hydraulic" => Box::new(HydraulicEroder::new(
+        Erosion::Hydraulic => Box::new(HydraulicEroder::new(
             map,
             HydraulicParams {
                 kr: params.f64("kr")?,
@@ -253,7 +267,7 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 boundary: boundary()?,
             },
         )?),
-        "hydraulic-olsen" => Box::new(HydraulicOlsenEroder::new(
+        Erosion::HydraulicOlsen => Box::new(HydraulicOlsenEroder::new(
             map,
             HydraulicOlsenParams {
                 kr: params.f64("kr")?,
@@ -263,7 +277,7 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 boundary: boundary()?,
             },
         )?),
-        "droplets" => Box::new(DropletEroder::new(
+        Erosion::Droplets => Box::new(DropletEroder::new(
             map,
             DropletParams {
                 droplets: params.usize("droplets")?,
@@ -282,7 +296,7 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 ..DropletParams::default()
             },
         )?),
-        "stream-power" => Box::new(StreamPowerEroder::new(
+        Erosion::StreamPower => Box::new(StreamPowerEroder::new(
             map,
             StreamPowerParams {
                 k: params.f64("k")?,
@@ -295,20 +309,28 @@ pub fn build_eroder(name: &str, params: &Params, terrain: &Terrain, seed: u64) -
                 sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
             },
         )?),
-        other => return Err(Error::Recipe(format!("unknown erosion step `{other}`"))),
     })
 }
 
-/// A validated erosion step: the name picks the eroder, `iterations` the loop length.
+/// A validated erosion step: the kind picks the eroder, `iterations` the loop length. The
+/// eroder itself is built when the step runs, since its talus and sea level depend on the
+/// terrain it gets.
 #[derive(Debug)]
 struct ErodeStep {
-    name: &'static str,
+    kind: Erosion,
     params: Params,
+}
+
+impl ErodeStep {
+    /// The registry's builder: keeps the validated parameters of step `kind`.
+    fn build(kind: Erosion, params: &Params) -> Result<Box<dyn Step>> {
+        Ok(Box::new(ErodeStep { kind, params: params.clone() }))
+    }
 }
 
 impl Step for ErodeStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, &mut |_, _, _| {})
+        run_erosion(self.kind, &self.params, terrain, ctx.seed, &ctx.progress, &mut |_, _, _| {})
     }
 
     fn run_iterations(
@@ -317,18 +339,18 @@ impl Step for ErodeStep {
         ctx: &StepContext,
         each: &mut IterationHook<'_>,
     ) -> Result<bool> {
-        run_erosion(self.name, &self.params, terrain, ctx.seed, &ctx.progress, each).map(|()| true)
+        run_erosion(self.kind, &self.params, terrain, ctx.seed, &ctx.progress, each).map(|()| true)
     }
 }
 
-/// Runs the erosion step `name` with validated `params` on `terrain`: builds the eroder, runs
+/// Runs the erosion step `kind` with validated `params` on `terrain`: builds the eroder, runs
 /// `iterations` steps with [`run_iterations`] (calling `each` on the surface before the first
 /// and after every iteration), finishes it (final deposit), writes the surface into the
 /// heights and keeps the water map in `terrain.water` when the process has one. Plain runs
 /// and watched runs (a pipeline observer recording `--trace`) both go through here, so they
 /// give the same heights.
 pub fn run_erosion(
-    name: &str,
+    kind: Erosion,
     params: &Params,
     terrain: &mut Terrain,
     seed: u64,
@@ -336,7 +358,7 @@ pub fn run_erosion(
     each: &mut IterationHook<'_>,
 ) -> Result<()> {
     let iterations = params.usize("iterations")?;
-    let mut eroder = build_eroder(name, params, terrain, seed)?;
+    let mut eroder = build_eroder(kind, params, terrain, seed)?;
     run_iterations(&mut *eroder, iterations, progress, each)?;
     eroder.finish();
     write_surface(eroder.surface(), &mut terrain.height)?;
