@@ -32,6 +32,8 @@ pub struct TerrainApp {
     status: StatusBar,
     help: HelpPanel,
     dialogs: Dialogs,
+    /// The window title last sent (the project's file name and the unsaved mark).
+    title: String,
 }
 
 impl Deref for TerrainApp {
@@ -70,12 +72,18 @@ impl TerrainApp {
             status: StatusBar,
             help: HelpPanel,
             dialogs: Dialogs::default(),
+            title: String::new(),
         }
     }
 
     /// Screen position of the centre of cell `(x, y)` in the 2D view drawn last frame.
     pub fn cell_to_screen(&self, x: f32, y: f32) -> Option<Pos2> {
         self.map.cell_to_screen(x, y)
+    }
+
+    /// The window title sent last (file name, `*` when unsaved).
+    pub fn window_title(&self) -> &str {
+        &self.title
     }
 
     /// Whether the 3D view has drawn a frame.
@@ -107,8 +115,14 @@ impl eframe::App for TerrainApp {
         if ctx.input(|i| i.viewport().close_requested()) {
             self.dialogs.on_close_requested(&ctx, &self.editor);
         }
-        let Self { editor, top_bar, recipe, steps, brush, erosion, map, view3d, status, help, dialogs } =
-            self;
+        let title = self.editor.title();
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+        let Self {
+            editor, top_bar, recipe, steps, brush, erosion, map, view3d, status, help, dialogs, ..
+        } = self;
         egui::Panel::top("top-bar").show(ui, |ui| top_bar.ui(ui, editor, dialogs));
         egui::Panel::bottom("status-bar").show(ui, |ui| status.ui(ui, editor, map.hover_cell));
         if editor.error.is_some() {

@@ -33,6 +33,9 @@ use crate::worker::{Active, Job, JobResult, Waker, Worker};
 /// Errors kept in the error log.
 pub const MAX_LOGGED_ERRORS: usize = 100;
 
+/// Projects kept in the recent-files list.
+pub const MAX_RECENT: usize = 8;
+
 /// Default erosion step of the erosion panel.
 pub const DEFAULT_EROSION: &str = "thermal";
 
@@ -114,13 +117,17 @@ pub struct Editor {
     /// Last status message.
     pub status: String,
     /// The latest error, shown in the error bar until dismissed ([`Editor::dismiss_error`]);
-    /// nothing else clears it (a finished generation does not).
+    /// only the recipe's own "cannot run" error goes away by itself, once the fixed recipe
+    /// has generated (a finished generation hides no other error).
     pub error: Option<String>,
     /// Every error of this session, oldest first (at most [`MAX_LOGGED_ERRORS`]), with the
     /// seconds since start: the error log window lists them.
     pub error_log: Vec<(f64, String)>,
-    /// Path field of the project dialog.
-    pub project_path: String,
+    /// The open project's file: where Save writes (None: a new project, Save asks where).
+    /// Set only by a successful open or save, so a failed Open never redirects Save.
+    pub project_path: Option<PathBuf>,
+    /// Recently opened or saved projects, newest first (at most [`MAX_RECENT`]).
+    pub recent: Vec<PathBuf>,
     /// Folder field of the export dialog.
     pub export_dir: String,
     /// Files written by the last export.
@@ -148,6 +155,9 @@ pub struct Editor {
     erosion_pending: Option<EditOp>,
     seed_rng: SplitMix64,
     started: Instant,
+    /// The error shown is the recipe's (it could not run): a later successful generation
+    /// replaces it.
+    recipe_error: bool,
 }
 
 impl Editor {
@@ -173,7 +183,8 @@ impl Editor {
             status: "Ready".into(),
             error: None,
             error_log: Vec::new(),
-            project_path: "terrain.tsproj".into(),
+            project_path: None,
+            recent: options.recent_path.as_deref().map(read_recent).unwrap_or_default(),
             export_dir: "terrain-export".into(),
             exported: Vec::new(),
             last_generation_s: None,
@@ -194,10 +205,11 @@ impl Editor {
             erosion_pending: None,
             seed_rng: SplitMix64::new(seed),
             started: Instant::now(),
+            recipe_error: false,
             options,
         };
         if let Some(p) = editor.options.open_at_start.clone() {
-            editor.open_project(&p.display().to_string());
+            editor.open_project(&p);
         }
         if editor.options.generate_at_start && editor.requested.is_none() {
             editor.generate(true);
@@ -303,6 +315,7 @@ impl Editor {
         }
         self.error_log.push((self.started.elapsed().as_secs_f64(), message.clone()));
         self.error = Some(message);
+        self.recipe_error = false;
     }
 
     /// Hides the error bar (the error stays in the log).
@@ -328,6 +341,7 @@ impl Editor {
             self.report_error(format!(
                 "The recipe cannot run: {e}. The map shown is the last one generated."
             ));
+            self.recipe_error = true;
             self.requested = Some(self.doc.recipe.clone());
             return;
         }
@@ -584,18 +598,56 @@ impl Editor {
 
     // ----- files -----
 
-    /// Saves the project to `path`.
-    pub fn save_project_to(&mut self, path: &str) {
+    /// The window title: the project's file name (or "untitled"), `*` when there are unsaved
+    /// changes, then the program.
+    pub fn title(&self) -> String {
+        let name = self
+            .project_path
+            .as_deref()
+            .and_then(|p| p.file_name())
+            .map_or("untitled".to_string(), |n| n.to_string_lossy().into_owned());
+        let dirty = if self.has_unsaved_changes() { " *" } else { "" };
+        format!("{name}{dirty} — terrasynth")
+    }
+
+    /// Starts a new project: the first preset (keeping the seed when it is locked), no edits, no
+    /// file yet (Save will ask where). Not undoable.
+    pub fn new_project(&mut self) {
+        let mut recipe = presets()[0].recipe().unwrap_or_else(|_| Recipe::new("empty"));
+        if self.view.seed_locked {
+            recipe.seed = self.doc.recipe.seed;
+        }
+        self.project_path = None;
+        self.new_document(Document::new(recipe));
+        self.status = "New project".into();
+    }
+
+    /// Saves the open project to its file. Returns false (and saves nothing) when the project
+    /// has no file yet: the caller asks where ([`Editor::save_project_to`]).
+    pub fn save_project(&mut self) -> bool {
+        match self.project_path.clone() {
+            Some(p) => {
+                self.save_project_to(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Saves the project to `path`, which becomes the open project's file.
+    pub fn save_project_to(&mut self, path: impl AsRef<Path>) {
+        let path = path.as_ref();
         self.commit();
-        match save_project(Path::new(path), &self.doc, &self.view) {
+        match save_project(path, &self.doc, &self.view) {
             Ok(()) => {
                 self.saved = self.doc.clone();
-                self.project_path = path.to_string();
-                self.status = format!("Saved {path}");
+                self.project_path = Some(path.to_path_buf());
+                self.remember(path);
+                self.status = format!("Saved {}", path.display());
                 // The saved project now holds the work: drop the recovery file (unless the
                 // project was saved over it).
                 if let Some(r) = &self.options.recovery_path
-                    && r.as_path() != Path::new(path)
+                    && r.as_path() != path
                     && r.exists()
                 {
                     let _ = std::fs::remove_file(r);
@@ -606,31 +658,66 @@ impl Editor {
         }
     }
 
-    /// Opens the project at `path`; on error the current state is kept and the error shown.
-    pub fn open_project(&mut self, path: &str) {
-        match load_project::<ViewSettings>(Path::new(path)) {
+    /// Opens the project at `path`, which becomes the open project's file; on error the
+    /// current state (and the open project's file) is kept and the error shown.
+    pub fn open_project(&mut self, path: impl AsRef<Path>) {
+        let path = path.as_ref();
+        match load_project::<ViewSettings>(path) {
             Ok((doc, view)) => {
-                self.commit();
-                self.doc = doc;
-                if let Some(v) = view {
-                    self.view = v;
-                }
-                self.commit();
-                self.saved = self.doc.clone();
-                self.project_path = path.to_string();
-                self.status = format!("Opened {path}");
-                self.generate(false);
+                self.load_document(doc, view);
+                self.project_path = Some(path.to_path_buf());
+                self.remember(path);
+                self.status = format!("Opened {}", path.display());
             }
             Err(e) => self.report_error(format!("Cannot open project: {e} (nothing was changed)")),
+        }
+    }
+
+    /// Replaces the document and view with a loaded one (undoable) and rebuilds the map.
+    fn load_document(&mut self, doc: Document, view: Option<ViewSettings>) {
+        self.commit();
+        self.doc = doc;
+        if let Some(v) = view {
+            self.view = v;
+        }
+        self.commit();
+        self.saved = self.doc.clone();
+        self.generate(false);
+    }
+
+    /// Puts `path` first in the recent-files list (and its file, when there is one).
+    fn remember(&mut self, path: &Path) {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.options.recovery_path.as_deref() == Some(path.as_path()) {
+            return;
+        }
+        self.recent.retain(|p| p != &path);
+        self.recent.insert(0, path);
+        self.recent.truncate(MAX_RECENT);
+        if let Some(file) = &self.options.recent_path {
+            if let Some(dir) = file.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Ok(text) = serde_json::to_string_pretty(&self.recent) {
+                let _ = std::fs::write(file, text);
+            }
         }
     }
 
     /// Opens the recovery file; its work counts as unsaved.
     pub fn restore_recovery(&mut self) {
         let Some(p) = self.options.recovery_path.clone() else { return };
-        self.open_project(&p.display().to_string());
-        self.saved = Document::new(Recipe::new("recovered"));
-        self.recovery_available = false;
+        match load_project::<ViewSettings>(&p) {
+            Ok((doc, view)) => {
+                self.load_document(doc, view);
+                // Not the project's file: Save asks where.
+                self.project_path = None;
+                self.saved = Document::new(Recipe::new("recovered"));
+                self.recovery_available = false;
+                self.status = "Recovered the unsaved work of the last session".into();
+            }
+            Err(e) => self.report_error(format!("Cannot restore the recovery file: {e}")),
+        }
     }
 
     /// Exports the current terrain into `dir` (in the background).
@@ -693,6 +780,11 @@ impl Editor {
                     self.set_terrain(terrain, false);
                     self.last_generation_s = Some(seconds);
                     self.status = format!("Generated in {:.0} ms", seconds * 1000.0);
+                    // A recipe that could not run now runs: its error is out of date (it stays
+                    // in the log). Any other error stays until dismissed.
+                    if std::mem::take(&mut self.recipe_error) {
+                        self.error = None;
+                    }
                 }
                 JobResult::Eroded { id, terrain, eps_before, eps_after } if Some(id) == active => {
                     self.worker.active = None;
@@ -785,6 +877,11 @@ impl Editor {
             }
         }
     }
+}
+
+/// The recent-files list stored at `path` (empty when missing or unreadable).
+fn read_recent(path: &Path) -> Vec<PathBuf> {
+    std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
 }
 
 /// The part of a recipe that changes the terrain (everything but the export settings).
@@ -955,7 +1052,7 @@ mod tests {
         assert_eq!(f.height_bytes(), e.height_bytes());
         assert!(!f.has_unsaved_changes());
         // A missing file keeps everything and says why.
-        f.open_project(&dir.join("missing.tsproj").display().to_string());
+        f.open_project(dir.join("missing.tsproj"));
         assert!(f.error.as_deref().is_some_and(|m| m.starts_with("Cannot open project")));
         assert_eq!(f.doc, e.doc);
         let _ = std::fs::remove_dir_all(dir);

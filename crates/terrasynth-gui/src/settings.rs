@@ -148,6 +148,8 @@ pub struct AppOptions {
     /// A project to open at start (the command line's `PROJECT.tsproj`); when it cannot be
     /// opened the error is shown and the default preset generated.
     pub open_at_start: Option<PathBuf>,
+    /// Where the recent-files list is kept (None: only in memory).
+    pub recent_path: Option<PathBuf>,
 }
 
 impl Default for AppOptions {
@@ -157,6 +159,7 @@ impl Default for AppOptions {
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
             .map(|d| d.join("terrasynth"));
         Self {
+            recent_path: dir.as_ref().map(|d| d.join("recent.json")),
             recovery_path: dir.map(|d| d.join("recovery.tsproj")),
             recovery_interval: Duration::from_secs(30),
             generate_at_start: true,

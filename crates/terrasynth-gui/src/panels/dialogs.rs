@@ -1,26 +1,93 @@
-//! The editor's windows: the error bar and error log, the project dialog (save, open, restore the
-//! recovery file), the export dialog, and the unsaved-changes prompt on close.
+//! The editor's windows and the project commands behind the top bar: New / Open… / Save /
+//! Save As… (with the in-editor [`FileBrowser`]) and recent files, the error bar and error log,
+//! the export dialog, the "discard unsaved changes?" question before New or Open, and the
+//! unsaved-changes prompt on close ("Save and close" saves the open project, or asks where).
+
+use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Color32};
 
 use super::entry::error_note;
+use super::file_browser::{FileBrowser, Outcome, Purpose};
 use super::params::field_ui;
 use crate::editor::Editor;
+
+/// What waits for the answer to "discard unsaved changes?".
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    /// A new project.
+    New,
+    /// Open this project, or browse for one (None).
+    Open(Option<PathBuf>),
+}
 
 /// Which windows are open.
 #[derive(Default)]
 pub struct Dialogs {
-    /// The project dialog is open.
-    pub show_project: bool,
     /// The export dialog is open.
     pub show_export: bool,
     /// The error log window is open.
     pub show_error_log: bool,
+    browser: Option<FileBrowser>,
+    discard_prompt: Option<Pending>,
     close_prompt: bool,
     allow_close: bool,
+    close_after_save: bool,
 }
 
 impl Dialogs {
+    /// File ▸ New: a new project (asks first when there are unsaved changes).
+    pub fn new_project(&mut self, editor: &mut Editor) {
+        self.run_or_ask(editor, Pending::New);
+    }
+
+    /// File ▸ Open… (None: browse) or a recent file (asks first when there are unsaved
+    /// changes).
+    pub fn open_project(&mut self, editor: &mut Editor, path: Option<PathBuf>) {
+        self.run_or_ask(editor, Pending::Open(path));
+    }
+
+    /// File ▸ Save: to the open project's file, or asks where when it has none.
+    pub fn save(&mut self, editor: &mut Editor) {
+        if !editor.save_project() {
+            self.save_as(editor);
+        }
+    }
+
+    /// File ▸ Save As…: asks where (starting at the open project's file).
+    pub fn save_as(&mut self, editor: &Editor) {
+        let start = editor.project_path.clone().unwrap_or_else(|| PathBuf::from("untitled.tsproj"));
+        self.browser = Some(FileBrowser::new(Purpose::SaveAs, &start));
+    }
+
+    /// Whether a file browser is open.
+    pub fn is_browsing(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    fn run_or_ask(&mut self, editor: &mut Editor, action: Pending) {
+        if editor.has_unsaved_changes() {
+            self.discard_prompt = Some(action);
+        } else {
+            self.run(editor, action);
+        }
+    }
+
+    fn run(&mut self, editor: &mut Editor, action: Pending) {
+        match action {
+            Pending::New => editor.new_project(),
+            Pending::Open(Some(p)) => editor.open_project(p),
+            Pending::Open(None) => {
+                let start = editor
+                    .project_path
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                self.browser = Some(FileBrowser::new(Purpose::Open, &start));
+            }
+        }
+    }
+
     /// Call when the window is asked to close: with unsaved changes, the close is cancelled and
     /// the prompt shown (unless the user already chose to close).
     pub fn on_close_requested(&mut self, ctx: &egui::Context, editor: &Editor) {
@@ -55,27 +122,74 @@ impl Dialogs {
                 .show(ctx, |ui| error_log_ui(ui, editor));
             self.show_error_log &= open;
         }
-        if self.show_project {
-            let mut open = true;
-            egui::Window::new("Project").open(&mut open).show(ctx, |ui| project_ui(ui, editor));
-            self.show_project &= open;
-        }
         if self.show_export {
             let mut open = true;
-            egui::Window::new("Export").open(&mut open).show(ctx, |ui| export_ui(ui, editor));
+            let mut browse = false;
+            egui::Window::new("Export").open(&mut open).show(ctx, |ui| browse = export_ui(ui, editor));
             self.show_export &= open;
+            if browse {
+                self.browser = Some(FileBrowser::new(Purpose::ExportFolder, Path::new(&editor.export_dir)));
+            }
+        }
+        if let Some(b) = &mut self.browser {
+            match b.ui(ctx) {
+                Outcome::Open => {}
+                Outcome::Cancelled => {
+                    self.browser = None;
+                    self.close_after_save = false;
+                }
+                Outcome::Chosen(p) => {
+                    let purpose = b.purpose;
+                    self.browser = None;
+                    match purpose {
+                        Purpose::Open => editor.open_project(&p),
+                        Purpose::ExportFolder => editor.export_dir = p.display().to_string(),
+                        Purpose::SaveAs => {
+                            editor.save_project_to(&p);
+                            if std::mem::take(&mut self.close_after_save) && !editor.has_unsaved_changes() {
+                                self.allow_close = true;
+                                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(action) = self.discard_prompt.clone() {
+            egui::Modal::new(egui::Id::unique("discard-prompt")).show(ctx, |ui| {
+                ui.heading("Unsaved changes");
+                ui.label("Your unsaved changes will be lost.");
+                ui.horizontal(|ui| {
+                    if ui.button("Discard changes").clicked() {
+                        self.discard_prompt = None;
+                        self.run(editor, action);
+                    }
+                    if ui.button("Keep editing").clicked() {
+                        self.discard_prompt = None;
+                    }
+                });
+            });
         }
         if self.close_prompt {
             egui::Modal::new(egui::Id::unique("close-prompt")).show(ctx, |ui| {
                 ui.heading("Unsaved changes");
-                ui.label("Save the project before closing?");
+                match &editor.project_path {
+                    Some(p) => ui.label(format!("Save the project to {} before closing?", p.display())),
+                    None => {
+                        ui.label("Save the project before closing? (It has no file yet: you choose where.)")
+                    }
+                };
                 ui.horizontal(|ui| {
                     if ui.button("Save and close").clicked() {
-                        let p = editor.project_path.clone();
-                        editor.save_project_to(&p);
-                        if !editor.has_unsaved_changes() {
-                            self.allow_close = true;
-                            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                        // The open project's file, never a path typed for something else.
+                        if editor.save_project() {
+                            if !editor.has_unsaved_changes() {
+                                self.allow_close = true;
+                                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                            }
+                        } else {
+                            self.close_after_save = true;
+                            self.save_as(editor);
                         }
                         self.close_prompt = false;
                     }
@@ -114,37 +228,15 @@ fn error_log_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     }
 }
 
-fn project_ui(ui: &mut egui::Ui, editor: &mut Editor) {
-    ui.horizontal(|ui| {
-        ui.label("File");
-        ui.text_edit_singleline(&mut editor.project_path)
-            .on_hover_text("Path of the project file (.tsproj, JSON).");
-    });
-    ui.horizontal(|ui| {
-        if ui.button("Save project").on_hover_text("Save the recipe, your edits and the view.").clicked() {
-            let p = editor.project_path.clone();
-            editor.save_project_to(&p);
-        }
-        if ui
-            .button("Open project")
-            .on_hover_text("Load a project; the terrain is rebuilt exactly.")
-            .clicked()
-        {
-            let p = editor.project_path.clone();
-            editor.open_project(&p);
-        }
-    });
-    if let Some(p) = editor.recovery_file().map(|p| p.display().to_string())
-        && ui.button("Restore recovery file").on_hover_text(p).clicked()
-    {
-        editor.restore_recovery();
-    }
-}
-
-fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) {
+/// The export dialog; returns whether "Choose…" (browse for the folder) was clicked.
+fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) -> bool {
+    let mut browse = false;
     ui.horizontal(|ui| {
         ui.label("Folder");
-        ui.text_edit_singleline(&mut editor.export_dir).on_hover_text("Output folder (created if missing).");
+        ui.add(egui::TextEdit::singleline(&mut editor.export_dir).desired_width(240.0))
+            .accessible_name("export folder field")
+            .on_hover_text("Output folder (created if missing).");
+        browse = ui.button("Choose…").on_hover_text("Browse for the folder.").clicked();
     });
     let ex = &mut editor.doc.recipe.exports;
     ui.checkbox(&mut ex.png, "height.png (16-bit)");
@@ -182,4 +274,5 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     if !editor.exported.is_empty() {
         ui.label(format!("Wrote: {}", editor.exported.join(", ")));
     }
+    browse
 }

@@ -8,6 +8,7 @@ mod brush;
 mod dialogs;
 mod entry;
 mod erosion;
+mod file_browser;
 mod map_view;
 mod params;
 mod recipe;
@@ -18,6 +19,7 @@ pub use brush::BrushPanel;
 pub use dialogs::Dialogs;
 pub use entry::{Entry, entry_ui, error_note};
 pub use erosion::ErosionPanel;
+pub use file_browser::{FileBrowser, Outcome, Purpose};
 pub use map_view::MapView;
 pub use params::{param_tooltip, params_ui};
 pub use recipe::RecipePanel;
@@ -38,13 +40,53 @@ impl TopBar {
     /// Draws the bar; the dialog buttons open windows of `dialogs`.
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor, dialogs: &mut Dialogs) {
         ui.horizontal_wrapped(|ui| {
+            if ui.button("New").on_hover_text("Start a new project from the first preset.").clicked() {
+                dialogs.new_project(editor);
+            }
             if ui
-                .button("Project…")
-                .on_hover_text("Open or save a project (recipe + edits + view).")
+                .button("Open…")
+                .on_hover_text("Open a project (.tsproj); the terrain is rebuilt exactly.")
                 .clicked()
             {
-                dialogs.show_project = true;
+                dialogs.open_project(editor, None);
             }
+            let save_tip = match &editor.project_path {
+                Some(p) => format!("Save the recipe, your edits and the view to {}.", p.display()),
+                None => "Save the recipe, your edits and the view (asks where: the project has no file yet)."
+                    .into(),
+            };
+            if ui.button("Save").on_hover_text(save_tip).clicked() {
+                dialogs.save(editor);
+            }
+            if ui.button("Save As…").on_hover_text("Save the project to a new file.").clicked() {
+                dialogs.save_as(editor);
+            }
+            let mut recent_chosen = None;
+            ui.add_enabled_ui(!editor.recent.is_empty(), |ui| {
+                ui.menu_button("Recent", |ui| {
+                    for p in &editor.recent {
+                        let name =
+                            p.file_name().map_or(p.display().to_string(), |n| n.to_string_lossy().into());
+                        if ui.button(name).on_hover_text(p.display().to_string()).clicked() {
+                            recent_chosen = Some(p.clone());
+                        }
+                    }
+                })
+                .response
+                .on_disabled_hover_text("No project opened or saved yet.")
+            });
+            if let Some(p) = recent_chosen {
+                dialogs.open_project(editor, Some(p));
+            }
+            if let Some(p) = editor.recovery_file().map(|p| p.display().to_string())
+                && ui
+                    .button("Restore recovery file")
+                    .on_hover_text(format!("Bring back the unsaved work of the last session ({p})."))
+                    .clicked()
+            {
+                editor.restore_recovery();
+            }
+            ui.separator();
             if ui
                 .button("Export…")
                 .on_hover_text("Write heightmaps, images and meshes (as `terrasynth generate`).")
@@ -189,5 +231,5 @@ Errors stay in the red bar at the bottom until you dismiss them; Errors (n) in t
 lists every error of the session.
 
 Undo / redo: Ctrl+Z / Ctrl+Shift+Z undo every stroke, source, erosion and parameter change. \
-Projects (Project…) save the recipe with all edits; Export… writes the same files as \
+Projects (New, Open…, Save, Save As…, Recent) save the recipe with all edits; the title shows the file and * when unsaved; Export… writes the same files as \
 `terrasynth generate`. Unsaved work is written to a recovery file every 30 s.";

@@ -10,8 +10,8 @@ use terrasynth_gui::app::Tool;
 use terrasynth_gui::AppOptions;
 
 use crate::common::{
-    HarnessSpec, SIDE, app_harness, click_label, drag_cells, harness, highest_cell, temp_dir, test_options,
-    wait_idle,
+    HarnessSpec, SIDE, app_harness, choose_file, click_label, drag_cells, harness, highest_cell, temp_dir,
+    test_options, wait_idle,
 };
 
 fn undo(h: &mut Harness<'static, TerrainApp>) {
@@ -153,17 +153,15 @@ fn save_and_load_a_project_reproduces_the_terrain_exactly() {
     let bytes = h.state().height_bytes();
     let doc = h.state().doc.clone();
     assert!(h.state().has_unsaved_changes());
-    click_label(&mut h, "Project…");
-    h.state_mut().project_path = path.clone();
-    click_label(&mut h, "Save project");
+    click_label(&mut h, "Save As…");
+    choose_file(&mut h, &path, "Save here");
     assert!(!h.state().has_unsaved_changes(), "{:?}", h.state().error);
     assert!(std::path::Path::new(&path).exists());
 
     let mut h2 = app_harness();
     assert_ne!(h2.state().height_bytes(), bytes);
-    click_label(&mut h2, "Project…");
-    h2.state_mut().project_path = path.clone();
-    click_label(&mut h2, "Open project");
+    click_label(&mut h2, "Open…");
+    choose_file(&mut h2, &path, "Open file");
     wait_idle(&mut h2);
     assert_eq!(h2.state().error, None);
     assert_eq!(h2.state().doc, doc, "document round-trips exactly");
@@ -183,9 +181,8 @@ fn a_corrupt_project_shows_an_error_and_keeps_the_state() {
     let mut h = app_harness();
     let bytes = h.state().height_bytes();
     let doc = h.state().doc.clone();
-    click_label(&mut h, "Project…");
-    h.state_mut().project_path = bad.display().to_string();
-    click_label(&mut h, "Open project");
+    click_label(&mut h, "Open…");
+    choose_file(&mut h, &bad.display().to_string(), "Open file");
     wait_idle(&mut h);
     let err = h.state().error.clone().expect("error shown");
     assert!(err.contains("Cannot open project"), "{err}");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eframe::egui::{ViewportCommand, ViewportEvent, ViewportId};
+use eframe::egui::{Key, Modifiers, ViewportCommand, ViewportEvent, ViewportId};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use terrasynth::recipe::PipelineProgress;
@@ -95,7 +95,7 @@ fn discard_and_close_closes_without_saving() {
     let dir = temp_dir("discard");
     let path = dir.join("never.tsproj");
     let mut h = edited(HarnessSpec::default());
-    h.state_mut().project_path = path.display().to_string();
+    h.state_mut().project_path = Some(path.clone());
     open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Discard and close");
     assert!(closes(&cmds), "discard sends Close: {cmds:?}");
@@ -109,7 +109,7 @@ fn save_and_close_writes_the_project_then_closes() {
     let dir = temp_dir("saveclose");
     let path = dir.join("work.tsproj");
     let mut h = edited(HarnessSpec::default());
-    h.state_mut().project_path = path.display().to_string();
+    h.state_mut().project_path = Some(path.clone());
     let doc = h.state().doc.clone();
     open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Save and close");
@@ -127,12 +127,35 @@ fn save_and_close_stays_open_when_saving_fails() {
     let path = dir.join("taken");
     std::fs::create_dir_all(&path).unwrap();
     let mut h = edited(HarnessSpec::default());
-    h.state_mut().project_path = path.display().to_string();
+    h.state_mut().project_path = Some(path.clone());
     open_prompt(&mut h);
     let cmds = click_prompt(&mut h, "Save and close");
     assert!(!closes(&cmds), "a failed save does not close: {cmds:?}");
     assert!(h.state().error.as_deref().is_some_and(|e| e.contains("Cannot save")), "{:?}", h.state().error);
     assert!(h.state().has_unsaved_changes());
+}
+
+/// A project with no file yet: Save and close asks where, then closes once saved.
+#[test]
+fn save_and_close_without_a_file_asks_where() {
+    let dir = temp_dir("saveas-close");
+    let path = dir.join("chosen.tsproj");
+    let mut h = edited(HarnessSpec::default());
+    assert_eq!(h.state().project_path, None);
+    let doc = h.state().doc.clone();
+    open_prompt(&mut h);
+    let cmds = click_prompt(&mut h, "Save and close");
+    assert!(!closes(&cmds), "nothing saved yet: {cmds:?}");
+    // The browser's window shows from the next frame (egui sizes a new window first).
+    h.step();
+    h.get_by_label("file name field").focus();
+    h.step();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("file name field").type_text(&path.display().to_string());
+    h.step();
+    let cmds = click_prompt(&mut h, "Save here");
+    assert!(closes(&cmds), "saved, then closed: {cmds:?}");
+    assert_eq!(load_project::<ViewSettings>(&path).unwrap().0, doc);
 }
 
 fn recovery_spec(dir: &Path, interval: Duration) -> (HarnessSpec, PathBuf) {
@@ -142,6 +165,7 @@ fn recovery_spec(dir: &Path, interval: Duration) -> (HarnessSpec, PathBuf) {
         recovery_interval: interval,
         generate_at_start: false,
         open_at_start: None,
+        recent_path: None,
     };
     (HarnessSpec { options, ..HarnessSpec::default() }, path)
 }
@@ -166,7 +190,6 @@ fn the_recovery_file_restores_the_exact_heights() {
     let (spec, _) = recovery_spec(&dir, Duration::ZERO);
     let mut h2 = harness(spec);
     assert_ne!(h2.state().height_bytes(), bytes);
-    click_label(&mut h2, "Project…");
     click_label(&mut h2, "Restore recovery file");
     wait_idle(&mut h2);
     assert_eq!(h2.state().error, None);

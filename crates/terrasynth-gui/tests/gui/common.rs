@@ -19,6 +19,7 @@ pub fn test_options() -> AppOptions {
         recovery_interval: Duration::from_secs(3600),
         generate_at_start: false,
         open_at_start: None,
+        recent_path: None,
     }
 }
 
@@ -121,5 +122,17 @@ pub fn drag_cells(h: &mut Harness<'static, TerrainApp>, a: (f32, f32), b: (f32, 
     }
     h.drop_at(p1);
     h.step();
+    wait_idle(h);
+}
+
+/// In the open file browser, types `path` (a full path) into the file name field and clicks
+/// `confirm` ("Open file", "Save here", "Choose folder").
+pub fn choose_file(h: &mut Harness<'static, TerrainApp>, path: &str, confirm: &str) {
+    h.get_by_label("file name field").focus();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("file name field").type_text(path);
+    h.step();
+    click_label(h, confirm);
     wait_idle(h);
 }

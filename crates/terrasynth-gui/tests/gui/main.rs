@@ -10,4 +10,5 @@ mod app;
 mod close_recovery;
 mod common;
 mod fields;
+mod project;
 mod snapshots;
