@@ -184,5 +184,5 @@ fn import_step_reads_scales_and_resamples() {
     let p = import_params(&[("path", text("/nonexistent/x.png"))]);
     let err = (io::import::INFO.build)(&p).unwrap().run(&mut terrain, &ctx).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/x.png"), "{err}");
-    assert_eq!(io::steps().iter().map(|s| s.name).collect::<Vec<_>>(), vec!["import"]);
+    assert!(terrasynth::recipe::registry::generators().iter().any(|s| s.name == "import"));
 }

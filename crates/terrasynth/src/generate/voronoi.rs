@@ -4,9 +4,9 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::{Generator, GeneratorStep};
-use crate::step::params::{Choice, check_list, check_number, check_text, choice_enum};
+use crate::step::params::{Choice, NO_SEED, choice_enum, step_params};
 use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Grid, Heightmap, Progress, Result};
 
 /// Most coefficients (nearest points) a Voronoi terrain can weigh.
@@ -186,43 +186,30 @@ pub fn region_map(width: usize, height: usize, points: &[[f64; 2]]) -> Result<Gr
     Grid::from_vec(width, height, 1.0, data)
 }
 
-/// Voronoi terrain (seed 001 §1.2): `count` random feature points; each cell's height is
-/// `h = Σ_i c_i · d_i`, where `d_i` is the distance to the i-th nearest point.
-///
-/// Points are also scattered at the same density in a band around the map
-/// ([`feature_points_with_margin`]), so border cells have the same statistics as interior
-/// ones (without it the border cells were the highest of the map).
-///
-/// Distances are measured in units of the mean point spacing `s = √(width·height / count)`, so
-/// the relief keeps its look when the map size or the point count changes (with the squared
-/// metric, `d = (dx² + dy²) / s²`). With `c = [−1, 1]` (the seed's and Olsen's choice)
-/// `h = d₂ − d₁ ≥ 0`: 0 on every cell border (a connected network of valleys, Olsen's
-/// "riverbeds") and highest at the points, with straight crests running from each point towards
-/// its cell's corners; `c = [1]` gives bowls (pits at the points), `c = [−1]` cones (peaks at
-/// the points). Cell centres are at `(x + 0.5, y + 0.5)`; the nearest-point search uses a
-/// bucket grid, each row in parallel.
-///
-/// Metric: the seed uses the squared distance for speed; here the search dominates the cost, and
-/// squared distances make heights grow with the square of a cell's size, so one large cell
-/// dwarfs the rest of the map. The default is therefore `euclidean`; `squared` reproduces the
-/// seed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Voronoi {
-    /// Number of feature points (default 40, range 1..=100 000).
-    pub count: usize,
-    /// Coefficients `c_1..c_n` (default `[-1, 1]`; 1..=8 values in [−100, 100]).
-    pub coefficients: Vec<f64>,
-    /// Distance metric (default euclidean; squared is the seed's).
-    pub metric: Metric,
-    /// Seed of the point layout; `None` uses the step's seed. Give the same value to
-    /// `voronoi` and `voronoi-regions` to make their cells coincide.
-    pub point_seed: Option<u64>,
-}
-
-impl Voronoi {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Voronoi terrain (seed 001 §1.2): `count` random feature points; each cell's height is
+    /// `h = Σ_i c_i · d_i`, where `d_i` is the distance to the i-th nearest point.
+    ///
+    /// Points are also scattered at the same density in a band around the map
+    /// ([`feature_points_with_margin`]), so border cells have the same statistics as interior
+    /// ones (without it the border cells were the highest of the map).
+    ///
+    /// Distances are measured in units of the mean point spacing `s = √(width·height / count)`, so
+    /// the relief keeps its look when the map size or the point count changes (with the squared
+    /// metric, `d = (dx² + dy²) / s²`). With `c = [−1, 1]` (the seed's and Olsen's choice)
+    /// `h = d₂ − d₁ ≥ 0`: 0 on every cell border (a connected network of valleys, Olsen's
+    /// "riverbeds") and highest at the points, with straight crests running from each point towards
+    /// its cell's corners; `c = [1]` gives bowls (pits at the points), `c = [−1]` cones (peaks at
+    /// the points). Cell centres are at `(x + 0.5, y + 0.5)`; the nearest-point search uses a
+    /// bucket grid, each row in parallel.
+    ///
+    /// Metric: the seed uses the squared distance for speed; here the search dominates the cost, and
+    /// squared distances make heights grow with the square of a cell's size, so one large cell
+    /// dwarfs the rest of the map. The default is therefore `euclidean`; `squared` reproduces the
+    /// seed.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Voronoi {
+        count: usize = ParamSpec {
             name: "count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(40.0),
@@ -230,7 +217,7 @@ impl Voronoi {
             doc: "Number of random feature points (seed 001 §1.2). More points give more, \
                   smaller hills.",
         },
-        ParamSpec {
+        coefficients: Vec<f64> = ParamSpec {
             name: "coefficients",
             kind: ParamKind::List { min: -100.0, max: 100.0, min_len: 1, max_len: MAX_COEFFICIENTS },
             default: DefaultValue::List(&[-1.0, 1.0]),
@@ -238,7 +225,7 @@ impl Voronoi {
             doc: "c1..cn in h = Σ c_i d_i (d_i = distance to the i-th nearest point, seed 001 \
                   §1.2). [-1, 1] gives ridges with connected valleys.",
         },
-        ParamSpec {
+        metric: Metric = ParamSpec {
             name: "metric",
             kind: ParamKind::Choice(Metric::NAMES),
             default: DefaultValue::Text("euclidean"),
@@ -246,16 +233,18 @@ impl Voronoi {
             doc: "`euclidean` (straight slopes, even heights) or `squared` (dx²+dy², the seed's \
                   choice: rounded slopes, large cells much higher than small ones).",
         },
-        ParamSpec {
+        point_seed: Option<u64> = ParamSpec {
             name: "point-seed",
-            kind: ParamKind::Int { min: -1, max: 1 << 52 },
-            default: DefaultValue::Number(-1.0),
+            kind: ParamKind::Int { min: NO_SEED, max: 1 << 52 },
+            default: DefaultValue::Number(NO_SEED as f64),
             unit: "",
-            doc: "Seed of the point layout; -1 = the step's seed. Use the same value in \
-                  `voronoi-regions` (or `voronoi-ds`) to share the cells.",
+            doc: "Seed of the point layout; -1 (`None` in the library) = the step's seed. Use the \
+                  same value in `voronoi-regions` (or `voronoi-ds`) to share the cells.",
         },
-    ];
+    }
+}
 
+impl Voronoi {
     /// A checked generator.
     pub fn new(
         count: usize,
@@ -263,21 +252,14 @@ impl Voronoi {
         metric: Metric,
         point_seed: Option<u64>,
     ) -> Result<Self> {
-        check_number(Self::PARAMS, "count", count as f64)?;
-        check_list(Self::PARAMS, "coefficients", &coefficients)?;
-        Ok(Self { count, coefficients, metric, point_seed })
+        let s = Self { count, coefficients, metric, point_seed };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let metric = p.text("metric")?;
-        check_text(Self::PARAMS, "metric", metric)?;
-        Self::new(
-            p.usize("count")?,
-            p.list("coefficients")?.to_vec(),
-            Metric::from_name(metric).unwrap_or(Metric::Euclidean),
-            point_seed(p.i64("point-seed")?),
-        )
+        Self::read_params(p)
     }
 
     /// The registry entry.
@@ -345,11 +327,6 @@ pub(crate) struct SampleGrid {
     pub rows: usize,
 }
 
-/// `-1` means "use the step's seed".
-pub(crate) fn point_seed(v: i64) -> Option<u64> {
-    (v >= 0).then_some(v as u64)
-}
-
 impl Generator for Voronoi {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
         crate::grid::check_size::<f64>(width, height)?;
@@ -363,6 +340,37 @@ impl Generator for Voronoi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::step::ParamValue;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// The ranges `Voronoi` enforces (constructor and recipe reading) are its specs' ranges:
+    /// both bounds accepted, one past either refused naming the key; `point-seed = -1` (what old
+    /// recipes write) is `None`, any other negative value is refused.
+    #[test]
+    fn voronoi_enforces_exactly_its_spec_ranges() {
+        let with = |name: &str, v: ParamValue| Params::defaults(Voronoi::PARAMS).with(name, v);
+        let build = |name: &str, v: f64| Voronoi::read_params(&with(name, ParamValue::Number(v))).map(drop);
+        assert_eq!(assert_ranges_enforced(Voronoi::PARAMS, &build), 2, "count and point-seed");
+        assert_eq!(
+            Voronoi::read_params(&with("point-seed", ParamValue::Number(-1.0))).unwrap().point_seed,
+            None
+        );
+        assert_eq!(
+            Voronoi::read_params(&with("point-seed", ParamValue::Number(7.0))).unwrap().point_seed,
+            Some(7)
+        );
+        assert_eq!(Voronoi::default().point_seed, None);
+        // The list range: 1..=8 coefficients in [-100, 100].
+        let list = |l: Vec<f64>| Voronoi::new(4, l, Metric::Euclidean, None).map(drop);
+        assert!(list(vec![-100.0; MAX_COEFFICIENTS]).is_ok() && list(vec![100.0]).is_ok());
+        for bad in [vec![], vec![1.0; MAX_COEFFICIENTS + 1], vec![100.001], vec![-100.001]] {
+            assert!(
+                matches!(list(bad), Err(crate::Error::InvalidParameter { name, .. }) if name == "coefficients")
+            );
+        }
+        // A seed beyond the spec's 2^52 is refused by the constructor too.
+        assert!(Voronoi::new(4, vec![1.0], Metric::Euclidean, Some((1 << 52) + 1)).is_err());
+    }
 
     #[test]
     fn bucket_search_matches_brute_force() {

@@ -33,28 +33,50 @@ use std::collections::{HashMap, HashSet};
 
 use terrasynth_noise::rng::{SplitMix64, derive_seed, mix64};
 
+use super::HydroLayers;
 use super::rivers::{River, RiverPoint};
+use crate::step::params::step_params;
+use crate::step::{Category, DefaultValue, ParamKind as K, Step, StepContext, StepInfo, Terrain};
 use crate::{Error, Heightmap, Result};
 
 /// Largest detail level (grid side `2^d + 1`).
 pub const MAX_DETAIL: u32 = 14;
 
-/// The squig-curve river generator (see the module docs for the algorithm and parameters).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SquigRivers {
-    /// First-level displacement amplitude (fraction of the corner range), in [0, 4]; default 0.5.
-    pub roughness: f32,
-    /// Amplitude decay exponent H (`2^-H` per level), in [0, 4]; default 1.
-    pub smoothness: f32,
-    /// Number of tributaries, 0..=64; default 2.
-    pub tributaries: usize,
-    /// Level at which tributaries spring, 1..=12 (clamped to the last level); default 2.
-    pub branch_level: usize,
-}
-
-impl Default for SquigRivers {
-    fn default() -> Self {
-        Self { roughness: 0.5, smoothness: 1.0, tributaries: 2, branch_level: 2 }
+step_params! {
+    /// The squig-curve river generator (see the module docs for the algorithm and parameters).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct SquigRivers {
+        roughness: f32 = ParamSpec {
+            name: "roughness",
+            kind: K::Float { min: 0.0, max: 4.0 },
+            default: DefaultValue::Number(0.5),
+            unit: "",
+            doc: "Midpoint displacement amplitude at the first level, as a fraction of the height range; it \
+                  halves (× 2^-smoothness) at each level. Higher is more rugged.",
+        },
+        smoothness: f32 = ParamSpec {
+            name: "smoothness",
+            kind: K::Float { min: 0.0, max: 4.0 },
+            default: DefaultValue::Number(1.0),
+            unit: "",
+            doc: "Amplitude decay exponent H: displacement scales by 2^-H per level (1 = classic fractal \
+                  terrain, higher is smoother).",
+        },
+        tributaries: usize = ParamSpec {
+            name: "tributaries",
+            kind: K::Int { min: 0, max: 64 },
+            default: DefaultValue::Number(2.0),
+            unit: "",
+            doc: "Number of tributaries joining the main river (squig-curve branching, seed 001 §2.1.3).",
+        },
+        branch_level: usize = ParamSpec {
+            name: "branch-level",
+            kind: K::Int { min: 1, max: 12 },
+            default: DefaultValue::Number(2.0),
+            unit: "",
+            doc: "Subdivision level at which tributaries spring (clamped to the last level): lower gives \
+                  longer tributaries.",
+        },
     }
 }
 
@@ -88,20 +110,22 @@ fn mid(a: P, b: P) -> P {
 }
 
 impl SquigRivers {
-    /// Checks the parameter ranges (NaN refused).
+    /// Checks the parameter ranges (NaN refused) against [`SquigRivers::PARAMS`].
     pub fn validate(&self) -> Result<()> {
-        for (name, v) in [("roughness", self.roughness), ("smoothness", self.smoothness)] {
-            if !(v.is_finite() && (0.0..=4.0).contains(&v)) {
-                return Err(Error::param(name, v, "a number in [0, 4]"));
-            }
+        self.check_ranges()
+    }
+
+    /// The registry entry of the `squig-rivers` generator.
+    pub fn info() -> StepInfo {
+        StepInfo {
+            name: "squig-rivers",
+            category: Category::Generate,
+            doc: "Triangular midpoint displacement with a squig-curve river (and tributaries) whose heights never \
+                  rise downstream and stay below the neighbouring terrain.",
+            source: "Prusinkiewicz & Hammel 1993; seed 001 §2.1",
+            params: Self::PARAMS,
+            build: |p| Ok(Box::new(SquigStep { generator: Self::read_params(p)? })),
         }
-        if self.tributaries > 64 {
-            return Err(Error::param("tributaries", self.tributaries, "an integer in 0..=64"));
-        }
-        if !(1..=12).contains(&self.branch_level) {
-            return Err(Error::param("branch-level", self.branch_level, "an integer in 1..=12"));
-        }
-        Ok(())
     }
 
     /// Generates a `(2^detail + 1)²` terrain (detail in 1..=[`MAX_DETAIL`]).
@@ -440,4 +464,44 @@ fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
         rivers.push(r);
     }
     rivers
+}
+
+/// `squig-rivers` as a pipeline step: overwrites the heights (map size and cell size kept) and
+/// stores the river network in the terrain's [`HydroLayers`].
+#[derive(Debug)]
+struct SquigStep {
+    generator: SquigRivers,
+}
+
+impl Step for SquigStep {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        ctx.progress.check_cancelled()?;
+        let (w, h, cs) = (terrain.height.width(), terrain.height.height(), terrain.height.cell_size());
+        let out = self.generator.generate_sized(w, h, cs, ctx.seed)?;
+        terrain.height = out.height;
+        terrain.layers.get_or_default::<HydroLayers>().rivers = out.rivers;
+        ctx.progress.set(1.0);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::params::assert_ranges_enforced;
+    use crate::step::{ParamValue, Params};
+
+    /// `validate` (called by `generate`) refuses exactly what the specs refuse.
+    #[test]
+    fn squig_enforces_exactly_its_spec_ranges() {
+        let build = |name: &str, v: f64| {
+            let p = Params::defaults(SquigRivers::PARAMS).with(name, ParamValue::Number(v));
+            SquigRivers::read_params(&p)?.validate()
+        };
+        assert_eq!(assert_ranges_enforced(SquigRivers::PARAMS, &build), 4);
+        let d = SquigRivers::default();
+        assert_eq!((d.roughness, d.smoothness, d.tributaries, d.branch_level), (0.5, 1.0, 2, 2));
+        let nan = SquigRivers { roughness: f32::NAN, ..d };
+        assert!(matches!(nan.validate(), Err(Error::InvalidParameter { name, .. }) if name == "roughness"));
+    }
 }

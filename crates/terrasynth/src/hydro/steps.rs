@@ -1,15 +1,15 @@
-//! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes`, `squig-rivers`.
+//! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes` (the `squig-rivers` generator
+//! is declared beside its algorithm in `squig.rs` and registered with the generators).
 
 use super::HydroLayers;
 use super::fill::DepressionFiller;
 use super::lakes::find_lakes;
 use super::layers::FlowGraph;
 use super::rivers::carve_rivers;
-use super::squig::SquigRivers;
 use crate::Result;
 use crate::step::params::step_params;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind, ParamKind as K, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind};
 
 step_params! {
     /// The `rivers` step: route water by D8 on the ε-filled surface ([`FlowGraph`]), keep the
@@ -94,39 +94,6 @@ impl LakesStep {
     }
 }
 
-const SQUIG: &[ParamSpec] = &[
-    ParamSpec {
-        name: "roughness",
-        kind: K::Float { min: 0.0, max: 4.0 },
-        default: DefaultValue::Number(0.5),
-        unit: "",
-        doc: "Midpoint displacement amplitude at the first level, as a fraction of the height range; it halves \
-              (× 2^-smoothness) at each level. Higher is more rugged.",
-    },
-    ParamSpec {
-        name: "smoothness",
-        kind: K::Float { min: 0.0, max: 4.0 },
-        default: DefaultValue::Number(1.0),
-        unit: "",
-        doc: "Amplitude decay exponent H: displacement scales by 2^-H per level (1 = classic fractal \
-              terrain, higher is smoother).",
-    },
-    ParamSpec {
-        name: "tributaries",
-        kind: K::Int { min: 0, max: 64 },
-        default: DefaultValue::Number(2.0),
-        unit: "",
-        doc: "Number of tributaries joining the main river (squig-curve branching, seed 001 §2.1.3).",
-    },
-    ParamSpec {
-        name: "branch-level",
-        kind: K::Int { min: 1, max: 12 },
-        default: DefaultValue::Number(2.0),
-        unit: "",
-        doc: "Subdivision level at which tributaries spring: lower gives longer tributaries.",
-    },
-];
-
 impl Step for DepressionFiller {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         ctx.progress.check_cancelled()?;
@@ -190,34 +157,6 @@ impl Step for LakesStep {
     }
 }
 
-#[derive(Debug)]
-struct SquigStep {
-    generator: SquigRivers,
-}
-
-impl Step for SquigStep {
-    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        ctx.progress.check_cancelled()?;
-        let (w, h, cs) = (terrain.height.width(), terrain.height.height(), terrain.height.cell_size());
-        let out = self.generator.generate_sized(w, h, cs, ctx.seed)?;
-        terrain.height = out.height;
-        terrain.layers.get_or_default::<HydroLayers>().rivers = out.rivers;
-        ctx.progress.set(1.0);
-        Ok(())
-    }
-}
-
-fn build_squig(p: &Params) -> Result<Box<dyn Step>> {
-    let generator = SquigRivers {
-        roughness: p.f32("roughness")?,
-        smoothness: p.f32("smoothness")?,
-        tributaries: p.usize("tributaries")?,
-        branch_level: p.usize("branch-level")?,
-    };
-    generator.validate()?;
-    Ok(Box::new(SquigStep { generator }))
-}
-
 /// The hydrology stage's registry entries.
 pub fn steps() -> Vec<StepInfo> {
     vec![
@@ -246,15 +185,6 @@ pub fn steps() -> Vec<StepInfo> {
             source: "Barnes et al. 2014 (exact Priority-Flood); issue 4 §2",
             params: LakesStep::PARAMS,
             build: |p| Ok(Box::new(LakesStep::read_params(p)?)),
-        },
-        StepInfo {
-            name: "squig-rivers",
-            category: Category::Generate,
-            doc: "Triangular midpoint displacement with a squig-curve river (and tributaries) whose heights never \
-                  rise downstream and stay below the neighbouring terrain.",
-            source: "Prusinkiewicz & Hammel 1993; seed 001 §2.1",
-            params: SQUIG,
-            build: build_squig,
         },
     ]
 }

@@ -41,11 +41,6 @@ pub mod tiff;
 
 pub use atomic::{write_atomic, write_atomic_seekable};
 
-/// The registry entries of this module: the `import` generator.
-pub fn steps() -> Vec<crate::step::StepInfo> {
-    vec![import::INFO]
-}
-
 /// Largest decoded image buffer the readers allow, in bytes (4 GiB); larger images are refused
 /// from their header, before any pixel is decoded.
 pub const MAX_DECODE_BYTES: u64 = 4 << 30;

@@ -1,5 +1,6 @@
 //! The registry: every step type a recipe can name, gathered from each stage's
-//! `steps()` function (generate, shape, erode, hydro, io). Names are fixed by the step
+//! `steps()` function (generate, shape, erode, hydro); every generator from one list,
+//! [`generators`]. Names are fixed by the step
 //! contract (kebab-case; see docs/RECIPES.md) and unique. [`markdown_reference`] renders the
 //! parameter reference of docs/RECIPES.md from the same specs.
 
@@ -8,14 +9,23 @@ use std::fmt::Write as _;
 use super::model::{EXPORT_FIELDS, RECIPE_FIELDS};
 use crate::step::{Category, ParamSpec, StepInfo};
 
+/// Every generator (a step that makes a terrain from nothing), registered here and only here:
+/// the base generators of `generate`, then the two whose algorithm lives in a later stage and
+/// so cannot be listed by `generate` (modules import downward only, docs/ARCHITECTURE.md):
+/// `squig-rivers` (its river network is a `hydro` type) and `import` (a file reader, `io`).
+pub fn generators() -> Vec<StepInfo> {
+    let mut all = crate::generate::steps();
+    all.push(crate::hydro::SquigRivers::info());
+    all.push(crate::io::import::INFO);
+    all
+}
+
 /// Every registered step, in stage order (generators first).
 pub fn registry() -> Vec<StepInfo> {
-    let mut all = Vec::new();
-    all.extend(crate::generate::steps());
+    let mut all = generators();
     all.extend(crate::shape::steps());
     all.extend(crate::erode::steps());
     all.extend(crate::hydro::steps());
-    all.extend(crate::io::steps());
     all
 }
 
@@ -85,6 +95,20 @@ pub fn with_markdown_reference(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The generators are exactly the registered steps of category `Generate`, each once, and
+    /// no other stage registers one.
+    #[test]
+    fn every_generator_comes_from_the_one_list() {
+        let listed: Vec<_> = generators().iter().map(|s| s.name).collect();
+        let by_category: Vec<_> =
+            registry().iter().filter(|s| s.category == Category::Generate).map(|s| s.name).collect();
+        assert_eq!(listed, by_category);
+        assert!(listed.contains(&"squig-rivers") && listed.contains(&"import") && listed.contains(&"noise"));
+        for s in crate::shape::steps().iter().chain(&crate::erode::steps()).chain(&crate::hydro::steps()) {
+            assert_ne!(s.category, Category::Generate, "{} is a generator registered by its stage", s.name);
+        }
+    }
 
     #[test]
     fn names_are_unique_kebab_case_and_documented() {

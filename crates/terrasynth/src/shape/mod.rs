@@ -35,7 +35,7 @@ mod retouch;
 pub use basic::{Clamp, Normalize, Scale, SeaLevel, Terrace};
 pub use blend::{BLEND_SOURCES, Blend, BlendMask, BlendMode};
 pub use falloff::{Archipelago, Falloff, FalloffShape, Island, eval_curve};
-pub use regions::VoronoiRegions;
+pub use regions::{RegionMode, VoronoiRegions};
 pub use retouch::{Perturb, SpectralOverlay};
 
 use crate::step::StepInfo;

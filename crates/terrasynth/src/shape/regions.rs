@@ -3,83 +3,74 @@
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::falloff::apply_weight;
-use crate::generate::{feature_points, region_map};
-use crate::step::params::{check_number, check_text, spec_named};
+use crate::generate::{Voronoi, feature_points, region_map};
+use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Heightmap, Result};
 
-/// Region sinking (seed 001 §3.3.3): build the Voronoi region map (each cell labelled by its
-/// nearest feature point, [`region_map`]), give every region one factor, and multiply it into
-/// the heights point-wise, `h' = lo + (h − lo) · r(label)` (relative to the map's minimum).
-///
-/// `binary`: each region is kept (`r = 1`) with probability `keep`, else sunk to `r = floor`
-/// ("binary values remove some islets and keep others", opening wide low passages).
-/// `heights`: each region gets `r` uniform in `[floor, 1]` (islets sink by different amounts).
-/// With the same `point-seed` as a `voronoi` or `voronoi-ds` step, the regions are exactly
-/// that step's cells.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VoronoiRegions {
-    /// Number of feature points (default 40).
-    pub count: usize,
-    /// Binary keep/sink (true, default) or per-region heights.
-    pub binary: bool,
-    /// Probability that a region is kept, binary mode (default 0.6).
-    pub keep: f64,
-    /// Factor of sunk regions (binary) or lowest factor (heights) (default 0).
-    pub floor: f64,
-    /// Seed of the point layout; `None` uses the step seed.
-    pub point_seed: Option<u64>,
+choice_enum! {
+    /// How `voronoi-regions` gives each region its factor (seed 001 §3.3.3).
+    pub enum RegionMode {
+        /// Each region is kept (factor 1) with probability `keep`, else sunk to `floor`.
+        Binary = "binary",
+        /// Each region gets a factor uniform in `[floor, 1]`.
+        Heights = "heights",
+    }
 }
 
-impl VoronoiRegions {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        spec_named(crate::generate::Voronoi::PARAMS, "count"),
-        ParamSpec {
+step_params! {
+    /// Region sinking (seed 001 §3.3.3): build the Voronoi region map (each cell labelled by its
+    /// nearest feature point, [`region_map`]), give every region one factor, and multiply it into
+    /// the heights point-wise, `h' = lo + (h − lo) · r(label)` (relative to the map's minimum).
+    ///
+    /// `binary`: each region is kept (`r = 1`) with probability `keep`, else sunk to `r = floor`
+    /// ("binary values remove some islets and keep others", opening wide low passages).
+    /// `heights`: each region gets `r` uniform in `[floor, 1]` (islets sink by different amounts).
+    /// With the same `point-seed` as a `voronoi` or `voronoi-ds` step, the regions are exactly
+    /// that step's cells.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct VoronoiRegions {
+        /// Number of feature points (the `voronoi` step's `count`).
+        count: usize = shared(Voronoi::PARAMS, "count"),
+        mode: RegionMode = ParamSpec {
             name: "mode",
-            kind: ParamKind::Choice(&["binary", "heights"]),
+            kind: ParamKind::Choice(RegionMode::NAMES),
             default: DefaultValue::Text("binary"),
             unit: "",
             doc: "`binary`: regions kept or sunk; `heights`: one random factor per region (seed 001 §3.3.3).",
         },
-        ParamSpec {
+        keep: f64 = ParamSpec {
             name: "keep",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.6),
             unit: "probability",
             doc: "Binary mode: chance that a region keeps its height.",
         },
-        ParamSpec {
+        floor: f64 = ParamSpec {
             name: "floor",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.0),
             unit: "",
             doc: "Height factor of sunk regions (binary) or the lowest random factor (heights).",
         },
-        spec_named(crate::generate::Voronoi::PARAMS, "point-seed"),
-    ];
+        /// Seed of the point layout; `None` uses the step seed (the `voronoi` step's `point-seed`).
+        point_seed: Option<u64> = shared(Voronoi::PARAMS, "point-seed"),
+    }
+}
 
-    /// A checked step.
+impl VoronoiRegions {
+    /// A checked step; `binary` picks [`RegionMode::Binary`], else [`RegionMode::Heights`].
     pub fn new(count: usize, binary: bool, keep: f64, floor: f64, point_seed: Option<u64>) -> Result<Self> {
-        check_number(Self::PARAMS, "count", count as f64)?;
-        check_number(Self::PARAMS, "keep", keep)?;
-        check_number(Self::PARAMS, "floor", floor)?;
-        Ok(Self { count, binary, keep, floor, point_seed })
+        let mode = if binary { RegionMode::Binary } else { RegionMode::Heights };
+        let s = Self { count, mode, keep, floor, point_seed };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let mode = p.text("mode")?;
-        check_text(Self::PARAMS, "mode", mode)?;
-        let seed = p.i64("point-seed")?;
-        Self::new(
-            p.usize("count")?,
-            mode == "binary",
-            p.f64("keep")?,
-            p.f64("floor")?,
-            (seed >= 0).then_some(seed as u64),
-        )
+        Self::read_params(p)
     }
 
     /// The region factor of every label, from the step seed.
@@ -88,7 +79,7 @@ impl VoronoiRegions {
         (0..self.count)
             .map(|_| {
                 let u = rng.next_f64();
-                if self.binary {
+                if self.mode == RegionMode::Binary {
                     if u < self.keep { 1.0 } else { self.floor }
                 } else {
                     self.floor + (1.0 - self.floor) * u
@@ -124,5 +115,32 @@ impl VoronoiRegions {
 impl Step for VoronoiRegions {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         self.apply(&mut terrain.height, ctx.seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::ParamValue;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// A shaping step's constructor refuses exactly what its specs refuse, including the two
+    /// parameters it shares with `voronoi` by name.
+    #[test]
+    fn voronoi_regions_enforces_exactly_its_spec_ranges() {
+        let build = |name: &str, v: f64| {
+            let p = Params::defaults(VoronoiRegions::PARAMS).with(name, ParamValue::Number(v));
+            VoronoiRegions::read_params(&p).map(drop)
+        };
+        assert_eq!(assert_ranges_enforced(VoronoiRegions::PARAMS, &build), 4);
+        assert_eq!(spec_of("count"), crate::step::params::spec_named(Voronoi::PARAMS, "count"));
+        assert_eq!(spec_of("point-seed"), crate::step::params::spec_named(Voronoi::PARAMS, "point-seed"));
+        let d = VoronoiRegions::default();
+        assert_eq!(d, VoronoiRegions::new(40, true, 0.6, 0.0, None).unwrap());
+        assert!(VoronoiRegions::new(40, false, 1.5, 0.0, None).is_err());
+    }
+
+    fn spec_of(name: &str) -> crate::step::ParamSpec {
+        crate::step::params::spec_named(VoronoiRegions::PARAMS, name)
     }
 }

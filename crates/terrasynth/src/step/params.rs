@@ -235,6 +235,14 @@ impl Params {
         Self { values: specs.iter().map(|s| (s.name.to_string(), s.default.to_value())).collect() }
     }
 
+    /// These values with `name` set to `value`, unchecked (tests feed out-of-range values to a
+    /// step's own checks this way).
+    #[cfg(test)]
+    pub(crate) fn with(mut self, name: &str, value: ParamValue) -> Self {
+        self.values.insert(name.to_string(), value);
+        self
+    }
+
     /// All values.
     pub fn values(&self) -> &BTreeMap<String, ParamValue> {
         &self.values
@@ -366,6 +374,28 @@ macro_rules! int_field {
 }
 int_field!(u32, u64, usize, i32, i64);
 
+/// The recipe value that means "none" for an optional seed ([`ParamField`] for `Option<u64>`).
+pub const NO_SEED: i64 = -1;
+
+/// An optional seed: `None` ("use the step's seed") is written [`NO_SEED`] (`-1`) in a recipe,
+/// since TOML has no null; `Some(n)` is `n`. Its spec is an [`ParamKind::Int`] whose `min` is
+/// `-1` (any other negative value is refused by the range check, naming the range).
+impl ParamField for Option<u64> {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        let v = p.f64(name)?;
+        if v == NO_SEED as f64 {
+            Ok(None)
+        } else if v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+            Ok(Some(v as u64))
+        } else {
+            Err(Error::param(name, v, format!("{NO_SEED} (the step's seed) or a seed >= 0")))
+        }
+    }
+    fn to_value(&self) -> ParamValue {
+        ParamValue::Number(self.map_or(NO_SEED as f64, |n| n as f64))
+    }
+}
+
 /// A choice parameter's enum: its recipe names come from one list, in declaration order
 /// ([`choice_enum!`] writes this impl, the serde renames and the [`ParamField`] impl).
 pub trait Choice: Sized + Copy + 'static {
@@ -441,7 +471,9 @@ macro_rules! choice_enum {
 pub(crate) use choice_enum;
 
 /// Declares a step's parameters once. Each field is written as `field: Type = ParamSpec {..}`,
-/// and the macro generates:
+/// or `field: Type = shared(OTHER_SPECS, "key")` for a parameter another step declares (the
+/// same key, range, default and doc, taken by name with [`spec_named`]; document the field with
+/// a `///` line), and the macro generates:
 /// - the struct, with public fields documented by the spec's `doc` (plus its recipe key);
 /// - `PARAMS`, the [`ParamSpec`] list in field order (what the registry, `terrasynth steps`,
 ///   the editor's widgets, recipe validation and docs/RECIPES.md read);
@@ -455,35 +487,65 @@ pub(crate) use choice_enum;
 macro_rules! step_params {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident {
-            $(
-                $(#[$fmeta:meta])*
-                $field:ident : $ty:ty = ParamSpec {
-                    name: $key:literal,
-                    kind: $kind:expr,
-                    default: $default:expr,
-                    unit: $unit:expr,
-                    doc: $doc:expr $(,)?
-                }
-            ),+ $(,)?
+        $vis:vis struct $name:ident { $($body:tt)* }
+    ) => {
+        $crate::step::params::step_params!(@field [$(#[$meta])*] $vis $name [] $($body)*);
+    };
+    // A field declared here.
+    (
+        @field $m:tt $vis:vis $name:ident [$($done:tt)*]
+        $(#[$fmeta:meta])*
+        $field:ident : $ty:ty = ParamSpec {
+            name: $key:literal,
+            kind: $kind:expr,
+            default: $default:expr,
+            unit: $unit:expr,
+            doc: $doc:expr $(,)?
         }
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::step::params::step_params!(
+            @field $m $vis $name
+            [$($done)* {
+                [#[doc = $doc] #[doc = ""] $(#[$fmeta])*] $field [$ty] $key
+                ($crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc })
+            }]
+            $($($rest)*)?
+        );
+    };
+    // A field declared by another step, taken by name.
+    (
+        @field $m:tt $vis:vis $name:ident [$($done:tt)*]
+        $(#[$fmeta:meta])*
+        $field:ident : $ty:ty = shared($specs:expr, $key:literal)
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::step::params::step_params!(
+            @field $m $vis $name
+            [$($done)* {
+                [$(#[$fmeta])* #[doc = ""]] $field [$ty] $key
+                ($crate::step::params::spec_named($specs, $key))
+            }]
+            $($($rest)*)?
+        );
+    };
+    // Every field read: generate.
+    (
+        @field [$(#[$meta:meta])*] $vis:vis $name:ident
+        [$({ [$($fattr:tt)*] $field:ident [$ty:ty] $key:literal ($spec:expr) })+]
     ) => {
         $(#[$meta])*
         $vis struct $name {
             $(
-                #[doc = $doc]
-                #[doc = ""]
+                $($fattr)*
                 #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]
-                $(#[$fmeta])*
                 pub $field: $ty,
             )+
         }
 
         impl $name {
             /// Parameter specs (recipe keys), one per field, in field order.
-            pub const PARAMS: &'static [$crate::step::ParamSpec] = &[$(
-                $crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc },
-            )+];
+            pub const PARAMS: &'static [$crate::step::ParamSpec] = &[$( $spec, )+];
 
             /// Checks every field against its spec in `PARAMS`; the error names the recipe key
             /// and the allowed range.
@@ -565,6 +627,40 @@ pub(crate) fn check_list(specs: &[ParamSpec], name: &str, value: &[f64]) -> Resu
 /// Checks a choice against the spec called `name`.
 pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
     spec_named(specs, name).check(&ParamValue::Text(value.to_string()))
+}
+
+/// Test helper: for every number spec in `specs`, `build(name, v)` (a constructor call with
+/// parameter `name` set to `v`, the others at their defaults) accepts both ends of the range and
+/// refuses a value just outside either end with an [`Error::InvalidParameter`] naming `name`.
+/// "Just outside" is one part in 10^6 of the bound (at least 10^-6), which survives a cast to
+/// f32, or 1 for an integer. Returns how many specs were checked, so a caller can assert none was
+/// skipped.
+#[cfg(test)]
+pub(crate) fn assert_ranges_enforced(specs: &[ParamSpec], build: &dyn Fn(&str, f64) -> Result<()>) -> usize {
+    let mut checked = 0;
+    for spec in specs {
+        let (min, max, below, above) = match spec.kind {
+            ParamKind::Float { min, max } => {
+                let step = |v: f64| 1e-6 * v.abs().max(1.0);
+                (min, max, min - step(min), max + step(max))
+            }
+            ParamKind::Int { min, max } => (min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0),
+            _ => continue,
+        };
+        for v in [min, max] {
+            if let Err(e) = build(spec.name, v) {
+                panic!("{} = {v} (a bound of its spec) refused: {e}", spec.name);
+            }
+        }
+        for v in [below, above] {
+            match build(spec.name, v) {
+                Err(Error::InvalidParameter { name, .. }) if name == spec.name => {}
+                other => panic!("{} = {v} (outside {}): {other:?}", spec.name, spec.allowed()),
+            }
+        }
+        checked += 1;
+    }
+    checked
 }
 
 #[cfg(test)]
