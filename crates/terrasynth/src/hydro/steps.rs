@@ -193,6 +193,7 @@ pub fn steps() -> Vec<StepInfo> {
 mod tests {
     use super::*;
     use crate::Error;
+    use crate::step::{ParamSpec, Params};
 
     /// `(min, max, below, above)` of a number spec: both ends are allowed, and `below`/`above`
     /// are the nearest values past them that survive the field's type (`f32` or an integer).
