@@ -5,19 +5,28 @@
 //! ([`Document::build`]). Strokes are stored dab by dab (the exact centres the editor applied),
 //! so loading a project replays the same [`Brush::apply`] calls and reproduces the heights bit
 //! for bit.
+//!
+//! Edits are map-relative: each stroke and river source records the map size it was made on
+//! (`map = [width, height]`, cells) beside its cell coordinates. Replayed on a map of another
+//! size (or another cell size, which changes no cell index), positions scale corner onto corner
+//! (`x' = x · (W − 1) / (w − 1)`, as [`preview_recipe`] and the import step's resampling map
+//! corners) and the brush radius with the map, so an edit stays on the same spot of the map
+//! (513 → 1025 puts a dab at cell 100 on cell 200). On the map it was made on the coordinates are
+//! used unchanged, bit for bit. Version 1 project files had cell indices alone; they load with
+//! `map` set to their recipe's size (the map they were made on).
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
-use terrasynth::shape::brush::{Brush, BrushMode};
+use terrasynth::shape::brush::{Brush, BrushMode, MAX_RADIUS};
 use terrasynth::step::{Category, Terrain};
 use terrasynth::{Error, Result};
 
 /// Identifies a terrasynth project file.
 pub const PROJECT_FORMAT: &str = "terrasynth-project";
 /// The project format version this build writes (and the newest it reads).
-pub const PROJECT_VERSION: u32 = 1;
+pub const PROJECT_VERSION: u32 = 2;
 
 /// One edit on top of the recipe's output, replayed in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,15 +40,22 @@ pub enum EditOp {
         radius: f64,
         /// Brush strength (height units; a fraction in [0, 1] for smooth).
         strength: f32,
-        /// Dab centres `[x, y]` in cells.
+        /// Dab centres `[x, y]` in cells of `map`.
         dabs: Vec<[f64; 2]>,
+        /// Size `[width, height]` of the map the stroke was made on (None only while reading
+        /// a version 1 file; [`parse_project`] fills it in).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        map: Option<[usize; 2]>,
     },
-    /// A river source at cell `(x, y)`: the river is traced downhill from it.
+    /// A river source at cell `(x, y)` of `map`: the river is traced downhill from it.
     RiverSource {
         /// Column.
         x: usize,
         /// Row.
         y: usize,
+        /// Size `[width, height]` of the map the source was placed on (see `Stroke::map`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        map: Option<[usize; 2]>,
     },
     /// An erosion step run on the terrain as it was at this point of the edit list.
     Erode {
@@ -57,12 +73,23 @@ impl EditOp {
     }
 
     /// Applies this edit to `terrain` (river sources change nothing here; they are drawn
-    /// from the final heights).
+    /// from the final heights). A stroke made on a map of another size lands on the same
+    /// spot of this one (see the module docs).
     pub fn apply(&self, terrain: &mut Terrain, progress: &PipelineProgress) -> Result<()> {
         match self {
-            EditOp::Stroke { mode, radius, strength, dabs } => {
+            EditOp::Stroke { mode, radius, strength, dabs, map } => {
+                let (w, h) = (terrain.height.width(), terrain.height.height());
+                let scale = map_scale(*map, w, h);
+                let radius = match scale {
+                    None => *radius,
+                    Some((sx, sy)) => (radius * (sx * sy).sqrt()).clamp(f64::MIN_POSITIVE, MAX_RADIUS),
+                };
                 for &at in dabs {
-                    EditOp::brush(*mode, *radius, *strength, at).apply(&mut terrain.height)?;
+                    let at = match scale {
+                        None => at,
+                        Some((sx, sy)) => [at[0] * sx, at[1] * sy],
+                    };
+                    EditOp::brush(*mode, radius, *strength, at).apply(&mut terrain.height)?;
                 }
                 Ok(())
             }
@@ -127,16 +154,45 @@ impl Document {
         Ok(terrain)
     }
 
-    /// River sources, in the order they were placed.
+    /// River sources, in the order they were placed, as cells of the recipe's map (a source
+    /// placed on a map of another size moves with the map, to the nearest cell).
     pub fn sources(&self) -> Vec<(usize, usize)> {
+        let (w, h) = (self.recipe.width, self.recipe.height);
         self.edits
             .iter()
             .filter_map(|e| match e {
-                EditOp::RiverSource { x, y } => Some((*x, *y)),
+                EditOp::RiverSource { x, y, map } => Some(match map_scale(*map, w, h) {
+                    None => (*x, *y),
+                    Some((sx, sy)) => {
+                        let at = |v: usize, s: f64, n: usize| ((v as f64 * s).round() as usize).min(n - 1);
+                        (at(*x, sx, w), at(*y, sy, h))
+                    }
+                }),
                 _ => None,
             })
             .collect()
     }
+
+    /// Whether any edit was made on a map of another size than the recipe's (it will be
+    /// scaled to the map when replayed).
+    pub fn has_resized_edits(&self) -> bool {
+        let size = [self.recipe.width, self.recipe.height];
+        self.edits.iter().any(|e| match e {
+            EditOp::Stroke { map, .. } | EditOp::RiverSource { map, .. } => map.is_some_and(|m| m != size),
+            EditOp::Erode { .. } => false,
+        })
+    }
+}
+
+/// How cell coordinates of a map of size `map` scale onto a `w × h` map, corner onto corner:
+/// `(sx, sy)`, or None when the sizes are the same (or unknown), so the coordinates are used
+/// exactly as stored.
+pub fn map_scale(map: Option<[usize; 2]>, w: usize, h: usize) -> Option<(f64, f64)> {
+    let [mw, mh] = map?;
+    if [mw, mh] == [w, h] || mw < 2 || mh < 2 {
+        return None;
+    }
+    Some(((w - 1) as f64 / (mw - 1) as f64, (h - 1) as f64 / (mh - 1) as f64))
 }
 
 /// A low-resolution copy of `recipe` for the instant preview: each side shrunk by `factor`
@@ -204,8 +260,15 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
         }
         None => return Err(Error::Recipe("project file has no version".into())),
     }
-    let file: ProjectFile<V> =
+    let mut file: ProjectFile<V> =
         serde_json::from_str(text).map_err(|e| Error::Recipe(format!("bad project file: {e}")))?;
+    // Version 1 stored cell indices alone: they belong to the recipe's own map size.
+    let size = [file.document.recipe.width, file.document.recipe.height];
+    for e in &mut file.document.edits {
+        if let EditOp::Stroke { map, .. } | EditOp::RiverSource { map, .. } = e {
+            map.get_or_insert(size);
+        }
+    }
     let problems = file.document.recipe.check_fields();
     if !problems.is_empty() {
         return Err(Error::Recipe(problems.join("; ")));
@@ -213,10 +276,11 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
     Pipeline::new(file.document.recipe.clone(), &registry())?;
     let (w, h) = (file.document.recipe.width, file.document.recipe.height);
     for e in &file.document.edits {
-        if let EditOp::RiverSource { x, y } = e
-            && (*x >= w || *y >= h)
-        {
-            return Err(Error::Recipe(format!("river source ({x}, {y}) is outside the {w}x{h} map")));
+        if let EditOp::RiverSource { x, y, map } = e {
+            let [mw, mh] = map.unwrap_or([w, h]);
+            if *x >= mw || *y >= mh {
+                return Err(Error::Recipe(format!("river source ({x}, {y}) is outside the {mw}x{mh} map")));
+            }
         }
     }
     Ok((file.document, file.view))
@@ -252,6 +316,7 @@ mod tests {
             radius: 7.3,
             strength: 0.013,
             dabs: vec![[10.1, 20.7], [0.1 + 0.2, 33.333333333333336]],
+            map: Some([65, 65]),
         }
     }
 
@@ -260,7 +325,7 @@ mod tests {
         let mut doc = Document::new(small_island());
         doc.edits = vec![
             stroke(),
-            EditOp::RiverSource { x: 3, y: 60 },
+            EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]) },
             EditOp::Erode { step: erosion_entry("thermal", 3), seed: 99 },
         ];
         let dir = std::env::temp_dir().join(format!("ts-gui-doc-{}", std::process::id()));
@@ -282,7 +347,7 @@ mod tests {
         let progress = PipelineProgress::new();
         let base = Document::new(small_island());
         let mut live = base.build(&progress).unwrap();
-        let EditOp::Stroke { mode, radius, strength, dabs } = stroke() else { unreachable!() };
+        let EditOp::Stroke { mode, radius, strength, dabs, .. } = stroke() else { unreachable!() };
         for at in &dabs {
             EditOp::brush(mode, radius, strength, *at).apply(&mut live.height).unwrap();
         }
@@ -318,6 +383,69 @@ mod tests {
             let err = parse_project::<()>(text).unwrap_err().to_string();
             assert!(err.contains(want), "{want}: {err}");
         }
+    }
+
+    #[test]
+    fn version_1_files_load_with_their_edits_on_the_recipes_map() {
+        let mut doc = Document::new(small_island());
+        doc.edits = vec![stroke(), EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]) }];
+        let v2 = serde_json::to_string(&ProjectFile::<()> {
+            format: PROJECT_FORMAT.into(),
+            version: 2,
+            document: doc.clone(),
+            view: None,
+        })
+        .unwrap();
+        // A version 1 file: the same edits without `map`.
+        let v1 = v2.replace("\"version\":2", "\"version\":1").replace(",\"map\":[65,65]", "");
+        assert!(!v1.contains("map") && v1.contains("\"version\":1"), "{v1}");
+        let (back, _) = parse_project::<()>(&v1).unwrap();
+        assert_eq!(back, doc, "cell indices belong to the recipe's map");
+        let progress = PipelineProgress::new();
+        assert_eq!(
+            back.build(&progress).unwrap().height.as_slice(),
+            doc.build(&progress).unwrap().height.as_slice()
+        );
+    }
+
+    #[test]
+    fn edits_scale_with_the_map_corner_onto_corner() {
+        let mut doc = Document::new(small_island());
+        doc.edits = vec![EditOp::RiverSource { x: 32, y: 16, map: Some([65, 65]) }];
+        assert_eq!(doc.sources(), vec![(32, 16)]);
+        assert!(!doc.has_resized_edits());
+        (doc.recipe.width, doc.recipe.height) = (129, 257);
+        assert_eq!(doc.sources(), vec![(64, 64)]);
+        assert!(doc.has_resized_edits());
+        assert_eq!(map_scale(Some([65, 65]), 129, 257), Some((2.0, 4.0)));
+        assert_eq!(map_scale(Some([65, 65]), 65, 65), None, "same map: coordinates used exactly");
+        // A stroke on the bigger map covers the same fraction of it: its changed cells span
+        // twice as many columns.
+        let progress = PipelineProgress::new();
+        let span = |w: usize| {
+            let mut d = Document::new(small_island());
+            (d.recipe.width, d.recipe.height) = (w, w);
+            let base = d.build(&progress).unwrap();
+            d.edits = vec![EditOp::Stroke {
+                mode: BrushMode::Raise,
+                radius: 4.0,
+                strength: 0.05,
+                dabs: vec![[16.0, 32.0], [40.0, 32.0]],
+                map: Some([65, 65]),
+            }];
+            let edited = d.build(&progress).unwrap();
+            let cols: Vec<usize> = (0..w * w)
+                .filter(|&i| edited.height.as_slice()[i] != base.height.as_slice()[i])
+                .map(|i| i % w)
+                .collect();
+            (*cols.iter().min().unwrap(), *cols.iter().max().unwrap())
+        };
+        let (a0, a1) = span(65);
+        let (b0, b1) = span(129);
+        assert!(
+            (b0 as i64 - 2 * a0 as i64).abs() <= 1 && (b1 as i64 - 2 * a1 as i64).abs() <= 1,
+            "{a0}..{a1} vs {b0}..{b1}"
+        );
     }
 
     #[test]

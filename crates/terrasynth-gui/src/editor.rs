@@ -158,6 +158,8 @@ pub struct Editor {
     /// The error shown is the recipe's (it could not run): a later successful generation
     /// replaces it.
     recipe_error: bool,
+    /// What the running generation does to the edits (a new seed or size), for the status bar.
+    edits_note: Option<String>,
 }
 
 impl Editor {
@@ -206,6 +208,7 @@ impl Editor {
             seed_rng: SplitMix64::new(seed),
             started: Instant::now(),
             recipe_error: false,
+            edits_note: None,
             options,
         };
         if let Some(p) = editor.options.open_at_start.clone() {
@@ -481,8 +484,9 @@ impl Editor {
         if x >= t.height.width() || y >= t.height.height() || self.is_preview {
             return;
         }
+        let map = Some([t.height.width(), t.height.height()]);
         self.commit();
-        let op = EditOp::RiverSource { x, y };
+        let op = EditOp::RiverSource { x, y, map };
         self.doc.edits.push(op.clone());
         self.committed = self.doc.clone();
         self.history.push(Action::Source { op });
@@ -565,12 +569,14 @@ impl Editor {
             return;
         }
         let edit = p.stroke.finish(&t.height);
+        let map = Some([t.height.width(), t.height.height()]);
         self.commit();
         let op = EditOp::Stroke {
             mode: p.settings.mode,
             radius: p.settings.radius,
             strength: p.settings.strength,
             dabs: p.dabs,
+            map,
         };
         self.doc.edits.push(op.clone());
         self.committed = self.doc.clone();
@@ -780,6 +786,9 @@ impl Editor {
                     self.set_terrain(terrain, false);
                     self.last_generation_s = Some(seconds);
                     self.status = format!("Generated in {:.0} ms", seconds * 1000.0);
+                    if let Some(note) = self.edits_note.take() {
+                        self.status = format!("{}. {note}", self.status);
+                    }
                     // A recipe that could not run now runs: its error is out of date (it stays
                     // in the log). Any other error stays until dismissed.
                     if std::mem::take(&mut self.recipe_error) {
@@ -854,7 +863,12 @@ impl Editor {
     /// due. Returns whether jobs are still running (the UI should repaint soon).
     pub fn end_frame(&mut self, idle: bool) -> bool {
         if self.requested.as_ref().map(generation_key) != Some(generation_key(&self.doc.recipe)) {
+            let note = self.requested.as_ref().and_then(|old| edits_note(old, &self.doc));
             self.generate(true);
+            if let Some(note) = note {
+                self.status = note.clone();
+                self.edits_note = Some(note);
+            }
         }
         if idle && self.painting.is_none() {
             self.commit();
@@ -882,6 +896,29 @@ impl Editor {
 /// The recent-files list stored at `path` (empty when missing or unreadable).
 fn read_recent(path: &Path) -> Vec<PathBuf> {
     std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+/// What happens to the edits when the recipe changes from `old` to `doc.recipe`: a new seed or
+/// a new size keeps every stroke and river source where it was on the map (see
+/// [`crate::document`]); the status bar says so.
+fn edits_note(old: &Recipe, doc: &Document) -> Option<String> {
+    let n = doc.edits.len();
+    if n == 0 {
+        return None;
+    }
+    let r = &doc.recipe;
+    if (old.width, old.height) != (r.width, r.height) {
+        Some(format!(
+            "Map resized to {}×{}: your {n} edits keep their place on the map (scaled with it)",
+            r.width, r.height
+        ))
+    } else if old.seed != r.seed {
+        Some(format!(
+            "New seed: your {n} edits stay where they were on the map; the terrain under them changed"
+        ))
+    } else {
+        None
+    }
 }
 
 /// The part of a recipe that changes the terrain (everything but the export settings).
