@@ -160,6 +160,8 @@ pub struct Editor {
     recipe_error: bool,
     /// What the running generation does to the edits (a new seed or size), for the status bar.
     edits_note: Option<String>,
+    /// The full map (and its colours) a preview replaced while a generation runs.
+    replaced: Option<(Terrain, MapColours)>,
 }
 
 impl Editor {
@@ -209,6 +211,7 @@ impl Editor {
             started: Instant::now(),
             recipe_error: false,
             edits_note: None,
+            replaced: None,
             options,
         };
         if let Some(p) = editor.options.open_at_start.clone() {
@@ -267,7 +270,35 @@ impl Editor {
 
     /// Whether the current map may be edited (a full map, no job running).
     pub fn can_edit(&self) -> bool {
-        !self.worker.is_busy() && !self.is_preview && self.terrain.is_some()
+        self.edit_blocker().is_none()
+    }
+
+    /// Why the map cannot be edited now (painting, river sources, erosion), in words for a
+    /// disabled button's tooltip; None when it can.
+    pub fn edit_blocker(&self) -> Option<&'static str> {
+        if let Some(a) = self.worker.active.as_ref() {
+            Some(match a.label {
+                "Eroding…" => "An erosion run is going on: wait for it or Cancel it.",
+                "Exporting…" => "An export is being written: wait for it to finish.",
+                _ => "The map is being generated: wait for it or Cancel it.",
+            })
+        } else if self.terrain.is_none() {
+            Some("There is no map yet: press Generate.")
+        } else if self.is_preview {
+            Some("The map shown is the low-resolution preview: press Generate for the full map.")
+        } else {
+            None
+        }
+    }
+
+    /// The text over the 2D map: the running job, or that the map is only a preview (None on
+    /// a full map with nothing running).
+    pub fn map_overlay(&self) -> Option<String> {
+        match self.worker.active.as_ref() {
+            Some(a) => Some(a.label.to_string()),
+            None if self.is_preview => Some("Preview only: press Generate for the full map".into()),
+            None => None,
+        }
     }
 
     /// Version of the heights shown: it changes with every new map and every edit.
@@ -747,6 +778,17 @@ impl Editor {
     }
 
     fn set_terrain(&mut self, terrain: Terrain, preview: bool) {
+        if preview {
+            // Keep the full map a preview replaces, to bring it back if the job is cancelled
+            // or fails.
+            if !self.is_preview
+                && let (Some(t), Some(c)) = (self.terrain.take(), self.colours.take())
+            {
+                self.replaced = Some((t, c));
+            }
+        } else {
+            self.replaced = None;
+        }
         let (lo, hi) = terrain.height.min_max().unwrap_or((0.0, 1.0));
         let palette = self
             .doc
@@ -763,6 +805,18 @@ impl Editor {
         if !preview {
             self.map_gen += 1;
         }
+    }
+
+    /// Brings back the full map a preview replaced (after a cancelled or failed generation);
+    /// returns whether there was one.
+    fn restore_replaced(&mut self) -> bool {
+        let Some((terrain, colours)) = self.replaced.take() else { return false };
+        self.terrain = Some(terrain);
+        self.colours = Some(colours);
+        self.is_preview = false;
+        self.changes = MapChanges { full: true, rect: None };
+        self.version += 1;
+        true
     }
 
     fn mark_changed(&mut self, r: [usize; 4]) {
@@ -820,14 +874,18 @@ impl Editor {
                     if id != 0 {
                         self.worker.active = None;
                     }
-                    if cancelled {
-                        self.status = "Cancelled".into();
-                        if self.is_preview {
-                            self.status =
-                                "Cancelled: showing the preview; press Generate for the full map".into();
-                        }
+                    let restored = id != 0 && self.restore_replaced();
+                    let shown = if restored {
+                        "showing the previous map; press Generate for the new one"
+                    } else if self.is_preview {
+                        "showing the preview; press Generate for the full map"
                     } else {
-                        self.report_error(message);
+                        "the map is unchanged"
+                    };
+                    if cancelled {
+                        self.status = format!("Cancelled: {shown}");
+                    } else {
+                        self.report_error(format!("{message} ({shown})"));
                     }
                 }
                 JobResult::Water { map_gen, water } => {

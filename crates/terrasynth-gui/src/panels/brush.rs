@@ -15,6 +15,11 @@ pub struct BrushPanel;
 impl BrushPanel {
     /// Draws the panel of the current tool.
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
+        if editor.view.tool != Tool::Inspect
+            && let Some(why) = editor.edit_blocker()
+        {
+            ui.colored_label(egui::Color32::from_rgb(230, 190, 90), format!("Editing is paused: {why}"));
+        }
         match editor.view.tool {
             Tool::Inspect => {
                 ui.label("Inspect: drag to pan, scroll to zoom.");

@@ -50,6 +50,7 @@ impl ErosionPanel {
             if ui
                 .add_enabled(editor.can_edit(), egui::Button::new("Run erosion"))
                 .on_hover_text("Erode the current map (undoable).")
+                .on_disabled_hover_text(editor.edit_blocker().unwrap_or_default())
                 .clicked()
             {
                 editor.run_erosion();

@@ -140,8 +140,7 @@ impl MapView {
                 painter.circle_stroke(p, r + 1.5, LineStroke::new(1.0, Color32::BLACK));
             }
         }
-        if editor.is_preview || editor.is_busy() {
-            let label = editor.active_job().map_or("Generating…", |a| a.label);
+        if let Some(label) = editor.map_overlay() {
             painter.text(
                 rect.left_top() + Vec2::new(10.0, 10.0),
                 egui::Align2::LEFT_TOP,

@@ -98,6 +98,7 @@ impl TopBar {
             if ui
                 .add_enabled(editor.can_undo(), egui::Button::new("Undo"))
                 .on_hover_text("Undo the last edit or parameter change (Ctrl+Z).")
+                .on_disabled_hover_text("Nothing to undo.")
                 .clicked()
             {
                 editor.undo();
@@ -105,6 +106,7 @@ impl TopBar {
             if ui
                 .add_enabled(editor.can_redo(), egui::Button::new("Redo"))
                 .on_hover_text("Redo (Ctrl+Shift+Z).")
+                .on_disabled_hover_text("Nothing to redo.")
                 .clicked()
             {
                 editor.redo();

@@ -55,6 +55,7 @@ impl RecipePanel {
             if ui
                 .add_enabled(!locked, egui::Button::new("Random"))
                 .on_hover_text("Pick a new random seed.")
+                .on_disabled_hover_text("The seed is locked: untick Lock to change it.")
                 .clicked()
             {
                 editor.random_seed();
@@ -99,6 +100,7 @@ impl RecipePanel {
             if ui
                 .add_enabled(!busy, egui::Button::new("Generate"))
                 .on_hover_text("Run the recipe and replay your edits.")
+                .on_disabled_hover_text("A job is running: wait for it or Cancel it first.")
                 .clicked()
             {
                 editor.commit();
@@ -106,7 +108,8 @@ impl RecipePanel {
             }
             if ui
                 .add_enabled(busy, egui::Button::new("Cancel"))
-                .on_hover_text("Stop the running job; the last map stays.")
+                .on_hover_text("Stop the running job; the last full map comes back.")
+                .on_disabled_hover_text("Nothing is running.")
                 .clicked()
             {
                 editor.cancel();

@@ -291,3 +291,46 @@ fn erosion_runs_reports_epsilon_and_undoes_exactly() {
     undo(&mut h);
     assert_eq!(h.state().height_bytes(), before);
 }
+
+/// Cancel during a heavy generation brings back the previous full map (the preview used to
+/// replace it for good, with "Generating…" left over the map), and the greyed-out Run erosion
+/// says why it is disabled.
+#[test]
+fn cancel_restores_the_previous_full_map_and_disabled_buttons_say_why() {
+    let mut h = harness(HarnessSpec { side: 1025, ..HarnessSpec::default() });
+    let full = h.state().height_bytes();
+    click_label(&mut h, "Erosion");
+    // The rivers preset (stream power) at 1025² takes seconds; its 129² preview comes first.
+    h.state_mut().load_preset("rivers");
+    let t0 = std::time::Instant::now();
+    while !h.state().is_preview {
+        h.step();
+        assert!(h.state().is_busy(), "the full map arrived before the test could cancel it");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(60), "no preview");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(h.state().map_overlay().is_some_and(|o| o.starts_with("Generating")));
+    // While it runs, the disabled button tells why.
+    h.get_by_label("Run erosion").hover();
+    // egui shows a tooltip once the pointer has rested (each kittest step is 1/60 s).
+    for _ in 0..60 {
+        h.step();
+        if h.query_all_by_label_contains("being generated").next().is_some() {
+            break;
+        }
+    }
+    assert!(
+        h.query_all_by_label_contains("being generated").next().is_some(),
+        "tooltip of the disabled button"
+    );
+    click_label(&mut h, "Cancel");
+    wait_idle(&mut h);
+    let app = h.state();
+    assert!(!app.is_preview, "the full map is back");
+    assert_eq!(app.height_bytes(), full, "the previous full map, byte for byte");
+    assert_eq!(app.map_overlay(), None, "nothing left over the map");
+    assert!(app.status.starts_with("Cancelled: showing the previous map"), "{}", app.status);
+    assert!(app.can_edit() && app.edit_blocker().is_none());
+    // The recipe is still the new one: Generate builds it.
+    assert_eq!(app.doc.recipe.name, "rivers");
+}
