@@ -71,6 +71,9 @@ pub struct MapColours {
     pub lo: f32,
     /// Highest height of the generated map.
     pub hi: f32,
+    /// The recipe's own lake and river cells, painted as the export paints them on
+    /// `color.png`/`shaded.png` (`export::recipe_water_mask`; None when there are none).
+    pub recipe_water: Option<Vec<bool>>,
 }
 
 /// What changed in the map since the views last drew it.
@@ -797,7 +800,9 @@ impl Editor {
             .resolve()
             .unwrap_or_else(|_| Palette::named("classic").expect("built-in palette"));
         let fraction = palette.fraction_map(lo, hi, Some(terrain.sea_level));
-        self.colours = Some(MapColours { palette, fraction, lo, hi });
+        let mask = terrasynth::export::recipe_water_mask(&terrain);
+        let recipe_water = mask.iter().any(|&w| w).then_some(mask);
+        self.colours = Some(MapColours { palette, fraction, lo, hi, recipe_water });
         self.terrain = Some(terrain);
         self.is_preview = preview;
         self.changes = MapChanges { full: true, rect: None };

@@ -6,8 +6,11 @@
 //! does), palette colours come from the metres range of the map as generated (as
 //! `color.png`), and "Shaded relief" is `terrasynth::render::hillshade` (Horn gradient, sun at
 //! azimuth 315° and altitude 45°, ambient 0.35, flat sea) applied with
-//! [`shade_pixel`] — the pixels of `shaded.png` for the same heights (without the recipe's
-//! lakes and rivers painted over). The water view shades its muted land with the same light.
+//! [`shade_pixel`] — the pixels of `shaded.png` for the same heights. The recipe's own lakes
+//! and rivers (its `rivers`, `lakes`, `squig-rivers` steps: `export::recipe_water_mask`, the
+//! cells the export paints) are painted in the export's fresh-water colour before shading in
+//! "Colour" and "Shaded relief", as on `color.png` and `shaded.png`, so what the view shows is
+//! what the export writes. The water view shades its muted land with the same light.
 //! Slope in degrees is `atan(|∇z|)` from central differences in metres.
 
 use eframe::egui::Color32;
@@ -15,6 +18,7 @@ use rayon::prelude::*;
 use terrasynth::Heightmap;
 use terrasynth::render::hillshade::{Hillshader, shade_pixel};
 use terrasynth::render::palette::FractionMap;
+use terrasynth::render::water::LAKE_RGBA;
 use terrasynth::render::{HillshadeOptions, Palette};
 
 pub use crate::settings::ViewMode;
@@ -38,6 +42,9 @@ pub struct MapStyle<'a> {
     pub height_scale: f64,
     /// Water layers, when computed.
     pub water: Option<&'a Water>,
+    /// The recipe's own lake and river cells (row-major), painted in fresh water in the colour
+    /// and shaded modes as the export paints them (None: the recipe has none).
+    pub recipe_water: Option<&'a [bool]>,
 }
 
 impl<'a> MapStyle<'a> {
@@ -51,7 +58,12 @@ impl<'a> MapStyle<'a> {
     ) -> Self {
         let m = |h: f32| metres(h, height_scale);
         let fraction = palette.fraction_map(m(lo), m(hi), Some(m(sea_level)));
-        Self { palette, fraction, lo, hi, sea_level, height_scale, water }
+        Self { palette, fraction, lo, hi, sea_level, height_scale, water, recipe_water: None }
+    }
+
+    /// The same style with the recipe's water cells painted (see [`MapStyle::recipe_water`]).
+    pub fn with_recipe_water(self, mask: Option<&'a [bool]>) -> Self {
+        Self { recipe_water: mask, ..self }
     }
 
     /// Palette colour of a height (height units).
@@ -102,7 +114,8 @@ const WATER_BLUE: [u8; 3] = [40, 100, 200];
 /// modes, from [`Hillshader`]).
 fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: usize, hs: f32) -> Color32 {
     let hv = map.as_slice()[y * map.width() + x];
-    let base = || style.base(hv);
+    let wet = || style.recipe_water.is_some_and(|m| m[y * map.width() + x]);
+    let base = || if wet() { [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]] } else { style.base(hv) };
     let height_scale = style.height_scale as f32;
     match mode {
         ViewMode::Colour => {

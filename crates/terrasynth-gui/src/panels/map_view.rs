@@ -35,7 +35,8 @@ impl MapView {
         let map = &t.height;
         let height_scale = editor.doc.recipe.exports.height_scale;
         let style =
-            MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, height_scale, editor.water_for_map());
+            MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, height_scale, editor.water_for_map())
+                .with_recipe_water(c.recipe_water.as_deref().filter(|m| m.len() == t.height.len()));
         let (w, h) = (map.width(), map.height());
         let key = (editor.view.mode, [w, h], height_scale.to_bits());
         if self.texture.is_none() || changes.full || self.texture_key != Some(key) {

@@ -8,6 +8,7 @@ use terrasynth_gui::TerrainApp;
 use terrasynth_gui::app::Tool;
 
 use terrasynth_gui::AppOptions;
+use terrasynth_gui::maprender::{MapStyle, ViewMode, render_rect};
 
 use crate::common::{
     HarnessSpec, SIDE, app_harness, choose_file, click_label, drag_cells, harness, highest_cell, temp_dir,
@@ -333,4 +334,38 @@ fn cancel_restores_the_previous_full_map_and_disabled_buttons_say_why() {
     assert!(app.can_edit() && app.edit_blocker().is_none());
     // The recipe is still the new one: Generate builds it.
     assert_eq!(app.doc.recipe.name, "rivers");
+}
+
+/// What you see is what you export: the shaded view of a recipe with `rivers` and `lakes`
+/// steps shows its rivers and lakes, pixel for pixel the exported shaded.png (they used to be
+/// missing from the view).
+#[test]
+fn the_shaded_view_shows_the_rivers_and_lakes_the_export_writes() {
+    let dir = temp_dir("wysiwyg");
+    let mut h = app_harness();
+    h.state_mut().load_preset("rivers");
+    (h.state_mut().doc.recipe.width, h.state_mut().doc.recipe.height) = (SIDE, SIDE);
+    wait_idle(&mut h);
+    assert_eq!(h.state().view.mode, ViewMode::Shaded);
+    h.state_mut().export_to(&dir.display().to_string());
+    wait_idle(&mut h);
+    assert_eq!(h.state().error, None);
+    let app = h.state();
+    let t = app.terrain.as_ref().unwrap();
+    let c = app.colours().unwrap();
+    let mask = c.recipe_water.as_deref().expect("the rivers preset has rivers and lakes");
+    let wet = mask.iter().filter(|&&w| w).count();
+    assert!(wet > 50, "only {wet} river/lake cells");
+    // The pixels the 2D view draws (the map view's style and renderer).
+    let style =
+        MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, app.doc.recipe.exports.height_scale, None)
+            .with_recipe_water(Some(mask));
+    let view = render_rect(&t.height, &style, ViewMode::Shaded, (0, 0, SIDE, SIDE));
+    let png = image::open(dir.join("shaded.png")).unwrap().to_rgb8();
+    for (i, (v, p)) in view.iter().zip(png.pixels()).enumerate() {
+        assert_eq!([v.r(), v.g(), v.b()], p.0, "cell {i} (wet: {})", mask[i]);
+    }
+    // And the water is blue there: rivers are visible.
+    let blue = (0..SIDE * SIDE).filter(|&i| mask[i] && view[i].b() > view[i].r() + 20).count();
+    assert!(blue * 10 >= wet * 9, "{blue} of {wet} water cells are blue");
 }

@@ -236,7 +236,7 @@ fn hydro<'t>(
 /// `squig-rivers`), painted in fresh water over `color.png` and `shaded.png`. Layers the
 /// outputs computed themselves are not painted there (they show in `water.png`, `flow.png`
 /// and the biomes), so a recipe without hydrology keeps its plain colour map.
-fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
+pub fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
     let (w, h) = (terrain.height.width(), terrain.height.height());
     let steps = terrain.layers.get::<HydroLayers>();
     let mut mask = match steps.and_then(|l| l.lake_labels.as_ref()) {
