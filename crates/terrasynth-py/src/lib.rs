@@ -467,6 +467,28 @@ fn _rivers<'py>(
     Ok(out)
 }
 
+/// For the benchmark (`bench/bench.py`): the library calls behind `fill(dem, epsilon=True)`,
+/// `flow_directions(filled)` and `flow_accumulation(filled)`, timed inside Rust (seconds,
+/// without the array copies in and out), so the binding's overhead is the Python-side time
+/// minus these.
+#[pyfunction]
+fn _bench_hydro(py: Python<'_>, dem: PyReadonlyArray2<'_, f32>) -> PyResult<(f64, f64, f64)> {
+    let map = heightmap(&dem, 1.0)?;
+    py.detach(|| {
+        let t0 = std::time::Instant::now();
+        let filled = DepressionFiller::with_epsilon().fill(&map, f32::NEG_INFINITY)?;
+        let t1 = std::time::Instant::now();
+        let field = D8Router.d8(&filled, f32::NEG_INFINITY)?;
+        let t2 = std::time::Instant::now();
+        let acc = D8Router.d8(&filled, f32::NEG_INFINITY).and_then(|f| f.accumulate(None))?;
+        let t3 = std::time::Instant::now();
+        drop((field, acc));
+        Ok((t1 - t0, t2 - t1, t3 - t2))
+    })
+    .map(|(a, b, c): (Duration, Duration, Duration)| (a.as_secs_f64(), b.as_secs_f64(), c.as_secs_f64()))
+    .map_err(py_err)
+}
+
 /// A Python value as a recipe parameter value.
 fn param_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<ParamValue> {
     if let Ok(b) = v.extract::<bool>() {
@@ -561,6 +583,7 @@ fn _terrasynth(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_rivers, m)?)?;
     m.add_function(wrap_pyfunction!(_erosion_steps, m)?)?;
     m.add_function(wrap_pyfunction!(_erode, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_hydro, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
