@@ -33,6 +33,9 @@ use crate::worker::{Active, Job, JobResult, Waker, Worker};
 /// Errors kept in the error log.
 pub const MAX_LOGGED_ERRORS: usize = 100;
 
+/// Number of seeds "Random" picks from (0 to 999 999: six digits at most).
+pub const RANDOM_SEEDS: u64 = 1_000_000;
+
 /// Projects kept in the recent-files list.
 pub const MAX_RECENT: usize = 8;
 
@@ -401,9 +404,10 @@ impl Editor {
         }
     }
 
-    /// Picks a new random seed (the "Random" button).
+    /// Picks a new random seed (the "Random" button): at most six digits, easy to note down and
+    /// share ([`RANDOM_SEEDS`] of them); any seed the library accepts can still be typed.
     pub fn random_seed(&mut self) {
-        self.doc.recipe.seed = self.seed_rng.next_u64() >> 1;
+        self.doc.recipe.seed = self.seed_rng.next_u64() % RANDOM_SEEDS;
     }
 
     /// Loads a built-in preset (keeps the seed when it is locked). Undoable.

@@ -142,6 +142,10 @@ impl TopBar {
                     })
                     .response
                     .on_hover_text("What the map shows.");
+                if ui.button("Fit").on_hover_text("Show the whole map (reset zoom and pan).").clicked() {
+                    view.zoom = 1.0;
+                    view.pan = [0.0, 0.0];
+                }
             }
             ui.separator();
             ui.toggle_value(&mut view.show_help, "Help").on_hover_text("Explain each mode (F1).");

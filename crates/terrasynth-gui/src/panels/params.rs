@@ -145,6 +145,7 @@ mod tests {
             let tip = param_tooltip(spec);
             assert!(tip.starts_with(spec.doc), "{tip}");
             assert!(tip.contains(&format!("Allowed: {}", spec.allowed())), "{tip}");
+            assert!(!tip.contains("Number(") && !tip.contains("Text("), "debug text in {tip}");
             // The range in the tooltip is the one the library's check rejects values outside of.
             if let ParamKind::Float { max, .. } = spec.kind {
                 assert!(spec.check(&ParamValue::Number(max)).is_ok());

@@ -136,3 +136,14 @@ pub fn choose_file(h: &mut Harness<'static, TerrainApp>, path: &str, confirm: &s
     click_label(h, confirm);
     wait_idle(h);
 }
+
+/// Focuses the field named `name`, replaces its text with `text` and presses Enter.
+pub fn enter(h: &mut Harness<'static, TerrainApp>, name: &str, text: &str) {
+    h.get_by_label(name).focus();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label(name).type_text(text);
+    h.step();
+    h.key_press(egui::Key::Enter);
+    wait_idle(h);
+}

@@ -3,24 +3,12 @@
 //! and a seed change keeps them in place and says so.
 
 use eframe::egui::{Key, Modifiers};
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use terrasynth::recipe::PipelineProgress;
 use terrasynth_gui::TerrainApp;
 use terrasynth_gui::document::Document;
 
-use crate::common::{HarnessSpec, app_harness, click_label, drag_cells, harness, wait_idle};
-
-/// Types `text` into the field named `name` and presses Enter.
-fn enter(h: &mut Harness<'static, TerrainApp>, name: &str, text: &str) {
-    h.get_by_label(name).focus();
-    h.step();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.get_by_label(name).type_text(text);
-    h.step();
-    h.key_press(Key::Enter);
-    wait_idle(h);
-}
+use crate::common::{HarnessSpec, app_harness, click_label, drag_cells, enter, harness, wait_idle};
 
 /// Centre of what the edits raised, as fractions `[x / (w − 1), y / (h − 1)]` of the map: the
 /// height-weighted mean position of the cells above the unedited map of the same recipe.

@@ -9,6 +9,7 @@
 mod app;
 mod close_recovery;
 mod common;
+mod controls;
 mod edits;
 mod fields;
 mod project;
