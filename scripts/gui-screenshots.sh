@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of the real terrasynth-gui window under Xvfb, into docs/screenshots/gui-*.png:
-# start screen, 2D shaded view with rivers, 3D view, terraform mode (after a stroke).
+# start screen, 2D shaded view with rivers, 3D view, terraform mode (after a stroke), a typed
+# out-of-range size with its error under the field, the rivers preset's shaded view (its
+# rivers and lakes drawn as shaded.png has them).
 # The editor draws with wgpu; under Xvfb that is Mesa's lavapipe (software Vulkan).
 # Needs (apt): xvfb xauth imagemagick xdotool mesa-vulkan-drivers libvulkan1 libgl1-mesa-dri
 #              libglx-mesa0 libegl1 libegl-mesa0 libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6
@@ -9,6 +11,17 @@
 #        (default: $CARGO_TARGET_DIR or target, release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Install what is missing (as root on apt systems).
+if ! command -v Xvfb >/dev/null || ! command -v xdotool >/dev/null || ! command -v import >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq xvfb xauth imagemagick xdotool mesa-vulkan-drivers libvulkan1 libgl1-mesa-dri \
+      libglx-mesa0 libegl1 libegl-mesa0 libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6 libx11-xcb1
+  else
+    echo "needs Xvfb, xdotool and imagemagick (see the list above)" >&2
+    exit 1
+  fi
+fi
 BIN=${1:-${CARGO_TARGET_DIR:-target}/release/terrasynth-gui}
 OUT=docs/screenshots
 WAIT=${WAIT:-10}
@@ -28,7 +41,8 @@ sleep 1
 start() {
   "$BIN" "$@" >/dev/null 2>&1 &
   APP=$!
-  WIN=$(xdotool search --sync --name '^terrasynth$' | head -1)
+  # The title is "<file> — terrasynth" ("untitled — terrasynth" for a new project).
+  WIN=$(xdotool search --sync --name 'terrasynth$' | head -1)
   xdotool windowmove "$WIN" 0 0 windowsize "$WIN" 1400 880
   sleep "$WAIT"
 }
@@ -68,4 +82,23 @@ done
 xdotool mousemove $((CX + 40)) $((CY - 120))
 sleep 2
 shot terraform
+stop
+
+# A size typed out of range: not applied, the library's error under the field (no window).
+start
+# Without a window manager the keyboard goes to the window only once it is focused.
+xdotool windowfocus --sync "$WIN"
+xdotool mousemove 68 106 click 1
+sleep 0.5
+xdotool key ctrl+a
+xdotool type --delay 150 "0"
+xdotool key Return
+sleep 2
+shot field-error
+stop
+
+# The rivers preset: the shaded view draws its rivers and lakes (as the exported shaded.png).
+start --preset rivers --no-help
+sleep "$WAIT"
+shot rivers-preset
 stop

@@ -1,7 +1,7 @@
 //! `terrasynth-gui`: starts the editor.
 //!
 //! ```text
-//! terrasynth-gui [PROJECT.tsproj] [--tool inspect|terraform|river]
+//! terrasynth-gui [PROJECT.tsproj] [--preset NAME] [--tool inspect|terraform|river]
 //!                [--view colour|shaded|grayscale|slope|water|flow] [--3d] [--no-help]
 //! terrasynth-gui --bench-ui      # prints the editor's speed figures and exits
 //! ```
@@ -19,9 +19,10 @@ fn main() -> eframe::Result<()> {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let tool = value("--tool");
     let view = value("--view");
+    let preset = value("--preset");
     let show_3d = args.iter().any(|a| a == "--3d");
     let no_help = args.iter().any(|a| a == "--no-help");
-    let flags_with_value = ["--tool", "--view"];
+    let flags_with_value = ["--tool", "--view", "--preset"];
     let project = args
         .iter()
         .enumerate()
@@ -39,6 +40,9 @@ fn main() -> eframe::Result<()> {
         Box::new(move |cc| {
             let options = AppOptions { open_at_start: project.map(Into::into), ..AppOptions::default() };
             let mut app = TerrainApp::with_options(cc, options);
+            if let Some(name) = preset {
+                app.load_preset(&name);
+            }
             match tool.as_deref() {
                 Some("terraform") => app.view.tool = Tool::Terraform,
                 Some("river") => app.view.tool = Tool::River,
