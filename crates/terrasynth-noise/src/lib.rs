@@ -141,7 +141,10 @@ mod worley;
 pub use error::NoiseError;
 pub use fractal::{Octave, octave_offset};
 pub use noise::{Noise, WARP_DECORRELATION};
-pub use spec::{FractalKind, Musgrave, NoiseKind, NoiseSpec, Seed, WorleyDistance, WorleyReturn};
+pub use spec::{
+    FIELDS, Field, FieldDefault, FieldKind, FractalKind, Musgrave, NoiseKind, NoiseSpec, Seed,
+    WorleyDistance, WorleyReturn,
+};
 
 /// A rectangular region of sample positions: sample `(i, j)` (column `i`, row `j`) is taken at
 /// `(x0 + i·dx, y0 + j·dy)` in noise space (before the noise's own frequency and offset).

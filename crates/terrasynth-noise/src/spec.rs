@@ -5,8 +5,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::NoiseError;
 
+/// Smallest accepted `frequency` and `warp-frequency` (a closed range, so a form can offer it).
+pub const MIN_FREQUENCY: f64 = 1e-6;
 /// Largest accepted `frequency` and `warp-frequency`.
 pub const MAX_FREQUENCY: f64 = 1e6;
+/// Smallest accepted `res` (perlin-table zoom).
+pub const MIN_RES: f64 = 1e-6;
 /// Largest accepted |`offset`| component, in lattice units.
 pub const MAX_OFFSET: f64 = 1e9;
 /// Largest accepted `res` (perlin-table zoom).
@@ -40,51 +44,85 @@ pub const DEFAULT_RIDGED: (f64, f64, f64) = (1.0, 1.0, 2.0);
 /// is unused by hybrid.
 pub const DEFAULT_HYBRID: (f64, f64) = (0.25, 0.7);
 
-/// The basic noise, before any fractal or warp.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NoiseKind {
-    /// One uniform value in [-1, 1) per lattice cell (no interpolation).
-    White,
-    /// Random values at lattice points, smoothstep bilinear interpolation (seed 004 §5).
-    Value,
-    /// Classic gradient noise, one random unit gradient per lattice point drawn as an angle
-    /// (seeds 000, 004).
-    PerlinAngle,
-    /// Classic gradient noise of the tutorial (seed 002): 8-direction table, doubled permutation.
-    PerlinTable,
-    /// Improved Perlin noise (Perlin 2002), 2D and 3D.
-    #[default]
-    Perlin,
-    /// OpenSimplex2-style simplex noise (2D simplex lattice, 3D rotated BCC lattice).
-    #[serde(rename = "opensimplex2")]
-    OpenSimplex2,
-    /// Cellular (Worley) noise: distances to jittered feature points.
-    Worley,
+/// Declares a choice enum from one list `Variant = "spec-name"`: the enum with its serde names,
+/// `ALL` (every variant, in declaration order), `NAMES` (their spec names, same order), `name()`
+/// and `from_name()`. Help, validation and the `noise` step's choice lists all read `NAMES`.
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $key:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $key)] $variant, )+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order (the order of `NAMES`).
+            pub const ALL: [Self; [$($key),+].len()] = [$(Self::$variant),+];
+            /// The name of every variant as written in a spec, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($key),+];
+
+            /// The name used in a spec.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $key, )+
+                }
+            }
+
+            /// The variant called `name` in a spec.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $key => Some(Self::$variant), )+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// The basic noise, before any fractal or warp.
+    pub enum NoiseKind {
+        /// One uniform value in [-1, 1) per lattice cell (no interpolation).
+        White = "white",
+        /// Random values at lattice points, smoothstep bilinear interpolation (seed 004 §5).
+        Value = "value",
+        /// Classic gradient noise, one random unit gradient per lattice point drawn as an angle
+        /// (seeds 000, 004).
+        PerlinAngle = "perlin-angle",
+        /// Classic gradient noise of the tutorial (seed 002): 8-direction table, doubled permutation.
+        PerlinTable = "perlin-table",
+        /// Improved Perlin noise (Perlin 2002), 2D and 3D.
+        #[default]
+        Perlin = "perlin",
+        /// OpenSimplex2-style simplex noise (2D simplex lattice, 3D rotated BCC lattice).
+        OpenSimplex2 = "opensimplex2",
+        /// Cellular (Worley) noise: distances to jittered feature points.
+        Worley = "worley",
+    }
 }
 
 impl NoiseKind {
-    /// Every kind, in documentation order.
-    pub const ALL: [NoiseKind; 7] = [
-        NoiseKind::White,
-        NoiseKind::Value,
-        NoiseKind::PerlinAngle,
-        NoiseKind::PerlinTable,
-        NoiseKind::Perlin,
-        NoiseKind::OpenSimplex2,
-        NoiseKind::Worley,
-    ];
-
-    /// The name used in a spec.
-    pub fn name(self) -> &'static str {
+    /// One line about this kind for [`NoiseSpec::help`]: what it is and its output range.
+    pub fn about(self) -> &'static str {
         match self {
-            NoiseKind::White => "white",
-            NoiseKind::Value => "value",
-            NoiseKind::PerlinAngle => "perlin-angle",
-            NoiseKind::PerlinTable => "perlin-table",
-            NoiseKind::Perlin => "perlin",
-            NoiseKind::OpenSimplex2 => "opensimplex2",
-            NoiseKind::Worley => "worley",
+            NoiseKind::White => "one uniform value per lattice cell, range [-1, 1)",
+            NoiseKind::Value => "smoothstep-interpolated lattice values (seed 004 §5), range [-1, 1]",
+            NoiseKind::PerlinAngle => {
+                "classic gradient noise, random angle per lattice point, range [-0.7072, 0.7072]"
+            }
+            NoiseKind::PerlinTable => {
+                "the tutorial's gradient noise (seed 002), 8 gradients, `res` zoom, range [-0.7072, 0.7072]"
+            }
+            NoiseKind::Perlin => {
+                "improved Perlin noise (2002); 2D: 16 unit gradients off the axes; range [-0.6954, 0.6954] (3D 1.037)"
+            }
+            NoiseKind::OpenSimplex2 => "OpenSimplex2-style simplex noise; 2D and 3D; range [-1, 1]",
+            NoiseKind::Worley => "cellular noise: F1, F2 or F2-F1 of distances to feature points, >= 0",
         }
     }
 
@@ -169,49 +207,331 @@ impl<'de> Deserialize<'de> for Seed {
     }
 }
 
-/// The fractal applied over the basic noise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FractalKind {
-    /// The basic noise alone (one octave, no per-octave offset).
-    #[default]
-    None,
-    /// Fractional Brownian motion: normalised weighted sum of octaves.
-    Fbm,
-    /// Musgrave's ridged multifractal.
-    Ridged,
-    /// Musgrave's hybrid multifractal.
-    Hybrid,
-    /// Billow: fBm of `2·|n| − 1`.
-    Billow,
+named_enum! {
+    /// The fractal applied over the basic noise.
+    pub enum FractalKind {
+        /// The basic noise alone (one octave, no per-octave offset).
+        #[default]
+        None = "none",
+        /// Fractional Brownian motion: normalised weighted sum of octaves.
+        Fbm = "fbm",
+        /// Musgrave's ridged multifractal.
+        Ridged = "ridged",
+        /// Musgrave's hybrid multifractal.
+        Hybrid = "hybrid",
+        /// Billow: fBm of `2·|n| − 1`.
+        Billow = "billow",
+    }
 }
 
-/// Distance metric of Worley noise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorleyDistance {
-    /// √(dx² + dy²).
-    #[default]
-    Euclidean,
-    /// dx² + dy².
-    Squared,
-    /// |dx| + |dy|.
-    Manhattan,
+named_enum! {
+    /// Distance metric of Worley noise.
+    pub enum WorleyDistance {
+        /// √(dx² + dy²).
+        #[default]
+        Euclidean = "euclidean",
+        /// dx² + dy².
+        Squared = "squared",
+        /// |dx| + |dy|.
+        Manhattan = "manhattan",
+    }
 }
 
-/// What Worley noise returns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum WorleyReturn {
-    /// Distance to the nearest feature point.
-    #[default]
-    #[serde(rename = "f1")]
-    F1,
-    /// Distance to the second-nearest feature point.
-    #[serde(rename = "f2")]
-    F2,
-    /// F2 − F1 (cell borders).
-    #[serde(rename = "f2-f1")]
-    F2MinusF1,
+named_enum! {
+    /// What Worley noise returns.
+    pub enum WorleyReturn {
+        /// Distance to the nearest feature point.
+        #[default]
+        F1 = "f1",
+        /// Distance to the second-nearest feature point.
+        F2 = "f2",
+        /// F2 − F1 (cell borders).
+        F2MinusF1 = "f2-f1",
+    }
+}
+
+/// The kind and allowed range of one [`NoiseSpec`] field (see [`FIELDS`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldKind {
+    /// A finite number in `[min, max]`.
+    Float {
+        /// Smallest allowed value.
+        min: f64,
+        /// Largest allowed value.
+        max: f64,
+    },
+    /// An integer in `min..=max`.
+    Int {
+        /// Smallest allowed value.
+        min: u32,
+        /// Largest allowed value.
+        max: u32,
+    },
+    /// An optional finite number in `[min, max]` (`min >= 0`); absent means the fractal's
+    /// default (see [`NoiseSpec::musgrave`]).
+    OptionalFloat {
+        /// Smallest allowed value.
+        min: f64,
+        /// Largest allowed value.
+        max: f64,
+    },
+    /// An optional integer in `min..=max` (`min >= 1`); absent means off.
+    OptionalInt {
+        /// Smallest allowed value.
+        min: u32,
+        /// Largest allowed value.
+        max: u32,
+    },
+    /// Two finite numbers, each with `|value| <= max_abs`.
+    Pair {
+        /// Largest allowed magnitude of each component.
+        max_abs: f64,
+    },
+    /// One of a fixed set of names (an enum's `NAMES`).
+    Choice(&'static [&'static str]),
+    /// A [`Seed`]: an integer >= 0, or `"reference"`.
+    Seed,
+}
+
+/// The default of one [`NoiseSpec`] field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldDefault {
+    /// A number.
+    Number(f64),
+    /// A name (a choice, or the seed `"reference"`).
+    Name(&'static str),
+    /// A pair of numbers.
+    Pair(&'static [f64]),
+    /// Absent (an optional field).
+    Absent,
+}
+
+/// One [`NoiseSpec`] field: the single description that validation ([`NoiseSpec::validate`]),
+/// the defaults ([`NoiseSpec::default`]), [`NoiseSpec::help`] and the `noise` recipe step's
+/// parameters are all made from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Field {
+    /// Key as written in a spec (kebab-case).
+    pub key: &'static str,
+    /// Kind and allowed range.
+    pub kind: FieldKind,
+    /// Default value.
+    pub default: FieldDefault,
+    /// Unit, or "" when unitless.
+    pub unit: &'static str,
+    /// What it does.
+    pub doc: &'static str,
+}
+
+/// Every [`NoiseSpec`] field, in the struct's order.
+pub const FIELDS: &[Field] = &[
+    Field {
+        key: "kind",
+        kind: FieldKind::Choice(NoiseKind::NAMES),
+        default: FieldDefault::Name("perlin"),
+        unit: "",
+        doc: "The basic noise, before any fractal or warp.",
+    },
+    Field {
+        key: "seed",
+        kind: FieldKind::Seed,
+        default: FieldDefault::Name("reference"),
+        unit: "",
+        doc: "An integer >= 0, or \"reference\" for the published permutation (perlin-table, perlin; \
+              0 for the hash-based kinds).",
+    },
+    Field {
+        key: "frequency",
+        kind: FieldKind::Float { min: MIN_FREQUENCY, max: MAX_FREQUENCY },
+        default: FieldDefault::Number(1.0),
+        unit: "lattice cells per unit",
+        doc: "Lattice cells per sample-space unit.",
+    },
+    Field {
+        key: "offset",
+        kind: FieldKind::Pair { max_abs: MAX_OFFSET },
+        default: FieldDefault::Pair(&[0.0, 0.0]),
+        unit: "lattice cells",
+        doc: "Added after the frequency: [x, y].",
+    },
+    Field {
+        key: "res",
+        kind: FieldKind::Float { min: MIN_RES, max: MAX_RES },
+        default: FieldDefault::Number(1.0),
+        unit: "",
+        doc: "perlin-table only: the tutorial's zoom, lattice = (p·frequency + offset) / res.",
+    },
+    Field {
+        key: "fractal",
+        kind: FieldKind::Choice(FractalKind::NAMES),
+        default: FieldDefault::Name("none"),
+        unit: "",
+        doc: "Fractal over the basic noise: none, fbm, ridged, hybrid, billow.",
+    },
+    Field {
+        key: "octaves",
+        kind: FieldKind::Int { min: 1, max: MAX_OCTAVES },
+        default: FieldDefault::Number(DEFAULT_OCTAVES as f64),
+        unit: "",
+        doc: "Octaves of the fractal (ignored with fractal = none).",
+    },
+    Field {
+        key: "lacunarity",
+        kind: FieldKind::Float { min: 1.0, max: MAX_LACUNARITY },
+        default: FieldDefault::Number(DEFAULT_LACUNARITY),
+        unit: "",
+        doc: "Frequency multiplier per octave.",
+    },
+    Field {
+        key: "persistence",
+        kind: FieldKind::Float { min: 0.0, max: MAX_PERSISTENCE },
+        default: FieldDefault::Number(DEFAULT_PERSISTENCE),
+        unit: "",
+        doc: "Amplitude multiplier per octave (fbm, billow).",
+    },
+    Field {
+        key: "h",
+        kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_H },
+        default: FieldDefault::Absent,
+        unit: "",
+        doc: "Musgrave's fractal increment H (ridged, hybrid): octave weight lacunarity^(-i·H). \
+              Absent (-1 in a `noise` recipe step): 1.0 for ridged, 0.25 for hybrid.",
+    },
+    Field {
+        key: "mf-offset",
+        kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_MF_OFFSET },
+        default: FieldDefault::Absent,
+        unit: "",
+        doc: "Musgrave's offset (ridged, hybrid). Absent (-1 in a `noise` recipe step): 1.0 for ridged, 0.7 for hybrid.",
+    },
+    Field {
+        key: "gain",
+        kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_GAIN },
+        default: FieldDefault::Absent,
+        unit: "",
+        doc: "Musgrave's gain (ridged). Absent (-1 in a `noise` recipe step): 2.0.",
+    },
+    Field {
+        key: "warp",
+        kind: FieldKind::Float { min: 0.0, max: MAX_WARP },
+        default: FieldDefault::Number(0.0),
+        unit: "lattice cells",
+        doc: "Domain-warp amplitude; 0 disables the warp.",
+    },
+    Field {
+        key: "warp-frequency",
+        kind: FieldKind::Float { min: MIN_FREQUENCY, max: MAX_FREQUENCY },
+        default: FieldDefault::Number(1.0),
+        unit: "",
+        doc: "Frequency of the warp noise relative to the main lattice.",
+    },
+    Field {
+        key: "period",
+        kind: FieldKind::OptionalInt { min: 1, max: MAX_PERIOD },
+        default: FieldDefault::Absent,
+        unit: "lattice cells",
+        doc: "Tileable output every `period` cells in x and y (white, value, perlin-angle, perlin-table, \
+              perlin); with a fractal `lacunarity` must be an integer, with a warp `warp-frequency` too. \
+              Absent (0 in a `noise` recipe step): not tileable.",
+    },
+    Field {
+        key: "distance",
+        kind: FieldKind::Choice(WorleyDistance::NAMES),
+        default: FieldDefault::Name("euclidean"),
+        unit: "",
+        doc: "Worley distance metric.",
+    },
+    Field {
+        key: "return",
+        kind: FieldKind::Choice(WorleyReturn::NAMES),
+        default: FieldDefault::Name("f1"),
+        unit: "",
+        doc: "Worley output: distance to the nearest point, the second nearest, or their difference.",
+    },
+    Field {
+        key: "jitter",
+        kind: FieldKind::Float { min: 0.0, max: 1.0 },
+        default: FieldDefault::Number(1.0),
+        unit: "",
+        doc: "Worley: how far feature points wander inside their cell; 0 is a regular grid.",
+    },
+];
+
+/// The field called `key` in [`FIELDS`] (a missing key is a bug: every caller names a field).
+pub fn field(key: &str) -> &'static Field {
+    FIELDS.iter().find(|f| f.key == key).unwrap_or_else(|| panic!("bug: no NoiseSpec field `{key}`"))
+}
+
+impl FieldKind {
+    /// The allowed values in words, for errors and help.
+    pub fn allowed(&self) -> String {
+        match *self {
+            FieldKind::Float { min, max } | FieldKind::OptionalFloat { min, max } => {
+                format!("a finite number in [{min}, {max}]")
+            }
+            FieldKind::Int { min, max } | FieldKind::OptionalInt { min, max } => {
+                format!("an integer in {min}..={max}")
+            }
+            FieldKind::Pair { max_abs } => format!("[x, y], finite components with |value| <= {max_abs:e}"),
+            FieldKind::Choice(names) => names.join(" | "),
+            FieldKind::Seed => "integer >= 0 or \"reference\" (= published permutation)".into(),
+        }
+    }
+}
+
+impl Field {
+    /// The default as written in a spec (`"absent"` for an absent optional; an integer field's
+    /// default without a fraction).
+    pub fn default_text(&self) -> String {
+        match (self.kind, self.default) {
+            (FieldKind::Int { .. }, FieldDefault::Number(v)) => format!("{}", v as i64),
+            (_, d) => d.text(),
+        }
+    }
+}
+
+impl FieldDefault {
+    /// As written in a spec (`"absent"` for an absent optional).
+    pub fn text(&self) -> String {
+        match *self {
+            FieldDefault::Number(v) => format!("{v:?}"),
+            FieldDefault::Name(n) => format!("{n:?}"),
+            FieldDefault::Pair(p) => format!("{p:?}"),
+            FieldDefault::Absent => "absent".into(),
+        }
+    }
+}
+
+/// The number `value` of the field `key` checked against its range in [`FIELDS`].
+fn check_number(key: &'static str, value: f64) -> Result<(), NoiseError> {
+    let f = field(key);
+    let (min, max) = match f.kind {
+        FieldKind::Float { min, max } | FieldKind::OptionalFloat { min, max } => (min, max),
+        FieldKind::Int { min, max } | FieldKind::OptionalInt { min, max } => (min as f64, max as f64),
+        FieldKind::Pair { max_abs } => (-max_abs, max_abs),
+        FieldKind::Choice(_) | FieldKind::Seed => unreachable!("bug: `{key}` is not a number"),
+    };
+    if value.is_finite() && value >= min && value <= max {
+        Ok(())
+    } else {
+        Err(NoiseError::invalid(key, value, f.kind.allowed()))
+    }
+}
+
+/// The default number of the field `key`.
+fn default_number(key: &str) -> f64 {
+    match field(key).default {
+        FieldDefault::Number(v) => v,
+        other => unreachable!("bug: `{key}` defaults to {other:?}"),
+    }
+}
+
+/// The default name of the field `key`.
+fn default_name(key: &str) -> &'static str {
+    match field(key).default {
+        FieldDefault::Name(n) => n,
+        other => unreachable!("bug: `{key}` defaults to {other:?}"),
+    }
 }
 
 /// A noise, as plain data. Every field has a default, so `{}` is a valid spec (improved Perlin
@@ -269,26 +589,34 @@ pub struct NoiseSpec {
 }
 
 impl Default for NoiseSpec {
+    /// Every field at its default in [`FIELDS`].
     fn default() -> Self {
+        let offset = match field("offset").default {
+            FieldDefault::Pair(&[x, y]) => [x, y],
+            other => unreachable!("bug: offset defaults to {other:?}"),
+        };
         Self {
-            kind: NoiseKind::default(),
-            seed: Seed::default(),
-            frequency: 1.0,
-            offset: [0.0, 0.0],
-            res: 1.0,
-            fractal: FractalKind::None,
-            octaves: DEFAULT_OCTAVES,
-            lacunarity: DEFAULT_LACUNARITY,
-            persistence: DEFAULT_PERSISTENCE,
+            kind: NoiseKind::from_name(default_name("kind")).unwrap_or_default(),
+            seed: match default_name("seed") {
+                "reference" => Seed::Reference,
+                n => Seed::Number(n.parse().unwrap_or(0)),
+            },
+            frequency: default_number("frequency"),
+            offset,
+            res: default_number("res"),
+            fractal: FractalKind::from_name(default_name("fractal")).unwrap_or_default(),
+            octaves: default_number("octaves") as u32,
+            lacunarity: default_number("lacunarity"),
+            persistence: default_number("persistence"),
             h: None,
             mf_offset: None,
             gain: None,
-            warp: 0.0,
-            warp_frequency: 1.0,
+            warp: default_number("warp"),
+            warp_frequency: default_number("warp-frequency"),
             period: None,
-            distance: WorleyDistance::default(),
-            return_: WorleyReturn::default(),
-            jitter: 1.0,
+            distance: WorleyDistance::from_name(default_name("distance")).unwrap_or_default(),
+            return_: WorleyReturn::from_name(default_name("return")).unwrap_or_default(),
+            jitter: default_number("jitter"),
         }
     }
 }
@@ -360,46 +688,32 @@ impl NoiseSpec {
     /// Checks every parameter; the first problem is returned as
     /// [`NoiseError::InvalidParameter`] naming the parameter, its value and the allowed range.
     pub fn validate(&self) -> Result<(), NoiseError> {
-        check_range("frequency", self.frequency, false, MAX_FREQUENCY)?;
+        // Ranges: each from the field's one description in FIELDS.
+        check_number("frequency", self.frequency)?;
         for v in self.offset {
-            if !v.is_finite() || v.abs() > MAX_OFFSET {
+            if check_number("offset", v).is_err() {
                 return Err(NoiseError::invalid(
                     "offset",
                     format!("[{}, {}]", self.offset[0], self.offset[1]),
-                    format!("finite components with |value| <= {MAX_OFFSET:e}"),
+                    field("offset").kind.allowed(),
                 ));
             }
         }
-        check_range("res", self.res, false, MAX_RES)?;
-        if !(1..=MAX_OCTAVES).contains(&self.octaves) {
-            return Err(NoiseError::invalid(
-                "octaves",
-                self.octaves,
-                format!("an integer in 1..={MAX_OCTAVES}"),
-            ));
+        check_number("res", self.res)?;
+        check_number("octaves", self.octaves as f64)?;
+        check_number("lacunarity", self.lacunarity)?;
+        check_number("persistence", self.persistence)?;
+        for (key, v) in [("h", self.h), ("mf-offset", self.mf_offset), ("gain", self.gain)] {
+            if let Some(v) = v {
+                check_number(key, v)?;
+            }
         }
-        check_closed("lacunarity", self.lacunarity, 1.0, MAX_LACUNARITY)?;
-        check_closed("persistence", self.persistence, 0.0, MAX_PERSISTENCE)?;
-        if let Some(h) = self.h {
-            check_closed("h", h, 0.0, MAX_H)?;
-        }
-        if let Some(o) = self.mf_offset {
-            check_closed("mf-offset", o, 0.0, MAX_MF_OFFSET)?;
-        }
-        if let Some(g) = self.gain {
-            check_closed("gain", g, 0.0, MAX_GAIN)?;
-        }
-        check_closed("warp", self.warp, 0.0, MAX_WARP)?;
-        check_range("warp-frequency", self.warp_frequency, false, MAX_FREQUENCY)?;
-        check_closed("jitter", self.jitter, 0.0, 1.0)?;
+        check_number("warp", self.warp)?;
+        check_number("warp-frequency", self.warp_frequency)?;
+        check_number("jitter", self.jitter)?;
+        // Rules across fields.
         if let Some(p) = self.period {
-            if !(1..=MAX_PERIOD).contains(&p) {
-                return Err(NoiseError::invalid(
-                    "period",
-                    p,
-                    format!("an integer in 1..={MAX_PERIOD} (lattice cells)"),
-                ));
-            }
+            check_number("period", f64::from(p))?;
             if !self.kind.supports_period() {
                 return Err(NoiseError::invalid(
                     "period",
@@ -443,7 +757,8 @@ impl NoiseSpec {
         Ok(())
     }
 
-    /// Lists the kinds and every parameter with its default, range and meaning.
+    /// Lists the kinds and every parameter with its default, range and meaning, from
+    /// [`NoiseKind::about`] and [`FIELDS`].
     pub fn help() -> String {
         let mut s = String::new();
         s.push_str(
@@ -451,72 +766,21 @@ impl NoiseSpec {
              kind = \"perlin\", seed = \"reference\", frequency = 1.0\n\n\
              Kinds (key `kind`, default \"perlin\"):\n",
         );
-        let kinds = [
-            ("white", "one uniform value per lattice cell, range [-1, 1)"),
-            ("value", "smoothstep-interpolated lattice values (seed 004 §5), range [-1, 1]"),
-            (
-                "perlin-angle",
-                "classic gradient noise, random angle per lattice point, range [-0.7072, 0.7072]",
-            ),
-            (
-                "perlin-table",
-                "the tutorial's gradient noise (seed 002), 8 gradients, `res` zoom, range \
-                 [-0.7072, 0.7072]",
-            ),
-            (
-                "perlin",
-                "improved Perlin noise (2002); 2D: 16 unit gradients off the axes; range [-0.6954, 0.6954] (3D 1.037)",
-            ),
-            ("opensimplex2", "OpenSimplex2-style simplex noise; 2D and 3D; range [-1, 1]"),
-            ("worley", "cellular noise: F1, F2 or F2-F1 of distances to feature points, >= 0"),
-        ];
-        for (k, d) in kinds {
-            s.push_str(&format!("  {k:<13} {d}\n"));
+        for k in NoiseKind::ALL {
+            s.push_str(&format!("  {:<13} {}\n", k.name(), k.about()));
         }
-        s.push_str("\nParameters (key = default, range: meaning):\n");
-        let params = [
-            ("seed", "\"reference\"", "integer >= 0 or \"reference\" (= published permutation)"),
-            ("frequency", "1.0", "(0, 1e6]: lattice cells per sample unit"),
-            ("offset", "[0.0, 0.0]", "|v| <= 1e9: added after frequency, lattice units"),
-            ("res", "1.0", "(0, 1e9]: perlin-table zoom, lattice = (p*frequency + offset)/res"),
-            ("fractal", "\"none\"", "none | fbm | ridged | hybrid | billow"),
-            ("octaves", "6", "1..=32"),
-            ("lacunarity", "2.0", "[1, 16]: frequency multiplier per octave"),
-            ("persistence", "0.5", "[0, 2]: amplitude multiplier per octave (fbm, billow)"),
-            ("h", "1.0 ridged, 0.25 hybrid", "[0, 2]: Musgrave H, weight lacunarity^(-i*H)"),
-            ("mf-offset", "1.0 ridged, 0.7 hybrid", "[0, 4]: Musgrave offset"),
-            ("gain", "2.0", "[0, 16]: Musgrave gain (ridged)"),
-            ("warp", "0.0", "[0, 1000]: domain-warp amplitude in lattice units, 0 = off"),
-            ("warp-frequency", "1.0", "(0, 1e6]: warp noise frequency relative to the lattice"),
-            ("period", "none", "1..=1048576: tileable every `period` cells (white, value, perlin*)"),
-            ("distance", "\"euclidean\"", "euclidean | squared | manhattan (worley)"),
-            ("return", "\"f1\"", "f1 | f2 | f2-f1 (worley)"),
-            ("jitter", "1.0", "[0, 1]: feature-point jitter inside its cell (worley)"),
-        ];
-        for (k, d, r) in params {
-            s.push_str(&format!("  {k:<15} = {d:<24} {r}\n"));
+        s.push_str("\nParameters (key = default, allowed: meaning):\n");
+        for f in FIELDS.iter().filter(|f| f.key != "kind") {
+            let unit = if f.unit.is_empty() { String::new() } else { format!(" [{}]", f.unit) };
+            s.push_str(&format!(
+                "  {:<15} = {:<12} {}: {}{unit}\n",
+                f.key,
+                f.default_text(),
+                f.kind.allowed(),
+                f.doc
+            ));
         }
         s
-    }
-}
-
-/// `value` finite and in (0, max] (`zero_ok = false`) or [0, max].
-fn check_range(name: &'static str, value: f64, zero_ok: bool, max: f64) -> Result<(), NoiseError> {
-    let ok = value.is_finite() && (if zero_ok { value >= 0.0 } else { value > 0.0 }) && value <= max;
-    if ok {
-        Ok(())
-    } else {
-        let lo = if zero_ok { "[0" } else { "(0" };
-        Err(NoiseError::invalid(name, value, format!("a finite number in {lo}, {max}]")))
-    }
-}
-
-/// `value` finite and in [lo, hi].
-fn check_closed(name: &'static str, value: f64, lo: f64, hi: f64) -> Result<(), NoiseError> {
-    if value.is_finite() && value >= lo && value <= hi {
-        Ok(())
-    } else {
-        Err(NoiseError::invalid(name, value, format!("a finite number in [{lo}, {hi}]")))
     }
 }
 

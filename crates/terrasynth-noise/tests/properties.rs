@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
-use terrasynth_noise::{Noise, NoiseError, NoiseFn, NoiseKind, NoiseSpec};
+use terrasynth_noise::{FIELDS, Noise, NoiseError, NoiseFn, NoiseKind, NoiseSpec};
 
 fn build(text: &str) -> Noise {
     NoiseSpec::from_inline_toml(text).unwrap().build().unwrap()
@@ -224,7 +224,71 @@ fn bad_parameters_are_rejected_naming_the_parameter() {
     let msg = error_of("octaves = 40").to_string();
     assert!(msg.contains("octaves") && msg.contains("40") && msg.contains("1..=32"), "{msg}");
     let msg = error_of("frequency = -2.0").to_string();
-    assert!(msg.contains("(0, 1000000]"), "{msg}");
+    assert!(msg.contains("[0.000001, 1000000]"), "{msg}");
+}
+
+/// Every number field of [`FIELDS`] is checked by `validate` with exactly its declared range:
+/// both ends accepted, one part in 10^6 past either refused, naming the key.
+#[test]
+fn validate_enforces_exactly_the_declared_ranges() {
+    use terrasynth_noise::FieldKind;
+    let mut checked = Vec::new();
+    for f in FIELDS {
+        let (min, max, int) = match f.kind {
+            FieldKind::Float { min, max } | FieldKind::OptionalFloat { min, max } => (min, max, false),
+            FieldKind::Int { min, max } | FieldKind::OptionalInt { min, max } => {
+                (min as f64, max as f64, true)
+            }
+            FieldKind::Pair { max_abs } => (-max_abs, max_abs, false),
+            FieldKind::Choice(_) | FieldKind::Seed => continue,
+        };
+        let spec_with = |v: f64| {
+            let v = if int { format!("{}", v as i64) } else { format!("{v:e}") };
+            let value = if matches!(f.kind, FieldKind::Pair { .. }) { format!("[{v}, 0.0]") } else { v };
+            NoiseSpec::from_inline_toml(&format!("{} = {value}", f.key)).and_then(|s| s.validate())
+        };
+        let step = |v: f64| if int { 1.0 } else { 1e-6 * v.abs().max(1e-300) };
+        for v in [min, max] {
+            assert!(spec_with(v).is_ok(), "{} = {v}: {:?}", f.key, spec_with(v));
+        }
+        for v in [min - step(min), max + step(max)] {
+            if int && v < 0.0 {
+                continue; // not representable in the field's unsigned type: a parse error
+            }
+            match spec_with(v) {
+                Err(NoiseError::InvalidParameter { name, .. }) => assert_eq!(name, f.key),
+                other => panic!("{} = {v}: {other:?}", f.key),
+            }
+        }
+        checked.push(f.key);
+    }
+    assert_eq!(checked.len(), 13, "{checked:?}");
+}
+
+/// [`FIELDS`] names exactly the fields of [`NoiseSpec`], in order (a spec with every optional
+/// field set serialises one key per field), and its defaults are `NoiseSpec::default()`.
+#[test]
+fn fields_table_is_the_spec_struct() {
+    let mut spec = NoiseSpec {
+        h: Some(1.0),
+        mf_offset: Some(1.0),
+        gain: Some(1.0),
+        period: Some(4),
+        ..NoiseSpec::default()
+    };
+    spec.seed = terrasynth_noise::Seed::Number(3);
+    let doc = toml::to_string(&spec).unwrap();
+    let keys: Vec<&str> = doc.lines().filter_map(|l| l.split_once(" = ").map(|(k, _)| k.trim())).collect();
+    let declared: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+    assert_eq!(keys, declared);
+    assert_eq!(declared.len(), 18);
+    // The defaults: a spec written from the table's defaults parses to NoiseSpec::default().
+    let text: Vec<String> = FIELDS
+        .iter()
+        .filter(|f| f.default != terrasynth_noise::FieldDefault::Absent)
+        .map(|f| format!("{} = {}", f.key, f.default_text()))
+        .collect();
+    assert_eq!(NoiseSpec::from_inline_toml(&text.join(", ")).unwrap(), NoiseSpec::default());
 }
 
 #[test]
@@ -273,26 +337,13 @@ fn get3_is_refused_for_2d_only_kinds() {
 fn help_lists_every_kind_and_parameter() {
     let help = NoiseSpec::help();
     for kind in NoiseKind::ALL {
-        assert!(help.contains(kind.name()), "{}", kind.name());
+        let line = format!("  {:<13} {}", kind.name(), kind.about());
+        assert!(help.lines().any(|l| l == line), "{line}");
     }
-    for key in [
-        "seed",
-        "frequency",
-        "offset",
-        "res",
-        "fractal",
-        "octaves",
-        "lacunarity",
-        "persistence",
-        "mf-offset",
-        "gain",
-        "warp-frequency",
-        "period",
-        "distance",
-        "return",
-        "jitter",
-    ] {
-        assert!(help.contains(key), "{key}");
+    assert_eq!(NoiseKind::ALL.len(), NoiseKind::NAMES.len());
+    for f in FIELDS.iter().filter(|f| f.key != "kind") {
+        let start = format!("  {:<15} = {:<12} {}: {}", f.key, f.default_text(), f.kind.allowed(), f.doc);
+        assert!(help.lines().any(|l| l.starts_with(&start)), "{start}");
     }
 }
 

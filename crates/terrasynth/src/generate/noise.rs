@@ -1,18 +1,121 @@
 //! `noise`: terrain from any terrasynth-noise source or fractal.
 
-use terrasynth_noise::{FractalKind, Noise, NoiseKind, NoiseSpec, Region, Seed};
+use terrasynth_noise::spec::{FIELDS, Field, FieldDefault, FieldKind};
+use terrasynth_noise::{
+    FractalKind, Noise, NoiseError, NoiseKind, NoiseSpec, Region, Seed, WorleyDistance, WorleyReturn,
+};
 
 use super::{Generator, GeneratorStep};
-use crate::step::params::check_number;
+use crate::step::params::{NO_SEED, check_number, spec_named, str_eq};
 use crate::step::{Category, StepInfo};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
 
-/// Names of [`NoiseKind`]s as written in recipes.
-const KINDS: &[&str] =
-    &["white", "value", "perlin-angle", "perlin-table", "perlin", "opensimplex2", "worley"];
-/// Names of [`FractalKind`]s as written in recipes.
-const FRACTALS: &[&str] = &["none", "fbm", "ridged", "hybrid", "billow"];
+/// The flat `seed` value that means the published permutation (`seed = "reference"` in a spec);
+/// [`NO_SEED`] (-1, the default) means the step's seed.
+pub const REFERENCE_SEED: i64 = -2;
+
+/// The flat value of an absent optional number (`h`, `mf-offset`, `gain`): the fractal's default.
+pub const ABSENT_NUMBER: f64 = -1.0;
+
+/// The flat value of an absent `period`: not tileable.
+pub const NO_PERIOD: i64 = 0;
+
+/// The recipe parameter of one [`NoiseSpec`] field, made from its description in
+/// [`terrasynth_noise::spec::FIELDS`] (range, default, unit, doc): numbers keep their range,
+/// choices their names, `offset` is a list of 2, and the optional fields and the seed take a
+/// value outside their range for "absent" ([`ABSENT_NUMBER`], [`NO_PERIOD`], [`NO_SEED`]) since
+/// TOML has no null.
+const fn field_param(f: &Field) -> ParamSpec {
+    let (kind, default) = match f.kind {
+        FieldKind::Float { min, max } => (ParamKind::Float { min, max }, number_default(f.default)),
+        FieldKind::Int { min, max } => {
+            (ParamKind::Int { min: min as i64, max: max as i64 }, number_default(f.default))
+        }
+        FieldKind::OptionalFloat { min, max } => {
+            assert!(min >= 0.0, "the absent value -1 must be outside the range");
+            (ParamKind::Float { min: ABSENT_NUMBER, max }, DefaultValue::Number(ABSENT_NUMBER))
+        }
+        FieldKind::OptionalInt { min, max } => {
+            assert!(min >= 1, "the absent value 0 must be outside the range");
+            (ParamKind::Int { min: NO_PERIOD, max: max as i64 }, DefaultValue::Number(NO_PERIOD as f64))
+        }
+        FieldKind::Pair { max_abs } => {
+            let default = match f.default {
+                FieldDefault::Pair(p) => DefaultValue::List(p),
+                _ => DefaultValue::List(&[0.0, 0.0]),
+            };
+            (ParamKind::List { min: -max_abs, max: max_abs, min_len: 2, max_len: 2 }, default)
+        }
+        FieldKind::Choice(names) => {
+            let default = match f.default {
+                FieldDefault::Name(n) => DefaultValue::Text(n),
+                _ => DefaultValue::Text(names[0]),
+            };
+            (ParamKind::Choice(names), default)
+        }
+        FieldKind::Seed => {
+            (ParamKind::Int { min: REFERENCE_SEED, max: 1 << 52 }, DefaultValue::Number(NO_SEED as f64))
+        }
+    };
+    let doc = match f.kind {
+        FieldKind::Seed => SEED_DOC,
+        _ => f.doc,
+    };
+    ParamSpec { name: f.key, kind, default, unit: f.unit, doc }
+}
+
+/// The step's `seed`: a [`Seed`] plus "the step's seed".
+const SEED_DOC: &str = "Noise seed: -1 = the step's seed (derived from the recipe seed), -2 = \"reference\" \
+                        (the published permutation of perlin-table and perlin), n >= 0 = that seed.";
+
+/// A number field's default as a recipe default.
+const fn number_default(d: FieldDefault) -> DefaultValue {
+    match d {
+        FieldDefault::Number(v) => DefaultValue::Number(v),
+        _ => panic!("a number field's default is a number"),
+    }
+}
+
+/// Number of recipe parameters: `feature-size`, the 18 spec fields, the inline `noise`.
+const PARAM_COUNT: usize = FIELDS.len() + 2;
+
+/// The step's parameters: `feature-size`, then every [`NoiseSpec`] field in [`FIELDS`] order
+/// (the step's `fractal` defaults to `fbm`, the spec's to `none`), then the inline `noise`.
+const fn params() -> [ParamSpec; PARAM_COUNT] {
+    let mut out = [FEATURE_SIZE; PARAM_COUNT];
+    let mut i = 0;
+    while i < FIELDS.len() {
+        let mut p = field_param(&FIELDS[i]);
+        if str_eq(p.name, "fractal") {
+            // `fractal`: the step's default is fbm (a plain noise is rarely a terrain).
+            p.default = DefaultValue::Text("fbm");
+        }
+        out[i + 1] = p;
+        i += 1;
+    }
+    out[PARAM_COUNT - 1] = INLINE;
+    out
+}
+
+const FEATURE_SIZE: ParamSpec = ParamSpec {
+    name: "feature-size",
+    kind: ParamKind::Float { min: 1e-4, max: 100.0 },
+    default: DefaultValue::Number(0.25),
+    unit: "fraction of the longer side",
+    doc: "Size of one lattice cell at frequency 1, relative to the map: larger gives bigger \
+          features; the same value looks the same at any resolution.",
+};
+
+const INLINE: ParamSpec = ParamSpec {
+    name: "noise",
+    kind: ParamKind::Text,
+    default: DefaultValue::Text(""),
+    unit: "",
+    doc: "Optional inline TOML noise spec (any NoiseSpec key, e.g. `kind = \"perlin\", \
+          fractal = \"ridged\"`), kept for older recipes and `blend`; when set, the other noise \
+          keys are ignored.",
+};
 
 /// Terrain from a [`NoiseSpec`]: `h(x, y) = noise((x + ½) / s, (y + ½) / s)` with
 /// `s = feature-size · L` cells per noise unit (`L` = the map's longer side), evaluated by the
@@ -22,13 +125,14 @@ const FRACTALS: &[&str] = &["none", "fbm", "ridged", "hybrid", "billow"];
 /// default `feature-size = 0.25` the map spans 4 lattice cells of the base frequency whatever
 /// its resolution. The spec's own `frequency` multiplies on top (default 1).
 ///
-/// The spec comes either from the flat keys (`kind`, `fractal`, `octaves`, `lacunarity`,
-/// `persistence`, `frequency`, `warp`, `seed`, mirroring the [`NoiseSpec`] fields and ranges) or,
-/// when the `noise` key is a non-empty inline TOML table (e.g.
+/// The spec comes either from the flat keys, one per [`NoiseSpec`] field with the range, default
+/// and doc of its description in [`terrasynth_noise::spec::FIELDS`] (absent optionals written
+/// -1, `period = 0`, `seed = -1` for the step's seed and -2 for `"reference"`), or, when the
+/// `noise` key is a non-empty inline TOML table (e.g.
 /// `noise = "kind = \"worley\", fractal = \"fbm\", octaves = 4"`), from that table alone (the
 /// flat noise keys are then ignored; `feature-size` still applies). The noise seed is the
-/// step's seed unless the spec gives one (`seed` flat key ≥ 0, or a `seed` in the inline
-/// table). Heights are the noise's raw values (about [−1, 1] for most kinds).
+/// step's seed unless the spec gives one. Heights are the noise's raw values (about [−1, 1] for
+/// most kinds).
 #[derive(Clone, Debug)]
 pub struct NoiseTerrain {
     /// The spec; its seed is replaced by the step seed when `seed_given` is false.
@@ -40,86 +144,19 @@ pub struct NoiseTerrain {
 }
 
 impl NoiseTerrain {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "noise",
-            kind: ParamKind::Text,
-            default: DefaultValue::Text(""),
-            unit: "",
-            doc: "Optional inline TOML noise spec (any NoiseSpec key, e.g. `kind = \"perlin\", \
-                  fractal = \"ridged\"`); when set, the flat noise keys are ignored.",
-        },
-        ParamSpec {
-            name: "feature-size",
-            kind: ParamKind::Float { min: 1e-4, max: 100.0 },
-            default: DefaultValue::Number(0.25),
-            unit: "fraction of the longer side",
-            doc: "Size of one lattice cell at frequency 1, relative to the map: larger gives \
-                  bigger features; the same value looks the same at any resolution.",
-        },
-        ParamSpec {
-            name: "kind",
-            kind: ParamKind::Choice(KINDS),
-            default: DefaultValue::Text("perlin"),
-            unit: "",
-            doc: "Basic noise (terrasynth-noise NoiseKind).",
-        },
-        ParamSpec {
-            name: "fractal",
-            kind: ParamKind::Choice(FRACTALS),
-            default: DefaultValue::Text("fbm"),
-            unit: "",
-            doc: "Fractal over the basic noise: none, fbm, ridged, hybrid, billow.",
-        },
-        ParamSpec {
-            name: "octaves",
-            kind: ParamKind::Int { min: 1, max: 32 },
-            default: DefaultValue::Number(6.0),
-            unit: "",
-            doc: "Octaves of the fractal (ignored with fractal = none).",
-        },
-        ParamSpec {
-            name: "lacunarity",
-            kind: ParamKind::Float { min: 1.0, max: 16.0 },
-            default: DefaultValue::Number(2.0),
-            unit: "",
-            doc: "Frequency multiplier per octave.",
-        },
-        ParamSpec {
-            name: "persistence",
-            kind: ParamKind::Float { min: 0.0, max: 2.0 },
-            default: DefaultValue::Number(0.5),
-            unit: "",
-            doc: "Amplitude multiplier per octave (fbm, billow).",
-        },
-        ParamSpec {
-            name: "frequency",
-            kind: ParamKind::Float { min: 1e-6, max: 1e6 },
-            default: DefaultValue::Number(1.0),
-            unit: "lattice cells per feature-size",
-            doc: "Extra frequency multiplier of the spec.",
-        },
-        ParamSpec {
-            name: "warp",
-            kind: ParamKind::Float { min: 0.0, max: 1000.0 },
-            default: DefaultValue::Number(0.0),
-            unit: "lattice cells",
-            doc: "Domain-warp amplitude; 0 disables the warp.",
-        },
-        ParamSpec {
-            name: "seed",
-            kind: ParamKind::Int { min: -1, max: 1 << 52 },
-            default: DefaultValue::Number(-1.0),
-            unit: "",
-            doc: "Noise seed; -1 = the step's seed (derived from the recipe seed).",
-        },
-    ];
+    /// Parameter specs (recipe keys): `feature-size`, every [`NoiseSpec`] field, `noise`.
+    pub const PARAMS: &'static [ParamSpec] = &params();
 
     /// A checked generator (the spec is validated).
     pub fn new(spec: NoiseSpec, seed_given: bool, feature_size: f64) -> Result<Self> {
         check_number(Self::PARAMS, "feature-size", feature_size)?;
-        spec.validate()?;
+        // A field out of range is a parameter error naming its key, as for every other step.
+        spec.validate().map_err(|e| match e {
+            NoiseError::InvalidParameter { name, value, allowed } => {
+                Error::InvalidParameter { name: name.into(), value, allowed }
+            }
+            other => other.into(),
+        })?;
         Ok(Self { spec, seed_given, feature_size })
     }
 
@@ -135,35 +172,39 @@ impl NoiseTerrain {
             spec.validate().map_err(|e| bad(&e))?;
             return Self::new(spec, inline_sets_seed(inline), feature_size);
         }
-        let choice = |key: &str, names: &[&str]| -> Result<usize> {
-            let v = p.text(key)?;
-            names
-                .iter()
-                .position(|n| *n == v)
-                .ok_or_else(|| Error::param(key, v, format!("one of {}", names.join(", "))))
+        check_number(Self::PARAMS, "seed", p.f64("seed")?)?;
+        let (seed, seed_given) = match p.i64("seed")? {
+            NO_SEED => (Seed::Reference, false),
+            REFERENCE_SEED => (Seed::Reference, true),
+            n if n >= 0 => (Seed::Number(n as u64), true),
+            n => return Err(Error::param("seed", n, allowed("seed"))),
         };
-        let fractal = match choice("fractal", FRACTALS)? {
-            0 => FractalKind::None,
-            1 => FractalKind::Fbm,
-            2 => FractalKind::Ridged,
-            3 => FractalKind::Hybrid,
-            _ => FractalKind::Billow,
-        };
-        let kind_name = KINDS[choice("kind", KINDS)?];
-        let kind = NoiseKind::ALL.into_iter().find(|k| k.name() == kind_name).unwrap_or(NoiseKind::Perlin);
-        let seed = p.i64("seed")?;
+        let offset = p.list("offset")?;
         let spec = NoiseSpec {
-            kind,
-            fractal,
-            octaves: p.usize("octaves")? as u32,
+            kind: choice(p, "kind", NoiseKind::from_name)?,
+            seed,
+            frequency: p.f64("frequency")?,
+            offset: [offset[0], offset[1]],
+            res: p.f64("res")?,
+            fractal: choice(p, "fractal", FractalKind::from_name)?,
+            octaves: u32::try_from(p.usize("octaves")?)
+                .map_err(|_| Error::param("octaves", "", allowed("octaves")))?,
             lacunarity: p.f64("lacunarity")?,
             persistence: p.f64("persistence")?,
-            frequency: p.f64("frequency")?,
+            h: optional(p, "h")?,
+            mf_offset: optional(p, "mf-offset")?,
+            gain: optional(p, "gain")?,
             warp: p.f64("warp")?,
-            seed: if seed >= 0 { Seed::Number(seed as u64) } else { Seed::Reference },
-            ..NoiseSpec::default()
+            warp_frequency: p.f64("warp-frequency")?,
+            period: match p.i64("period")? {
+                NO_PERIOD => None,
+                n => Some(u32::try_from(n).map_err(|_| Error::param("period", n, allowed("period")))?),
+            },
+            distance: choice(p, "distance", WorleyDistance::from_name)?,
+            return_: choice(p, "return", WorleyReturn::from_name)?,
+            jitter: p.f64("jitter")?,
         };
-        Self::new(spec, seed >= 0, feature_size)
+        Self::new(spec, seed_given, feature_size)
     }
 
     /// The noise for a step seed.
@@ -186,6 +227,35 @@ impl NoiseTerrain {
             params: Self::PARAMS,
             build: |p| Ok(Box::new(GeneratorStep(Self::from_params(p)?))),
         }
+    }
+}
+
+/// The allowed values of the flat key `key`, in words.
+fn allowed(key: &str) -> String {
+    let spec = spec_named(NoiseTerrain::PARAMS, key);
+    match spec.kind {
+        ParamKind::Float { max, .. } if spec.default == DefaultValue::Number(ABSENT_NUMBER) => {
+            format!("-1 (absent: the fractal's default) or a number in [0, {max}]")
+        }
+        ParamKind::Int { max, .. } if key == "seed" => {
+            format!("-1 (the step's seed), -2 (\"reference\") or a seed in 0..={max}")
+        }
+        _ => spec.allowed(),
+    }
+}
+
+/// The choice `key` as its enum (the spec's `NAMES` are the step's choice list).
+fn choice<T>(p: &Params, key: &str, from_name: fn(&str) -> Option<T>) -> Result<T> {
+    let name = p.text(key)?;
+    from_name(name).ok_or_else(|| Error::param(key, format!("{name:?}"), allowed(key)))
+}
+
+/// An optional number: [`ABSENT_NUMBER`] is `None`; any other negative value is refused.
+fn optional(p: &Params, key: &str) -> Result<Option<f64>> {
+    match p.f64(key)? {
+        v if v == ABSENT_NUMBER => Ok(None),
+        v if v >= 0.0 => Ok(Some(v)),
+        v => Err(Error::param(key, v, allowed(key))),
     }
 }
 
@@ -224,11 +294,81 @@ mod tests {
         assert!(inline_sets_seed("kind = \"value\"\nseed = 5"));
     }
 
+    /// The step's choice lists are the noise crate's enum declarations (`NAMES`), and every name
+    /// parses back to its variant and is its serde name.
     #[test]
     fn kind_and_fractal_names_parse() {
-        assert_eq!(KINDS.len(), NoiseKind::ALL.len());
-        for k in NoiseKind::ALL {
-            assert!(KINDS.contains(&k.name()));
+        fn check<T: Copy + PartialEq + std::fmt::Debug + serde::Serialize>(
+            key: &str,
+            names: &'static [&'static str],
+            all: &[T],
+            from_name: fn(&str) -> Option<T>,
+        ) {
+            assert_eq!(spec_named(NoiseTerrain::PARAMS, key).kind, ParamKind::Choice(names), "{key}");
+            assert_eq!(names.len(), all.len(), "{key}");
+            for (name, v) in names.iter().zip(all) {
+                assert_eq!(from_name(name), Some(*v), "{key} = {name}");
+                let serde_name = toml::Value::try_from(v).unwrap();
+                assert_eq!(serde_name.as_str(), Some(*name), "{key}: serde name of {v:?}");
+            }
         }
+        check("kind", NoiseKind::NAMES, &NoiseKind::ALL, NoiseKind::from_name);
+        check("fractal", FractalKind::NAMES, &FractalKind::ALL, FractalKind::from_name);
+        check("distance", WorleyDistance::NAMES, &WorleyDistance::ALL, WorleyDistance::from_name);
+        check("return", WorleyReturn::NAMES, &WorleyReturn::ALL, WorleyReturn::from_name);
+    }
+
+    /// Every `NoiseSpec` field is a typed step parameter (no free text but the legacy inline
+    /// key) whose range is the one the noise crate declares.
+    #[test]
+    fn every_spec_field_is_a_typed_parameter() {
+        assert_eq!(NoiseTerrain::PARAMS.len(), 20);
+        for f in FIELDS {
+            let p = spec_named(NoiseTerrain::PARAMS, f.key);
+            assert_ne!(p.kind, ParamKind::Text, "{}", f.key);
+            assert!(p.doc == f.doc || f.kind == FieldKind::Seed, "{}", f.key);
+            match (f.kind, p.kind) {
+                (FieldKind::Float { min, max }, ParamKind::Float { min: a, max: b }) => {
+                    assert_eq!((min, max), (a, b))
+                }
+                (FieldKind::Int { min, max }, ParamKind::Int { min: a, max: b }) => {
+                    assert_eq!((min as i64, max as i64), (a, b))
+                }
+                (FieldKind::OptionalFloat { max, .. }, ParamKind::Float { min: a, max: b }) => {
+                    assert_eq!((ABSENT_NUMBER, max), (a, b))
+                }
+                (FieldKind::OptionalInt { max, .. }, ParamKind::Int { min: a, max: b }) => {
+                    assert_eq!((NO_PERIOD, max as i64), (a, b))
+                }
+                (FieldKind::Pair { max_abs }, ParamKind::List { min, max, min_len: 2, max_len: 2 }) => {
+                    assert_eq!((-max_abs, max_abs), (min, max))
+                }
+                (FieldKind::Choice(a), ParamKind::Choice(b)) => assert_eq!(a, b),
+                (FieldKind::Seed, ParamKind::Int { min: REFERENCE_SEED, .. }) => {}
+                (a, b) => panic!("{}: {a:?} became {b:?}", f.key),
+            }
+        }
+        assert_eq!(spec_named(NoiseTerrain::PARAMS, "fractal").default, DefaultValue::Text("fbm"));
+    }
+
+    /// The noise step refuses exactly what its specs refuse (bounds accepted, one past refused,
+    /// naming the key); the absent values read as absent.
+    #[test]
+    fn noise_enforces_exactly_its_spec_ranges() {
+        use crate::step::ParamValue;
+        use crate::step::params::assert_ranges_enforced;
+        let with =
+            |name: &str, v: f64| Params::defaults(NoiseTerrain::PARAMS).with(name, ParamValue::Number(v));
+        let build = |name: &str, v: f64| NoiseTerrain::from_params(&with(name, v)).map(drop);
+        assert_eq!(assert_ranges_enforced(NoiseTerrain::PARAMS, &build), 14);
+        let t = NoiseTerrain::from_params(&Params::defaults(NoiseTerrain::PARAMS)).unwrap();
+        assert_eq!((t.spec.h, t.spec.mf_offset, t.spec.gain, t.spec.period), (None, None, None, None));
+        assert_eq!((t.spec.fractal, t.seed_given), (FractalKind::Fbm, false));
+        let r = NoiseTerrain::from_params(&with("seed", REFERENCE_SEED as f64)).unwrap();
+        assert_eq!((r.spec.seed, r.seed_given), (Seed::Reference, true));
+        // Inside the spec's [-1, max] but neither absent nor in the field's own range.
+        assert!(matches!(build("h", -0.5), Err(Error::InvalidParameter { name, .. }) if name == "h"));
+        // The default flat keys are NoiseSpec::default() but for the step's fbm.
+        assert_eq!(t.spec, NoiseSpec { fractal: FractalKind::Fbm, ..NoiseSpec::default() });
     }
 }

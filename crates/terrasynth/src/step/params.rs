@@ -593,7 +593,7 @@ pub const fn spec_named(specs: &[ParamSpec], name: &str) -> ParamSpec {
 }
 
 /// `a == b` in a `const fn`.
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
