@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use terrasynth::analyze::epsilon;
 use terrasynth::noise::rng::{SplitMix64, derive_seed};
 use terrasynth::recipe::{Pipeline, Recipe, StepEntry, presets, registry};
 use terrasynth::render::Palette;
@@ -420,6 +421,7 @@ impl Editor {
                 self.commit();
                 self.doc = Document::new(r);
                 self.commit();
+                self.erosion.eps = None;
                 self.generate(true);
             }
             Err(e) => self.report_error(e.to_string()),
@@ -467,6 +469,9 @@ impl Editor {
     }
 
     fn apply_action(&mut self, action: Action, undo: bool) -> Action {
+        // The ε shown belongs to the last erosion run on this map: any undo or redo makes it
+        // out of date (an erosion redo sets it again below).
+        self.erosion.eps = None;
         match action {
             Action::Doc { before, after } => {
                 self.doc = if undo { (*before).clone() } else { (*after).clone() };
@@ -501,6 +506,9 @@ impl Editor {
             }
             Action::Erode { before, after, op, map_gen } => {
                 self.toggle_edit(&op, undo);
+                if !undo {
+                    self.erosion.eps = Some((epsilon(&before), epsilon(&after)));
+                }
                 if self.exact_ok(map_gen) {
                     let t = self.terrain.as_mut().expect("checked by exact_ok");
                     t.height = if undo { before.clone() } else { after.clone() };
@@ -1133,8 +1141,12 @@ mod tests {
         assert_eq!(rebuilt(&e.doc), eroded);
         e.undo();
         assert_eq!(e.height_bytes(), before);
+        assert_eq!(e.erosion_scores(), None, "ε of an undone run is not shown");
         e.redo();
         assert_eq!(e.height_bytes(), eroded);
+        assert_eq!(e.erosion_scores(), Some((eps_before, eps_after)), "redo shows the run's ε again");
+        e.load_preset("mountains");
+        assert_eq!(e.erosion_scores(), None, "a new preset has no erosion run");
     }
 
     #[test]

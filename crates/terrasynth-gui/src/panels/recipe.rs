@@ -20,16 +20,25 @@ impl RecipePanel {
         ui.horizontal(|ui| {
             ui.label("Preset").on_hover_text("Start from a built-in recipe.");
             let mut chosen = None;
-            egui::ComboBox::from_id_salt("preset").selected_text(editor.doc.recipe.name.clone()).show_ui(
-                ui,
-                |ui| {
+            // Tall enough to show every preset, each with its description on hover.
+            egui::ComboBox::from_id_salt("preset")
+                .selected_text(editor.doc.recipe.name.clone())
+                .height(600.0)
+                .show_ui(ui, |ui| {
                     for p in presets() {
-                        if ui.selectable_label(editor.doc.recipe.name == p.name, p.name).clicked() {
+                        let about = p.recipe().map(|r| r.description).unwrap_or_default();
+                        if ui
+                            .selectable_label(editor.doc.recipe.name == p.name, p.name)
+                            .on_hover_text(about)
+                            .clicked()
+                        {
                             chosen = Some(p.name);
                         }
                     }
-                },
-            );
+                })
+                .response
+                .accessible_name("preset menu")
+                .on_hover_text(editor.doc.recipe.description.as_str());
             if let Some(name) = chosen {
                 editor.load_preset(name);
             }

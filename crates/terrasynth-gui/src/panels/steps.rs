@@ -87,14 +87,17 @@ impl StepsPanel {
             steps.swap(a, b);
         }
         ui.horizontal(|ui| {
-            egui::ComboBox::from_id_salt("add-step").selected_text(*add_step).show_ui(ui, |ui| {
-                for cat in [Category::Generate, Category::Shape, Category::Erode, Category::Hydro] {
-                    ui.label(format!("{cat:?}"));
-                    for s in reg.iter().filter(|s| s.category == cat) {
-                        ui.selectable_value(add_step, s.name, s.name).on_hover_text(s.doc);
+            egui::ComboBox::from_id_salt("add-step").selected_text(*add_step).height(600.0).show_ui(
+                ui,
+                |ui| {
+                    for cat in [Category::Generate, Category::Shape, Category::Erode, Category::Hydro] {
+                        ui.label(format!("{cat:?}"));
+                        for s in reg.iter().filter(|s| s.category == cat) {
+                            ui.selectable_value(add_step, s.name, s.name).on_hover_text(s.doc);
+                        }
                     }
-                }
-            });
+                },
+            );
             if ui.button("Add step").on_hover_text("Append the chosen step to the recipe.").clicked() {
                 steps.push(StepEntry::new(*add_step));
             }

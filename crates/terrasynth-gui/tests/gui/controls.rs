@@ -42,3 +42,21 @@ fn brush_values_can_be_typed_and_are_checked() {
     assert_eq!(h.state().view.brush.radius, 50.0, "not applied, not clamped");
     assert!(h.query_all_by_label_contains("`radius` = 0").next().is_some(), "error under the field");
 }
+
+#[test]
+fn the_preset_menu_shows_every_preset_with_its_description() {
+    let mut h = app_harness();
+    click_label(&mut h, "preset menu");
+    h.step();
+    for p in terrasynth::recipe::presets() {
+        let node = h.get_by_label(p.name);
+        // Inside the window, not below the pop-up's fold (the last, `rivers`, used to be).
+        assert!(node.rect().max.y < 900.0, "{} at {:?}", p.name, node.rect());
+    }
+    h.get_by_label("rivers").hover();
+    for _ in 0..60 {
+        h.step();
+    }
+    let about = terrasynth::recipe::preset("rivers").unwrap().recipe().unwrap().description;
+    assert!(h.query_by_label(&about).is_some(), "the description shows on hover");
+}
