@@ -1,8 +1,8 @@
 //! Simple shaping: `normalize`, `clamp`, `scale`, `terrace`, `sea-level`.
 
-use crate::step::params::check_number;
+use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
 
 /// The terrain's finite height range `(lo, hi - lo)`; a flat or empty map gives a range of 0.
@@ -10,51 +10,46 @@ pub(crate) fn range(map: &Heightmap) -> (f32, f32) {
     map.min_max().map_or((0.0, 0.0), |(lo, hi)| (lo, hi - lo))
 }
 
-/// Checks a `min`/`max` pair against `specs` and that `min <= max`.
-fn check_bounds(specs: &[ParamSpec], lo: f32, hi: f32) -> Result<()> {
-    check_number(specs, "min", lo as f64)?;
-    check_number(specs, "max", hi as f64)?;
+/// Checks that `min <= max` (the ranges themselves are checked by `check_ranges`).
+fn check_order(lo: f32, hi: f32) -> Result<()> {
     if hi < lo {
         return Err(Error::param("max", hi, format!("a number >= min ({lo})")));
     }
     Ok(())
 }
 
-/// Rescales heights linearly so the map's min becomes `lo` and its max `hi` (inverse lerp over
-/// min and max, seed 003; a flat map becomes all `lo`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Normalize {
-    /// New minimum (default 0).
-    pub lo: f32,
-    /// New maximum (default 1).
-    pub hi: f32,
-}
-
-const BOUND: ParamKind = ParamKind::Float { min: -1.0e9, max: 1.0e9 };
-
-impl Normalize {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Rescales heights linearly so the map's min becomes `lo` and its max `hi` (inverse lerp over
+    /// min and max, seed 003; a flat map becomes all `lo`).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Normalize {
+        lo: f32 = ParamSpec {
             name: "min",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Height given to the lowest cell.",
         },
-        ParamSpec {
+        hi: f32 = ParamSpec {
             name: "max",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Height given to the highest cell (>= min).",
         },
-    ];
+    }
+}
 
+/// The kind of a height bound (`normalize`, `clamp`, `scale`, `sea-level`'s value).
+const BOUND: ParamKind = ParamKind::Float { min: -1.0e9, max: 1.0e9 };
+
+impl Normalize {
     /// A checked step (`lo <= hi`).
     pub fn new(lo: f32, hi: f32) -> Result<Self> {
-        check_bounds(Self::PARAMS, lo, hi)?;
-        Ok(Self { lo, hi })
+        let s = Self { lo, hi };
+        s.check_ranges()?;
+        check_order(lo, hi)?;
+        Ok(s)
     }
 
     /// Applies to a heightmap.
@@ -75,7 +70,10 @@ impl Normalize {
             doc: "Linearly rescales heights so the lowest cell is `min` and the highest `max`.",
             source: "seed 003 (inverse lerp over min and max)",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(p.f32("min")?, p.f32("max")?)?)),
+            build: |p: &Params| {
+                let Self { lo, hi } = Self::read_params(p)?;
+                Ok(Box::new(Self::new(lo, hi)?))
+            },
         }
     }
 }
@@ -87,38 +85,34 @@ impl Step for Normalize {
     }
 }
 
-/// Clamps heights to `[lo, hi]` (absolute height units).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Clamp {
-    /// Lower bound (default 0).
-    pub lo: f32,
-    /// Upper bound (default 1).
-    pub hi: f32,
-}
-
-impl Clamp {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Clamps heights to `[lo, hi]` (absolute height units).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Clamp {
+        lo: f32 = ParamSpec {
             name: "min",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Heights below become this.",
         },
-        ParamSpec {
+        hi: f32 = ParamSpec {
             name: "max",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "height units",
             doc: "Heights above become this (>= min).",
         },
-    ];
+    }
+}
 
+impl Clamp {
     /// A checked step (`lo <= hi`).
     pub fn new(lo: f32, hi: f32) -> Result<Self> {
-        check_bounds(Self::PARAMS, lo, hi)?;
-        Ok(Self { lo, hi })
+        let s = Self { lo, hi };
+        s.check_ranges()?;
+        check_order(lo, hi)?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -129,7 +123,10 @@ impl Clamp {
             doc: "Clamps every height to [min, max].",
             source: "terrasynth (standard shaping)",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(p.f32("min")?, p.f32("max")?)?)),
+            build: |p: &Params| {
+                let Self { lo, hi } = Self::read_params(p)?;
+                Ok(Box::new(Self::new(lo, hi)?))
+            },
         }
     }
 }
@@ -140,39 +137,33 @@ impl Step for Clamp {
     }
 }
 
-/// `h' = factor · h + offset`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scale {
-    /// Multiplier (default 1).
-    pub factor: f32,
-    /// Added after multiplying (default 0).
-    pub offset: f32,
-}
-
-impl Scale {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// `h' = factor · h + offset`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Scale {
+        factor: f32 = ParamSpec {
             name: "factor",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "",
             doc: "Multiplier applied to every height.",
         },
-        ParamSpec {
+        offset: f32 = ParamSpec {
             name: "offset",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Added to every height after multiplying.",
         },
-    ];
+    }
+}
 
+impl Scale {
     /// A checked step.
     pub fn new(factor: f32, offset: f32) -> Result<Self> {
-        check_number(Self::PARAMS, "factor", factor as f64)?;
-        check_number(Self::PARAMS, "offset", offset as f64)?;
-        Ok(Self { factor, offset })
+        let s = Self { factor, offset };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The registry entry.
@@ -183,7 +174,7 @@ impl Scale {
             doc: "Multiplies every height by `factor`, then adds `offset`.",
             source: "terrasynth (standard shaping)",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(p.f32("factor")?, p.f32("offset")?)?)),
+            build: |p: &Params| Ok(Box::new(Self::read_params(p)?)),
         }
     }
 }
@@ -194,44 +185,38 @@ impl Step for Scale {
     }
 }
 
-/// Terraces: flat treads joined by steep risers.
-///
-/// With `n = (h − lo) / (hi − lo)` in [0, 1] over the map's range, `k = ⌊n·L⌋` and
-/// `f = n·L − k`: `h' = lo + (hi − lo) · (k + f^q) / L` with `q = 1 / (1 − sharpness)`.
-/// Sharpness 0 leaves the map unchanged; towards 1 each band becomes a flat tread at its
-/// lower level with a steep riser at its top. The range is kept.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Terrace {
-    /// Number of bands `L` (default 8).
-    pub levels: u32,
-    /// 0..=0.99 (default 0.8).
-    pub sharpness: f64,
-}
-
-impl Terrace {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Terraces: flat treads joined by steep risers.
+    ///
+    /// With `n = (h − lo) / (hi − lo)` in [0, 1] over the map's range, `k = ⌊n·L⌋` and
+    /// `f = n·L − k`: `h' = lo + (hi − lo) · (k + f^q) / L` with `q = 1 / (1 − sharpness)`.
+    /// Sharpness 0 leaves the map unchanged; towards 1 each band becomes a flat tread at its
+    /// lower level with a steep riser at its top. The range is kept.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Terrace {
+        levels: u32 = ParamSpec {
             name: "levels",
             kind: ParamKind::Int { min: 1, max: 1024 },
             default: DefaultValue::Number(8.0),
             unit: "bands",
             doc: "Number of terraces across the height range.",
         },
-        ParamSpec {
+        sharpness: f64 = ParamSpec {
             name: "sharpness",
             kind: ParamKind::Float { min: 0.0, max: 0.99 },
             default: DefaultValue::Number(0.8),
             unit: "",
             doc: "0 = no change; towards 0.99 flatter treads and steeper risers (exponent 1/(1-s)).",
         },
-    ];
+    }
+}
 
+impl Terrace {
     /// A checked step.
     pub fn new(levels: u32, sharpness: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "levels", levels as f64)?;
-        check_number(Self::PARAMS, "sharpness", sharpness)?;
-        Ok(Self { levels, sharpness })
+        let s = Self { levels, sharpness };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// Applies to a heightmap.
@@ -257,7 +242,7 @@ impl Terrace {
             doc: "Terraces: flat treads joined by steep risers, `levels` bands over the height range.",
             source: "terrasynth (standard shaping)",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(p.usize("levels")? as u32, p.f64("sharpness")?)?)),
+            build: |p: &Params| Ok(Box::new(Self::read_params(p)?)),
         }
     }
 }
@@ -269,50 +254,56 @@ impl Step for Terrace {
     }
 }
 
-/// Sets `terrain.sea_level` (heights are unchanged).
-///
-/// `mode = "fraction"`: `sea = lo + value · (hi − lo)` over the current map's range, so a
-/// preset keeps the same share of sea whatever the generator's units (seed 003 and 004 §7 use
-/// thresholds on a [0, 1] map, e.g. water < 0.15). `mode = "absolute"`: `sea = value`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeaLevel {
-    /// Whether `value` is a fraction of the range (true, default) or a height.
-    pub fraction: bool,
-    /// The level (default 0.3).
-    pub value: f64,
+choice_enum! {
+    /// How `sea-level`'s value is read.
+    pub enum SeaMode {
+        /// A fraction in [0, 1] of the current height range.
+        Fraction = "fraction",
+        /// A height.
+        Absolute = "absolute",
+    }
 }
 
-impl SeaLevel {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Sets `terrain.sea_level` (heights are unchanged).
+    ///
+    /// `mode = "fraction"`: `sea = lo + value · (hi − lo)` over the current map's range, so a
+    /// preset keeps the same share of sea whatever the generator's units (seed 003 and 004 §7 use
+    /// thresholds on a [0, 1] map, e.g. water < 0.15). `mode = "absolute"`: `sea = value`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SeaLevel {
+        mode: SeaMode = ParamSpec {
             name: "mode",
-            kind: ParamKind::Choice(&["fraction", "absolute"]),
+            kind: ParamKind::Choice(SeaMode::NAMES),
             default: DefaultValue::Text("fraction"),
             unit: "",
             doc: "`fraction`: value in [0, 1] of the current height range; `absolute`: a height.",
         },
-        ParamSpec {
+        value: f64 = ParamSpec {
             name: "value",
             kind: BOUND,
             default: DefaultValue::Number(0.3),
             unit: "fraction or height units",
             doc: "Sea level: with mode `fraction`, 0 = lowest cell, 1 = highest.",
         },
-    ];
+    }
+}
 
-    /// A checked step (a fraction must be in [0, 1]).
+impl SeaLevel {
+    /// A checked step (a fraction must be in [0, 1]); `fraction` picks [`SeaMode::Fraction`].
     pub fn new(fraction: bool, value: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "value", value)?;
+        let mode = if fraction { SeaMode::Fraction } else { SeaMode::Absolute };
+        let s = Self { mode, value };
+        s.check_ranges()?;
         if fraction && !(0.0..=1.0).contains(&value) {
             return Err(Error::param("value", value, "a number in [0, 1] with mode = \"fraction\""));
         }
-        Ok(Self { fraction, value })
+        Ok(s)
     }
 
     /// The sea level for a heightmap.
     pub fn level(&self, map: &Heightmap) -> f32 {
-        if self.fraction {
+        if self.mode == SeaMode::Fraction {
             let (lo, r) = range(map);
             (lo as f64 + self.value * r as f64) as f32
         } else {
@@ -328,7 +319,10 @@ impl SeaLevel {
             doc: "Sets the terrain's sea level, as a fraction of the height range or an absolute height.",
             source: "seed 003, seed 004 §7 (height classes with water below a threshold)",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(p.text("mode")? == "fraction", p.f64("value")?)?)),
+            build: |p: &Params| {
+                let Self { mode, value } = Self::read_params(p)?;
+                Ok(Box::new(Self::new(mode == SeaMode::Fraction, value)?))
+            },
         }
     }
 }
@@ -337,5 +331,30 @@ impl Step for SeaLevel {
     fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
         terrain.sea_level = self.level(&terrain.height);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::ParamValue;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// The simple shaping steps refuse exactly what their specs refuse, plus their cross-field
+    /// rules (min <= max, a fraction in [0, 1]).
+    #[test]
+    fn basic_shaping_steps_enforce_exactly_their_spec_ranges() {
+        let with = |specs, name: &str, v: f64| Params::defaults(specs).with(name, ParamValue::Number(v));
+        let terrace = |name: &str, v: f64| Terrace::read_params(&with(Terrace::PARAMS, name, v)).map(drop);
+        assert_eq!(assert_ranges_enforced(Terrace::PARAMS, &terrace), 2);
+        let scale = |name: &str, v: f64| Scale::read_params(&with(Scale::PARAMS, name, v)).map(drop);
+        assert_eq!(assert_ranges_enforced(Scale::PARAMS, &scale), 2);
+        assert_eq!(Terrace::default(), Terrace::new(8, 0.8).unwrap());
+        assert!(
+            matches!(Normalize::new(2.0, 1.0), Err(Error::InvalidParameter { name, .. }) if name == "max")
+        );
+        assert!(matches!(Clamp::new(0.0, 2.0e9), Err(Error::InvalidParameter { name, .. }) if name == "max"));
+        assert!(SeaLevel::new(true, 1.5).is_err() && SeaLevel::new(false, 1.5).is_ok());
+        assert_eq!(SeaLevel::default().mode, SeaMode::Fraction);
     }
 }

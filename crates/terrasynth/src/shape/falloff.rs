@@ -4,9 +4,9 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::SplitMix64;
 
 use super::basic::range;
-use crate::step::params::{check_list, check_number, check_text};
+use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
 
 /// Multiplies heights by a weight field relative to the map's minimum:
@@ -36,64 +36,57 @@ pub fn eval_curve(points: &[f64], t: f64) -> f64 {
     }
 }
 
-/// Shape of a fall-off map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FalloffShape {
-    /// `d = |p − c| / min(w/2, h/2)` (seed 003 `FallOffMode.circle`).
-    Circle,
-    /// `d = max(|x − cx| / (w/2), |y − cy| / (h/2))` (seed 003 `FallOffMode.rectangle`).
-    Rectangle,
+choice_enum! {
+    /// Shape of a fall-off map.
+    pub enum FalloffShape {
+        /// `d = |p − c| / min(w/2, h/2)` (seed 003 `FallOffMode.circle`).
+        Circle = "circle",
+        /// `d = max(|x − cx| / (w/2), |y − cy| / (h/2))` (seed 003 `FallOffMode.rectangle`).
+        Rectangle = "rectangle",
+    }
 }
 
-/// Fall-off map (seed 003 §"carte de chute"): coefficients in [0, 1] that reach 0 at the
-/// border, passed through a user curve, multiplied into the heights.
-///
-/// For cell `(x, y)` and centre `c = (w/2, h/2)`: `d` as in [`FalloffShape`], clamped to
-/// [0, 1]; `f = 1 − d` (1 at the centre, 0 at the border: the seed's
-/// `InverseLerp(1, 0, d)`); the coefficient is `curve(f)`; heights become
-/// `lo + (h − lo) · curve(f)` (relative to the map's minimum, so the border sinks to the
-/// lowest height rather than to 0 whatever the units).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Falloff {
-    /// Circle or rectangle (default circle).
-    pub shape: FalloffShape,
-    /// Curve control values at evenly spaced `f` in [0, 1] (default `[0, 0.6, 0.9, 1, 1]`).
-    pub curve: Vec<f64>,
+step_params! {
+    /// Fall-off map (seed 003 §"carte de chute"): coefficients in [0, 1] that reach 0 at the
+    /// border, passed through a user curve, multiplied into the heights.
+    ///
+    /// For cell `(x, y)` and centre `c = (w/2, h/2)`: `d` as in [`FalloffShape`], clamped to
+    /// [0, 1]; `f = 1 − d` (1 at the centre, 0 at the border: the seed's
+    /// `InverseLerp(1, 0, d)`); the coefficient is `curve(f)`; heights become
+    /// `lo + (h − lo) · curve(f)` (relative to the map's minimum, so the border sinks to the
+    /// lowest height rather than to 0 whatever the units).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Falloff {
+        shape: FalloffShape = ParamSpec {
+                name: "shape",
+                kind: ParamKind::Choice(FalloffShape::NAMES),
+                default: DefaultValue::Text("circle"),
+                unit: "",
+                doc: "`circle`: distance to the centre over half the shorter side; `rectangle`: the \
+                      larger of the x and y distances over the half sides (seed 003).",
+            },
+        curve: Vec<f64> = ParamSpec {
+                name: "curve",
+                kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 2, max_len: 64 },
+                default: DefaultValue::List(&[0.0, 0.6, 0.9, 1.0, 1.0]),
+                unit: "",
+                doc: "Fall-off curve (seed 003 `falloffCurve`): coefficients at evenly spaced inputs \
+                      from border (first) to centre (last), linearly interpolated. [0, 1] is linear.",
+            },
+    }
 }
 
 impl Falloff {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "shape",
-            kind: ParamKind::Choice(&["circle", "rectangle"]),
-            default: DefaultValue::Text("circle"),
-            unit: "",
-            doc: "`circle`: distance to the centre over half the shorter side; `rectangle`: the \
-                  larger of the x and y distances over the half sides (seed 003).",
-        },
-        ParamSpec {
-            name: "curve",
-            kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 2, max_len: 64 },
-            default: DefaultValue::List(&[0.0, 0.6, 0.9, 1.0, 1.0]),
-            unit: "",
-            doc: "Fall-off curve (seed 003 `falloffCurve`): coefficients at evenly spaced inputs \
-                  from border (first) to centre (last), linearly interpolated. [0, 1] is linear.",
-        },
-    ];
-
     /// A checked step.
     pub fn new(shape: FalloffShape, curve: Vec<f64>) -> Result<Self> {
-        check_list(Self::PARAMS, "curve", &curve)?;
-        Ok(Self { shape, curve })
+        let s = Self { shape, curve };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let shape = p.text("shape")?;
-        check_text(Self::PARAMS, "shape", shape)?;
-        let shape = if shape == "rectangle" { FalloffShape::Rectangle } else { FalloffShape::Circle };
-        Self::new(shape, p.list("curve")?.to_vec())
+        Self::read_params(p)
     }
 
     /// The fall-off coefficient of cell `(x, y)` in a `width × height` map.
@@ -134,60 +127,49 @@ impl Step for Falloff {
     }
 }
 
-const H0: ParamSpec = ParamSpec {
-    name: "h0",
-    kind: ParamKind::Float { min: 0.0, max: 10.0 },
-    default: DefaultValue::Number(1.5),
-    unit: "",
-    doc: "Centre height factor (seed 004 §8): the weight is h0 at the centre and 0 at the \
-          far edge; 2 gives a high central mountain.",
-};
-
-/// Island weighting (seed 004 §8): `p(x, y) = (d − m) / (M − m)` with `d = −|p − c|`, i.e.
-/// `1 − |p − c| / max|p − c|` (1 at the centre, 0 at the farthest cell), times `h0`.
-///
-/// The seed multiplies a [0, 1] noise by `p · h0` and renormalises; renormalising after a
-/// constant factor would cancel `h0`, so here heights become `lo + (h − lo) · p · h0` (the old
-/// range is the [0, 1] scale): with `h0 > 1` the centre rises above the old maximum, as in the
-/// seed's figure 8b.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Island {
-    /// Centre height factor (default 1.5, range 0..=10).
-    pub h0: f64,
-    /// Centre x as a fraction of the width (default 0.5).
-    pub centre_x: f64,
-    /// Centre y as a fraction of the height (default 0.5).
-    pub centre_y: f64,
+step_params! {
+    /// Island weighting (seed 004 §8): `p(x, y) = (d − m) / (M − m)` with `d = −|p − c|`, i.e.
+    /// `1 − |p − c| / max|p − c|` (1 at the centre, 0 at the farthest cell), times `h0`.
+    ///
+    /// The seed multiplies a [0, 1] noise by `p · h0` and renormalises; renormalising after a
+    /// constant factor would cancel `h0`, so here heights become `lo + (h − lo) · p · h0` (the old
+    /// range is the [0, 1] scale): with `h0 > 1` the centre rises above the old maximum, as in the
+    /// seed's figure 8b.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Island {
+        h0: f64 = ParamSpec {
+        name: "h0",
+        kind: ParamKind::Float { min: 0.0, max: 10.0 },
+        default: DefaultValue::Number(1.5),
+        unit: "",
+        doc: "Centre height factor (seed 004 §8): the weight is h0 at the centre and 0 at the \
+              far edge; 2 gives a high central mountain.",
+    },
+        centre_x: f64 = ParamSpec {
+                name: "centre-x",
+                kind: FRACTION,
+                default: DefaultValue::Number(0.5),
+                unit: "fraction of the width",
+                doc: "Island centre, x.",
+            },
+        centre_y: f64 = ParamSpec {
+                name: "centre-y",
+                kind: FRACTION,
+                default: DefaultValue::Number(0.5),
+                unit: "fraction of the height",
+                doc: "Island centre, y.",
+            },
+    }
 }
 
 const FRACTION: ParamKind = ParamKind::Float { min: 0.0, max: 1.0 };
 
 impl Island {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        H0,
-        ParamSpec {
-            name: "centre-x",
-            kind: FRACTION,
-            default: DefaultValue::Number(0.5),
-            unit: "fraction of the width",
-            doc: "Island centre, x.",
-        },
-        ParamSpec {
-            name: "centre-y",
-            kind: FRACTION,
-            default: DefaultValue::Number(0.5),
-            unit: "fraction of the height",
-            doc: "Island centre, y.",
-        },
-    ];
-
     /// A checked step.
     pub fn new(h0: f64, centre_x: f64, centre_y: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "h0", h0)?;
-        check_number(Self::PARAMS, "centre-x", centre_x)?;
-        check_number(Self::PARAMS, "centre-y", centre_y)?;
-        Ok(Self { h0, centre_x, centre_y })
+        let s = Self { h0, centre_x, centre_y };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// Applies to a heightmap.
@@ -216,7 +198,7 @@ impl Island {
                   farthest distance).",
             source: "seed 004 §8",
             params: Self::PARAMS,
-            build: |p| Ok(Box::new(Self::new(p.f64("h0")?, p.f64("centre-x")?, p.f64("centre-y")?)?)),
+            build: |p| Ok(Box::new(Self::read_params(p)?)),
         }
     }
 }
@@ -228,68 +210,57 @@ impl Step for Island {
     }
 }
 
-/// Archipelago: island weighting with several centres (seed 004 §8's suggested improvement).
-///
-/// Each centre `i` has a radius `r_i`; with `t_i = clamp(1 − d_i / r_i, 0, 1)` the weight is
-/// `h0 · max_i S(t_i)`, `S(t) = t²(3 − 2t)` (smoothstep), so each island is a rounded dome of
-/// weights that meets the sea floor (weight 0 at `d_i = r_i`) with zero slope: the weight is C1
-/// there, and the sea shows no ring where the island's influence ends (a linear cone did). Centres
-/// are the `centres` list (pairs `x, y` as fractions of width and height, each `r_i =
-/// radius · L`, `L` = longer side) or, when the list is empty, `count` centres drawn from the
-/// step seed uniformly in [0.15, 0.85]² with `r_i = radius · L · u`, `u` uniform in [0.6, 1].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Archipelago {
-    /// Centre height factor (default 1.5).
-    pub h0: f64,
-    /// Random centres when `centres` is empty (default 5).
-    pub count: u32,
-    /// Island radius, fraction of the longer side (default 0.3).
-    pub radius: f64,
-    /// Given centres `[x0, y0, x1, y1, …]` as fractions (default empty = random).
-    pub centres: Vec<f64>,
+step_params! {
+    /// Archipelago: island weighting with several centres (seed 004 §8's suggested improvement).
+    ///
+    /// Each centre `i` has a radius `r_i`; with `t_i = clamp(1 − d_i / r_i, 0, 1)` the weight is
+    /// `h0 · max_i S(t_i)`, `S(t) = t²(3 − 2t)` (smoothstep), so each island is a rounded dome of
+    /// weights that meets the sea floor (weight 0 at `d_i = r_i`) with zero slope: the weight is C1
+    /// there, and the sea shows no ring where the island's influence ends (a linear cone did). Centres
+    /// are the `centres` list (pairs `x, y` as fractions of width and height, each `r_i =
+    /// radius · L`, `L` = longer side) or, when the list is empty, `count` centres drawn from the
+    /// step seed uniformly in [0.15, 0.85]² with `r_i = radius · L · u`, `u` uniform in [0.6, 1].
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Archipelago {
+        /// Centre height factor (the `island` step's `h0`).
+        h0: f64 = shared(Island::PARAMS, "h0"),
+        count: u32 = ParamSpec {
+                name: "count",
+                kind: ParamKind::Int { min: 1, max: 256 },
+                default: DefaultValue::Number(5.0),
+                unit: "islands",
+                doc: "Number of random centres (used when `centres` is empty).",
+            },
+        radius: f64 = ParamSpec {
+                name: "radius",
+                kind: ParamKind::Float { min: 0.01, max: 2.0 },
+                default: DefaultValue::Number(0.3),
+                unit: "fraction of the longer side",
+                doc: "Distance at which an island's weight reaches 0.",
+            },
+        centres: Vec<f64> = ParamSpec {
+                name: "centres",
+                kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 0, max_len: 512 },
+                default: DefaultValue::List(&[]),
+                unit: "fractions of width/height",
+                doc: "Island centres as x, y pairs; empty = `count` random centres from the step seed.",
+            },
+    }
 }
 
 impl Archipelago {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        H0,
-        ParamSpec {
-            name: "count",
-            kind: ParamKind::Int { min: 1, max: 256 },
-            default: DefaultValue::Number(5.0),
-            unit: "islands",
-            doc: "Number of random centres (used when `centres` is empty).",
-        },
-        ParamSpec {
-            name: "radius",
-            kind: ParamKind::Float { min: 0.01, max: 2.0 },
-            default: DefaultValue::Number(0.3),
-            unit: "fraction of the longer side",
-            doc: "Distance at which an island's weight reaches 0.",
-        },
-        ParamSpec {
-            name: "centres",
-            kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 0, max_len: 512 },
-            default: DefaultValue::List(&[]),
-            unit: "fractions of width/height",
-            doc: "Island centres as x, y pairs; empty = `count` random centres from the step seed.",
-        },
-    ];
-
     /// A checked step (`centres` must have an even length).
     pub fn new(h0: f64, count: u32, radius: f64, centres: Vec<f64>) -> Result<Self> {
-        check_number(Self::PARAMS, "h0", h0)?;
-        check_number(Self::PARAMS, "count", count as f64)?;
-        check_number(Self::PARAMS, "radius", radius)?;
-        check_list(Self::PARAMS, "centres", &centres)?;
-        if !centres.len().is_multiple_of(2) {
+        let s = Self { h0, count, radius, centres };
+        s.check_ranges()?;
+        if !s.centres.len().is_multiple_of(2) {
             return Err(Error::param(
                 "centres",
-                format!("{centres:?}"),
+                format!("{:?}", s.centres),
                 "an even number of values (x, y pairs)",
             ));
         }
-        Ok(Self { h0, count, radius, centres })
+        Ok(s)
     }
 
     /// Centres and radii in cells for a map and seed.
@@ -333,12 +304,8 @@ impl Archipelago {
             source: "seed 004 §8 (suggested improvement: several maxima)",
             params: Self::PARAMS,
             build: |p| {
-                Ok(Box::new(Self::new(
-                    p.f64("h0")?,
-                    p.usize("count")? as u32,
-                    p.f64("radius")?,
-                    p.list("centres")?.to_vec(),
-                )?))
+                let Self { h0, count, radius, centres } = Self::read_params(p)?;
+                Ok(Box::new(Self::new(h0, count, radius, centres)?))
             },
         }
     }

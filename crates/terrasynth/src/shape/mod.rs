@@ -32,7 +32,7 @@ mod falloff;
 mod regions;
 mod retouch;
 
-pub use basic::{Clamp, Normalize, Scale, SeaLevel, Terrace};
+pub use basic::{Clamp, Normalize, Scale, SeaLevel, SeaMode, Terrace};
 pub use blend::{BLEND_SOURCES, Blend, BlendMask, BlendMode};
 pub use falloff::{Archipelago, Falloff, FalloffShape, Island, eval_curve};
 pub use regions::{RegionMode, VoronoiRegions};

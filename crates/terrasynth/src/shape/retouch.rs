@@ -5,7 +5,7 @@ use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
 use crate::generate::{Interpolation, Spectral};
-use crate::step::params::{check_number, spec_named};
+use crate::step::params::{check_number, spec_named, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Heightmap, Result};
@@ -31,30 +31,20 @@ pub(crate) fn reflect(v: f64, n: usize) -> f64 {
     if t > last { 2.0 * last - t } else { t }
 }
 
-/// Perturbation (seed 001 §3.2): each cell takes the height found at a displaced position,
-/// `h'(x, y) = h(x + m·L·n₁(x, y), y + m·L·n₂(x, y))`, bilinear; positions outside the map
-/// are mirrored back into it ([`reflect`]), so the border keeps its relief (clamping them made
-/// flat smeared strips along the edges at large magnitudes).
-///
-/// `n₁`, `n₂` are two independent smooth spectral fields ([`Spectral`], smoothstep
-/// interpolation, step 2, persistence 0.5) scaled to [−1, 1], so the displacement is at most
-/// `magnitude · L` cells (`L` = longer side): the seed's "radius of allowed displacement".
-/// Olsen 2004 (research/algorithms.md §1) used noise displacement (Ebert et al.) with
-/// magnitude 0.25, where his erosion score peaks; lower values just roughen outlines.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Perturb {
-    /// Displacement radius as a fraction of the longer side (default 0.05, range 0..=0.5).
-    pub magnitude: f64,
-    /// Lattice points per side of the displacement field's first pass (default 6).
-    pub frequency: f64,
-    /// Passes of the displacement field (default 3).
-    pub passes: u32,
-}
-
-impl Perturb {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Perturbation (seed 001 §3.2): each cell takes the height found at a displaced position,
+    /// `h'(x, y) = h(x + m·L·n₁(x, y), y + m·L·n₂(x, y))`, bilinear; positions outside the map
+    /// are mirrored back into it ([`reflect`]), so the border keeps its relief (clamping them made
+    /// flat smeared strips along the edges at large magnitudes).
+    ///
+    /// `n₁`, `n₂` are two independent smooth spectral fields ([`Spectral`], smoothstep
+    /// interpolation, step 2, persistence 0.5) scaled to [−1, 1], so the displacement is at most
+    /// `magnitude · L` cells (`L` = longer side): the seed's "radius of allowed displacement".
+    /// Olsen 2004 (research/algorithms.md §1) used noise displacement (Ebert et al.) with
+    /// magnitude 0.25, where his erosion score peaks; lower values just roughen outlines.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Perturb {
+        magnitude: f64 = ParamSpec {
             name: "magnitude",
             kind: ParamKind::Float { min: 0.0, max: 0.5 },
             default: DefaultValue::Number(0.05),
@@ -62,7 +52,7 @@ impl Perturb {
             doc: "Largest displacement of a sample position (seed 001 §3.2 `magnitude`; Olsen \
                   2004 uses 0.25).",
         },
-        ParamSpec {
+        frequency: f64 = ParamSpec {
             name: "frequency",
             kind: ParamKind::Float { min: 2.0, max: 1024.0 },
             default: DefaultValue::Number(6.0),
@@ -70,21 +60,22 @@ impl Perturb {
             doc: "Lattice points per side of the displacement field's coarsest pass: higher \
                   gives a finer, more chaotic warp.",
         },
-        ParamSpec {
+        passes: u32 = ParamSpec {
             name: "passes",
             kind: ParamKind::Int { min: 1, max: 12 },
             default: DefaultValue::Number(3.0),
             unit: "",
             doc: "Passes (octaves) of the displacement field.",
         },
-    ];
+    }
+}
 
+impl Perturb {
     /// A checked step.
     pub fn new(magnitude: f64, frequency: f64, passes: u32) -> Result<Self> {
-        check_number(Self::PARAMS, "magnitude", magnitude)?;
-        check_number(Self::PARAMS, "frequency", frequency)?;
-        check_number(Self::PARAMS, "passes", passes as f64)?;
-        Ok(Self { magnitude, frequency, passes })
+        let s = Self { magnitude, frequency, passes };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// The perturbed copy of `map`.
@@ -115,9 +106,7 @@ impl Perturb {
                   smooth noise field, within `magnitude` of the map size.",
             source: "seed 001 §3.2; Olsen 2004 (research/algorithms.md §1, magnitude 0.25)",
             params: Self::PARAMS,
-            build: |p: &Params| {
-                Ok(Box::new(Self::new(p.f64("magnitude")?, p.f64("frequency")?, p.usize("passes")? as u32)?))
-            },
+            build: |p: &Params| Ok(Box::new(Self::read_params(p)?)),
         }
     }
 }
@@ -191,5 +180,24 @@ impl Step for SpectralOverlay {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         self.apply(&mut terrain.height, ctx.seed);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::ParamValue;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// `Perturb::new` and recipes refuse exactly what its specs refuse.
+    #[test]
+    fn perturb_enforces_exactly_its_spec_ranges() {
+        let build = |name: &str, v: f64| {
+            let p = Params::defaults(Perturb::PARAMS).with(name, ParamValue::Number(v));
+            let Perturb { magnitude, frequency, passes } = Perturb::read_params(&p)?;
+            Perturb::new(magnitude, frequency, passes).map(drop)
+        };
+        assert_eq!(assert_ranges_enforced(Perturb::PARAMS, &build), 3);
+        assert_eq!(Perturb::default(), Perturb::new(0.05, 6.0, 3).unwrap());
     }
 }

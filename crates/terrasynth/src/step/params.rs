@@ -619,11 +619,6 @@ pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Resul
     spec_named(specs, name).check(&ParamValue::Number(value))
 }
 
-/// Checks a list value against the spec called `name`.
-pub(crate) fn check_list(specs: &[ParamSpec], name: &str, value: &[f64]) -> Result<()> {
-    spec_named(specs, name).check(&ParamValue::List(value.to_vec()))
-}
-
 /// Checks a choice against the spec called `name`.
 pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
     spec_named(specs, name).check(&ParamValue::Text(value.to_string()))
