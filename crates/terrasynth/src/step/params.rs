@@ -619,11 +619,6 @@ pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Resul
     spec_named(specs, name).check(&ParamValue::Number(value))
 }
 
-/// Checks a choice against the spec called `name`.
-pub(crate) fn check_text(specs: &[ParamSpec], name: &str, value: &str) -> Result<()> {
-    spec_named(specs, name).check(&ParamValue::Text(value.to_string()))
-}
-
 /// Test helper: for every number spec in `specs`, `build(name, v)` (a constructor call with
 /// parameter `name` set to `v`, the others at their defaults) accepts both ends of the range and
 /// refuses a value just outside either end with an [`Error::InvalidParameter`] naming `name`.
