@@ -109,7 +109,7 @@ pub fn run_erosion(
 ) -> Result<()> {
     let reg = registry();
     if find_step(&reg, &entry.kind).is_none_or(|i| i.category != Category::Erode) {
-        return Err(Error::Recipe(format!("`{}` is not an erosion step", entry.kind)));
+        return Err(Error::recipe(format!("`{}` is not an erosion step", entry.kind)));
     }
     let mut recipe = Recipe::new("erosion");
     recipe.width = terrain.height.width();
@@ -230,7 +230,7 @@ pub fn save_project<V: Serialize>(path: &Path, doc: &Document, view: &V) -> Resu
         view: Some(view),
     };
     let text = serde_json::to_string_pretty(&file)
-        .map_err(|e| Error::Recipe(format!("cannot write project: {e}")))?;
+        .map_err(|e| Error::recipe(format!("cannot write project: {e}")))?;
     terrasynth::io::write_atomic(path, |w| {
         w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
     })
@@ -241,27 +241,27 @@ pub fn save_project<V: Serialize>(path: &Path, doc: &Document, view: &V) -> Resu
 pub fn load_project<V: for<'de> Deserialize<'de>>(path: &Path) -> Result<(Document, Option<V>)> {
     let text =
         std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    parse_project(&text).map_err(|e| Error::Recipe(format!("{}: {e}", path.display())))
+    parse_project(&text).map_err(|e| Error::recipe(format!("{}: {e}", path.display())))
 }
 
 /// Parses the text of a project file (see [`load_project`]).
 pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Document, Option<V>)> {
     let head: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Error::Recipe(format!("not a project file (JSON error: {e})")))?;
+        .map_err(|e| Error::recipe(format!("not a project file (JSON error: {e})")))?;
     if head.get("format").and_then(|f| f.as_str()) != Some(PROJECT_FORMAT) {
-        return Err(Error::Recipe(format!("not a project file (no `format = \"{PROJECT_FORMAT}\"`)")));
+        return Err(Error::recipe(format!("not a project file (no `format = \"{PROJECT_FORMAT}\"`)")));
     }
     match head.get("version").and_then(|v| v.as_u64()) {
         Some(v) if v >= 1 && v <= PROJECT_VERSION as u64 => {}
         Some(v) => {
-            return Err(Error::Recipe(format!(
+            return Err(Error::recipe(format!(
                 "project version {v} is not supported (this build reads 1..={PROJECT_VERSION})"
             )));
         }
-        None => return Err(Error::Recipe("project file has no version".into())),
+        None => return Err(Error::recipe("project file has no version")),
     }
     let mut file: ProjectFile<V> =
-        serde_json::from_str(text).map_err(|e| Error::Recipe(format!("bad project file: {e}")))?;
+        serde_json::from_str(text).map_err(|e| Error::recipe(format!("bad project file: {e}")))?;
     // Version 1 stored cell indices alone: they belong to the recipe's own map size.
     let size = [file.document.recipe.width, file.document.recipe.height];
     for e in &mut file.document.edits {
@@ -271,7 +271,7 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
     }
     let problems = file.document.recipe.check_fields();
     if !problems.is_empty() {
-        return Err(Error::Recipe(problems.join("; ")));
+        return Err(Error::Recipe(problems));
     }
     Pipeline::new(file.document.recipe.clone(), &registry())?;
     let (w, h) = (file.document.recipe.width, file.document.recipe.height);
@@ -279,7 +279,7 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
         if let EditOp::RiverSource { x, y, map } = e {
             let [mw, mh] = map.unwrap_or([w, h]);
             if *x >= mw || *y >= mh {
-                return Err(Error::Recipe(format!("river source ({x}, {y}) is outside the {mw}x{mh} map")));
+                return Err(Error::recipe(format!("river source ({x}, {y}) is outside the {mw}x{mh} map")));
             }
         }
     }

@@ -32,7 +32,7 @@ pub mod render;
 pub mod shape;
 pub mod step;
 
-pub use error::{Error, Result};
+pub use error::{Error, Problem, Result, join_problems};
 pub use grid::{Grid, Heightmap};
 pub use progress::Progress;
 pub use recipe::{Pipeline, Recipe};

@@ -448,7 +448,7 @@ fn recipe_steps_run_validate_and_cancel() {
         let mut bad = std::collections::BTreeMap::new();
         bad.insert("iterations".to_string(), terrasynth::step::ParamValue::Number(-1.0));
         let problems = Params::validate(info.params, &bad).unwrap_err();
-        assert!(problems[0].contains("`iterations`"), "{problems:?}");
+        assert_eq!(problems[0].field.as_deref(), Some("iterations"), "{problems:?}");
         // Cancellation stops the run.
         let params = Params::defaults(info.params);
         let step = (info.build)(&params).unwrap();

@@ -22,8 +22,7 @@ fn info(name: &str) -> StepInfo {
 fn run(name: &str, given: &[(&str, ParamValue)], terrain: &mut Terrain, seed: u64) -> terrasynth::Result<()> {
     let info = info(name);
     let given: BTreeMap<String, ParamValue> = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    let params =
-        Params::validate(info.params, &given).map_err(|p| terrasynth::Error::Recipe(p.join("; ")))?;
+    let params = Params::validate(info.params, &given).map_err(terrasynth::Error::Recipe)?;
     let step = (info.build)(&params)?;
     step.run(terrain, &StepContext { seed, progress: Default::default() })
 }

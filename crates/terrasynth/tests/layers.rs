@@ -23,6 +23,8 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
 const ROOT_REEXPORTS: &[(&str, &str)] = &[
     ("Error", "error"),
     ("Result", "error"),
+    ("Problem", "error"),
+    ("join_problems", "error"),
     ("Grid", "grid"),
     ("Heightmap", "grid"),
     ("Progress", "progress"),

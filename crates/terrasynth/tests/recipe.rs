@@ -191,9 +191,19 @@ fn every_problem_is_reported_with_step_index_key_value_and_range() {
     ]);
     r.cell_size = -1.0;
     let err = Pipeline::new(r, &fake_registry()).unwrap_err();
-    let Error::Recipe(msg) = &err else { panic!("expected Error::Recipe, got {err:?}") };
-    let problems: Vec<&str> = msg.split("; ").collect();
+    let Error::Recipe(list) = &err else { panic!("expected Error::Recipe, got {err:?}") };
+    let msg = err.to_string();
+    let problems: Vec<String> = list.iter().map(ToString::to_string).collect();
     assert_eq!(problems.len(), 7, "{problems:#?}");
+    // Typed: each problem says where (step, key) and the allowed range apart from the text.
+    let at = |step: Option<usize>, key: &str| {
+        list.iter().find(|p| p.step.as_ref().map(|s| s.0) == step && p.field.as_deref() == Some(key))
+    };
+    let add = at(Some(1), "add").expect("step 1 `add`");
+    assert_eq!(add.step, Some((1, "seed-fill".to_string())));
+    assert_eq!(add.allowed.as_deref(), Some("a number in [0, 4]"));
+    assert_eq!(at(None, "cell-size").unwrap().allowed.as_deref(), Some("a number in [0.001, 1000000] (m)"));
+    assert!(at(Some(3), "colour").is_some());
     let has = |needle: &str| problems.iter().any(|p| p.contains(needle));
     assert!(has("invalid `cell-size` = -1: allowed a number in [0.001, 1000000] (m)"), "{msg}");
     assert!(has("step 1 (seed-fill): invalid parameter `add` = 9: allowed a number in [0, 4]"));

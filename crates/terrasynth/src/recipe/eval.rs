@@ -223,7 +223,7 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
-            .map_err(|e| Error::Recipe(format!("cannot start {n} worker threads: {e}")))
+            .map_err(|e| Error::Threads { threads: n, message: e.to_string() })
     };
     let (one, all) = (pool(1)?, pool(options.threads)?);
     let mut out = Vec::new();

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::render::palette::{Palette, Stop};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, ParamValue};
-use crate::{Error, Result};
+use crate::{Error, Problem, Result};
 
 /// Largest width or height a recipe may ask for, in cells. Engines stop at 8129 (Unreal) or
 /// 16k (Terrain3D); twice that is allowed for offline work, within the memory limit of
@@ -113,7 +113,7 @@ fn field(specs: &'static [ParamSpec], name: &str) -> &'static ParamSpec {
 
 /// One recipe-level problem, `invalid `key` = value: allowed …`, or `None` if `value` is allowed.
 /// Integers are compared exactly (a seed near 2^63 does not round).
-fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<String> {
+fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<Problem> {
     let ok = match (spec.kind, value) {
         (ParamKind::Int { min, max }, FieldValue::Int(v)) => (min as i128..=max as i128).contains(&v),
         (_, FieldValue::Float(v)) => spec.check(&ParamValue::Number(v)).is_ok(),
@@ -127,7 +127,7 @@ fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<Strin
         FieldValue::Float(v) => v.to_string(),
     };
     let unit = if spec.unit.is_empty() { String::new() } else { format!(" ({})", spec.unit) };
-    Some(format!("invalid `{key}` = {shown}: allowed {}{unit}", spec.allowed()))
+    Some(Problem::value(key, shown, format!("{}{unit}", spec.allowed())))
 }
 
 /// A recipe-level value to check.
@@ -410,27 +410,23 @@ impl Recipe {
         }
     }
 
-    /// Parses TOML. A syntax or type error becomes [`Error::Recipe`] with the line and column.
+    /// Parses TOML. A syntax or type error becomes [`Error::Syntax`] with the line and column.
     pub fn from_toml_str(text: &str) -> Result<Self> {
-        toml::from_str(text).map_err(|e| {
-            let msg = e.message().trim().replace('\n', " ");
-            match e.span() {
-                Some(span) => {
-                    let (line, col) = line_col(text, span.start);
-                    Error::Recipe(format!("TOML line {line}, column {col}: {msg}"))
-                }
-                None => Error::Recipe(format!("TOML: {msg}")),
-            }
+        toml::from_str(text).map_err(|e| Error::Syntax {
+            path: None,
+            format: "TOML",
+            line_col: e.span().map(|span| line_col(text, span.start)),
+            message: e.message().trim().replace('\n', " "),
         })
     }
 
-    /// Parses JSON. A syntax or type error becomes [`Error::Recipe`] with the line and column.
+    /// Parses JSON. A syntax or type error becomes [`Error::Syntax`] with the line and column.
     pub fn from_json_str(text: &str) -> Result<Self> {
         serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
             // serde_json appends " at line L column C"; keep ours in front, without repeating.
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            Error::Recipe(format!("JSON line {}, column {}: {msg}", e.line(), e.column()))
+            let message = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            Error::Syntax { path: None, format: "JSON", line_col: Some((e.line(), e.column())), message }
         })
     }
 
@@ -441,24 +437,28 @@ impl Recipe {
         let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
         let parsed = if is_json { Self::from_json_str(&text) } else { Self::from_toml_str(&text) };
         parsed.map_err(|e| match e {
-            Error::Recipe(m) => Error::Recipe(format!("{}: {m}", path.display())),
+            Error::Syntax { format, line_col, message, .. } => {
+                Error::Syntax { path: Some(path.to_path_buf()), format, line_col, message }
+            }
             other => other,
         })
     }
 
     /// As pretty TOML (steps as `[[steps]]` tables).
     pub fn to_toml_string(&self) -> Result<String> {
-        toml::to_string_pretty(self).map_err(|e| Error::Recipe(format!("cannot write TOML: {e}")))
+        toml::to_string_pretty(self)
+            .map_err(|e| Error::Encode { what: "TOML".into(), message: e.to_string() })
     }
 
     /// As pretty JSON.
     pub fn to_json_string(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| Error::Recipe(format!("cannot write JSON: {e}")))
+        serde_json::to_string_pretty(self)
+            .map_err(|e| Error::Encode { what: "JSON".into(), message: e.to_string() })
     }
 
-    /// Checks the recipe-level fields (not the steps): every problem, one message each.
-    /// Ranges come from [`RECIPE_FIELDS`] and [`EXPORT_FIELDS`].
-    pub fn check_fields(&self) -> Vec<String> {
+    /// Checks the recipe-level fields (not the steps): every problem, one [`Problem`] each
+    /// (key, value, allowed range). Ranges come from [`RECIPE_FIELDS`] and [`EXPORT_FIELDS`].
+    pub fn check_fields(&self) -> Vec<Problem> {
         use FieldValue::{Float, Int};
         let r = RECIPE_FIELDS;
         let e = &self.exports;
@@ -471,16 +471,23 @@ impl Recipe {
             (field(EXPORT_FIELDS, "height-scale"), "exports.height-scale", Float(e.height_scale)),
             (field(EXPORT_FIELDS, "lod"), "exports.lod", Int(e.lod as i128)),
         ];
-        let mut problems: Vec<String> =
+        let mut problems: Vec<Problem> =
             checks.into_iter().filter_map(|(spec, key, value)| field_problem(spec, key, value)).collect();
         let sides_ok = [("width", self.width), ("height", self.height)]
             .iter()
             .all(|&(k, v)| field_problem(field(r, k), k, Int(v as i128)).is_none());
         if sides_ok && let Err(e) = crate::grid::check_size::<f32>(self.width, self.height) {
-            problems.push(format!("invalid `width x height` = {}x{}: allowed {e}", self.width, self.height));
+            problems.push(Problem::value(
+                "width x height",
+                format!("{}x{}", self.width, self.height),
+                e.to_string(),
+            ));
         }
         if let Err(e) = self.palette.resolve() {
-            problems.push(format!("invalid `palette`: {e}"));
+            problems.push(Problem {
+                field: Some("palette".into()),
+                ..Problem::message(format!("invalid `palette`: {e}"))
+            });
         }
         problems
     }
@@ -523,7 +530,8 @@ mod tests {
         r.sea_level = f64::INFINITY;
         let p = r.check_fields();
         assert_eq!(p.len(), 4, "{p:?}");
-        assert!(p[0].contains("`width` = 0"));
+        assert!(p[0].to_string().contains("`width` = 0"));
+        assert_eq!(p[0].field.as_deref(), Some("width"));
     }
 
     /// Each field's range comes from its spec: both bounds pass, one step past either fails,
@@ -563,8 +571,9 @@ mod tests {
             for v in outside {
                 let p = problems(v);
                 assert_eq!(p.len(), 1, "{name} = {v}: {p:?}");
-                assert!(p[0].starts_with(&format!("invalid `{key}` =")), "{p:?}");
-                assert!(p[0].contains(&spec.allowed()), "{p:?}");
+                assert!(p[0].to_string().starts_with(&format!("invalid `{key}` =")), "{p:?}");
+                assert_eq!(p[0].field.as_deref(), Some(key), "{p:?}");
+                assert!(p[0].allowed.as_ref().unwrap().starts_with(&spec.allowed()), "{p:?}");
             }
         }
         // The seed is compared as an integer: 2^63 rounds to i64::MAX as f64 but is refused.
@@ -572,7 +581,7 @@ mod tests {
         assert_eq!(max as u64, MAX_SEED);
         let mut r = Recipe::new("x");
         r.seed = MAX_SEED + 1;
-        assert!(r.check_fields()[0].starts_with("invalid `seed` = 9223372036854775808"));
+        assert!(r.check_fields()[0].to_string().starts_with("invalid `seed` = 9223372036854775808"));
         r.seed = MAX_SEED;
         assert!(r.check_fields().is_empty());
     }

@@ -13,7 +13,7 @@ use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::{Error, Progress, Result};
+use crate::{Error, Problem, Progress, Result};
 
 /// One validated, runnable step of a pipeline.
 #[derive(Debug)]
@@ -127,7 +127,7 @@ pub fn find_step<'a>(registry: &'a [StepInfo], name: &str) -> Option<&'a StepInf
 impl Pipeline {
     /// Validates `recipe` against `registry` (normally [`crate::recipe::registry()`]) and
     /// builds every enabled step. All problems are collected and returned together as one
-    /// [`Error::Recipe`], joined by "; ", each naming the step (1-based) and its type, the
+    /// [`Error::Recipe`] of [`Problem`]s, each naming the step (1-based) and its type, the
     /// key, the value given and the allowed range, e.g. ``step 2 (diamond-square): invalid
     /// parameter `roughness` = -1: allowed a number in [0, 4]``. Disabled steps are validated
     /// too, so a recipe never hides a broken step.
@@ -135,20 +135,17 @@ impl Pipeline {
         let mut problems = recipe.check_fields();
         let mut steps = Vec::new();
         for (index, entry) in recipe.steps.iter().enumerate() {
-            let label = format!("step {} ({})", index + 1, entry.kind);
+            let at = |p: Problem| p.in_step(index + 1, &entry.kind);
             let Some(info) = find_step(registry, &entry.kind) else {
-                let known: Vec<_> = registry.iter().map(|s| s.name).collect();
-                problems.push(format!(
-                    "{label}: unknown step type `{}` (known: {})",
-                    entry.kind,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                ));
+                let known = registry.iter().map(|s| s.name.to_string()).collect();
+                problems
+                    .push(at(Problem::from_error(Error::UnknownStep { name: entry.kind.clone(), known })));
                 continue;
             };
             let params = match Params::validate(info.params, &entry.params) {
                 Ok(p) => p,
                 Err(list) => {
-                    problems.extend(list.into_iter().map(|p| format!("{label}: {p}")));
+                    problems.extend(list.into_iter().map(at));
                     continue;
                 }
             };
@@ -161,11 +158,11 @@ impl Pipeline {
                     step,
                 }),
                 Ok(_) => {}
-                Err(e) => problems.push(format!("{label}: {e}")),
+                Err(e) => problems.push(at(Problem::from_error(e))),
             }
         }
         if !problems.is_empty() {
-            return Err(Error::Recipe(problems.join("; ")));
+            return Err(Error::Recipe(problems));
         }
         Ok(Self { recipe, steps })
     }
@@ -262,9 +259,11 @@ impl Pipeline {
             };
             ran.map_err(|e| match e {
                 Error::Cancelled => Error::Cancelled,
-                other => {
-                    Error::Recipe(format!("step {} ({}) failed: {other}", planned.index + 1, planned.name))
-                }
+                other => Error::Step {
+                    step: planned.index + 1,
+                    name: planned.name.to_string(),
+                    source: Box::new(other),
+                },
             })?;
             let seconds = t0.elapsed().as_secs_f64();
             let peak = memory::peak_bytes();

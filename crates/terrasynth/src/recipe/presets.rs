@@ -16,8 +16,15 @@ pub struct Preset {
 impl Preset {
     /// The parsed recipe.
     pub fn recipe(&self) -> Result<Recipe> {
-        Recipe::from_toml_str(self.toml)
-            .map_err(|e| Error::Recipe(format!("built-in preset `{}`: {e}", self.name)))
+        Recipe::from_toml_str(self.toml).map_err(|e| match e {
+            Error::Syntax { format, line_col, message, .. } => Error::Syntax {
+                path: Some(format!("presets/{}.toml", self.name).into()),
+                format,
+                line_col,
+                message,
+            },
+            other => other,
+        })
     }
 }
 
@@ -50,8 +57,8 @@ pub fn presets() -> &'static [Preset] {
 /// The preset named `name`; the error lists the known names.
 pub fn preset(name: &str) -> Result<Preset> {
     presets().iter().copied().find(|p| p.name == name).ok_or_else(|| {
-        let known: Vec<_> = presets().iter().map(|p| p.name).collect();
-        Error::Recipe(format!("unknown preset `{name}` (known: {})", known.join(", ")))
+        let known = presets().iter().map(|p| p.name.to_string()).collect();
+        Error::UnknownPreset { name: name.to_string(), known }
     })
 }
 
@@ -72,7 +79,12 @@ mod tests {
 
     #[test]
     fn unknown_preset_lists_known_ones() {
-        let e = preset("atlantis").unwrap_err().to_string();
-        assert!(e.contains("island") && e.contains("olsen"), "{e}");
+        let e = preset("atlantis").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown preset `atlantis` (known: island, archipelago, mountains, mdp, spectral, voronoi-ds, \
+             olsen, eroded-island, olsen-eroded, rivers)"
+        );
+        assert!(matches!(e, Error::UnknownPreset { name, .. } if name == "atlantis"));
     }
 }

@@ -127,7 +127,7 @@ impl Blend {
             given.insert("noise".to_string(), crate::step::ParamValue::Text(self.noise.clone()));
         }
         let params = Params::validate(info.params, &given).map_err(|e| {
-            Error::param("noise", &self.noise, format!("an inline noise spec ({})", e.join("; ")))
+            Error::param("noise", &self.noise, format!("an inline noise spec ({})", crate::join_problems(&e)))
         })?;
         (info.build)(&params).map_err(|e| match e {
             Error::InvalidParameter { value, allowed, .. } => {

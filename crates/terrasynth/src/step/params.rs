@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use crate::{Error, Problem, Result};
 
 /// The kind and allowed range of one parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -203,17 +203,20 @@ pub struct Params {
 
 impl Params {
     /// Validates `given` against `specs`: unknown keys and bad values are collected (one
-    /// message per problem, naming the key, the value and the allowed range); missing keys
-    /// take their default.
+    /// [`Problem`] each, naming the key, the value and the allowed range); missing keys take
+    /// their default.
     pub fn validate(
         specs: &[ParamSpec],
         given: &BTreeMap<String, ParamValue>,
-    ) -> std::result::Result<Self, Vec<String>> {
+    ) -> std::result::Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
         for key in given.keys() {
             if !specs.iter().any(|s| s.name == key) {
                 let known: Vec<_> = specs.iter().map(|s| s.name).collect();
-                problems.push(format!("unknown parameter `{key}` (known: {})", known.join(", ")));
+                problems.push(Problem {
+                    field: Some(key.clone()),
+                    ..Problem::message(format!("unknown parameter `{key}` (known: {})", known.join(", ")))
+                });
             }
         }
         let mut values = BTreeMap::new();
@@ -224,7 +227,7 @@ impl Params {
                 Ok(()) => {
                     values.insert(spec.name.to_string(), value);
                 }
-                Err(e) => problems.push(e.to_string()),
+                Err(e) => problems.push(Problem::from_error(e)),
             }
         }
         if problems.is_empty() { Ok(Self { values }) } else { Err(problems) }
@@ -696,7 +699,8 @@ mod tests {
         given.insert("octaves".into(), ParamValue::Number(2.5));
         given.insert("mode".into(), ParamValue::Text("z".into()));
         given.insert("colour".into(), ParamValue::Bool(true));
-        let problems = Params::validate(SPECS, &given).unwrap_err();
+        let problems: Vec<String> =
+            Params::validate(SPECS, &given).unwrap_err().iter().map(ToString::to_string).collect();
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("`roughness`") && p.contains("[0, 4]")));
         assert!(problems.iter().any(|p| p.contains("`octaves`") && p.contains("1..=32")));
