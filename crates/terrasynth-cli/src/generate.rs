@@ -189,8 +189,8 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
     let opts = ExportOptions {
         engine: plan.engine,
         threads: plan.threads,
-        erosion_scores: Some(serde_json::to_value(&log.scores)?),
-        trace: plan.trace.map(|_| serde_json::to_value(&log.trace)).transpose()?,
+        erosion_scores: log.scores,
+        trace: plan.trace.map(|_| log.trace),
         progress: Default::default(),
     };
     // Everything that can fail on the terrain is checked before --out is created or touched.

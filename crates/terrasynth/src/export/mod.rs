@@ -53,7 +53,7 @@ use crate::io::geojson::{rivers_geojson, write_json};
 use crate::io::png::{PngLayout, write_png_rows};
 use crate::io::tiff::GeoTiffOptions;
 use crate::memory;
-use crate::recipe::{Pipeline, Recipe, RunOutput};
+use crate::recipe::{Pipeline, Recipe, RunOutput, StepScore, TracePoint};
 use crate::render::hillshade::{Hillshader, hillshade_byte, shade_pixel};
 use crate::render::palette::FractionMap;
 use crate::render::water::{FlowImage, LAKE_RGBA, WaterImage, fresh_water_mask, stamp_rivers};
@@ -72,10 +72,10 @@ pub struct ExportOptions {
     /// Worker threads of the caller's pool, recorded in report.json (`run.threads`).
     pub threads: usize,
     /// report.json `erosion_scores`: ε after each erosion step, as the caller recorded it
-    /// (`[]` when it recorded none).
-    pub erosion_scores: Option<serde_json::Value>,
-    /// report.json `trace` (written only when `Some`).
-    pub trace: Option<serde_json::Value>,
+    /// (with [`ErosionRecorder`](crate::recipe::ErosionRecorder); empty when it recorded none).
+    pub erosion_scores: Vec<StepScore>,
+    /// report.json `trace`: ε inside the erosion steps (written only when `Some`).
+    pub trace: Option<Vec<TracePoint>>,
     /// Cancellation: checked before each file.
     pub progress: Progress,
 }

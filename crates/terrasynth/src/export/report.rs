@@ -9,7 +9,7 @@ use super::{ExportOptions, Prepared, Written};
 use crate::analyze::Metrics;
 use crate::io::engine::EngineImport;
 use crate::memory;
-use crate::recipe::{Pipeline, Recipe, RunOutput, StepTiming, registry};
+use crate::recipe::{Pipeline, Recipe, RunOutput, StepScore, StepTiming, TracePoint, registry};
 
 /// report.json: resolved recipe, seed, version, height range, engine settings, files, metrics,
 /// `erosion_scores` (ε after each erosion step), `hydrology` (river and lake counts, which
@@ -40,7 +40,7 @@ pub struct Report {
     /// Metrics of the final heights.
     pub metrics: Metrics,
     /// ε after each erosion step, as the caller recorded it.
-    pub erosion_scores: serde_json::Value,
+    pub erosion_scores: Vec<StepScore>,
     /// River and lake counts, and which layers the outputs computed.
     pub hydrology: HydrologyReport,
     /// Share of the map per biome, by biome name.
@@ -51,7 +51,7 @@ pub struct Report {
     pub run: RunReport,
     /// ε traced inside erosion steps (only when the caller traced).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<serde_json::Value>,
+    pub trace: Option<Vec<TracePoint>>,
 }
 
 /// Map size in report.json.
@@ -153,10 +153,7 @@ impl Report {
             engine: p.engine.clone(),
             files: written.files,
             metrics: written.metrics,
-            erosion_scores: opts
-                .erosion_scores
-                .clone()
-                .unwrap_or_else(|| serde_json::Value::Array(Vec::new())),
+            erosion_scores: opts.erosion_scores.clone(),
             hydrology: written.hydrology,
             biomes: written.biome_shares.iter().map(|(n, s)| (n.to_string(), *s)).collect(),
             timings: run.timings.clone(),

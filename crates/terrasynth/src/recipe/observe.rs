@@ -58,30 +58,32 @@ pub trait RunObserver {
 /// The observer that does nothing ([`crate::recipe::Pipeline::run`]).
 impl RunObserver for () {}
 
-/// ε after one erosion step.
+/// ε after one erosion step (an entry of report.json's `erosion_scores`; fields in the
+/// report's key order).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StepScore {
-    /// 1-based position of the step in the recipe.
-    pub step: usize,
-    /// Step type.
-    #[serde(rename = "type")]
-    pub name: String,
     /// ε of the heights after the step ([`crate::analyze::epsilon`]).
     pub erosion_score: f64,
-}
-
-/// ε recorded inside an erosion step (`--trace K`).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TracePoint {
     /// 1-based position of the step in the recipe.
     pub step: usize,
     /// Step type.
     #[serde(rename = "type")]
     pub name: String,
-    /// Iterations completed (0 = before the first).
-    pub iteration: usize,
+}
+
+/// ε recorded inside an erosion step (`--trace K`; an entry of report.json's `trace`, fields
+/// in the report's key order).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TracePoint {
     /// ε of the working surface at that point (closed edges).
     pub erosion_score: f64,
+    /// Iterations completed (0 = before the first).
+    pub iteration: usize,
+    /// 1-based position of the step in the recipe.
+    pub step: usize,
+    /// Step type.
+    #[serde(rename = "type")]
+    pub name: String,
 }
 
 /// What the erosion steps of a run left for report.json (`erosion_scores`, `trace`).
