@@ -12,6 +12,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::mesh_rows::MeshRows;
 use super::{atomic, format_err};
 use crate::render::mesh::{GridMesh, Mesh};
 use crate::{Error, Result};
@@ -181,31 +182,11 @@ pub fn smallest_glb_lod(width: usize, height: usize) -> u32 {
         .unwrap_or(crate::render::mesh::MAX_LOD)
 }
 
-fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
-    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// Serialises a mesh to GLB bytes (see the module docs).
+/// Serialises a mesh to GLB bytes (see the module docs): [`write_glb`]'s writer, into memory.
 pub fn glb_bytes(mesh: &Mesh) -> Result<Vec<u8>> {
     check_mesh(mesh)?;
-    let (lo, hi) = mesh.bounds().expect("checked non-empty");
-    let shape = Shape {
-        vertices: mesh.positions.len(),
-        indices: mesh.indices.len(),
-        colors: !mesh.colors.is_empty(),
-        lo,
-        hi,
-    };
-    let mut out = shape.head()?;
-    out.extend_from_slice(&f32_bytes(&mesh.positions));
-    out.extend_from_slice(&f32_bytes(&mesh.normals));
-    out.extend_from_slice(&f32_bytes(&mesh.uvs));
-    if shape.colors {
-        let lut = linear_lut();
-        let linear: Vec<[f32; 3]> = mesh.colors.iter().map(|c| c.map(|v| lut[v as usize])).collect();
-        out.extend_from_slice(&f32_bytes(&linear));
-    }
-    out.extend(mesh.indices.iter().flat_map(|i| i.to_le_bytes()));
+    let mut out = Vec::new();
+    write_glb_rows(&mut out, Path::new("(GLB in memory)"), mesh)?;
     Ok(out)
 }
 
@@ -214,10 +195,11 @@ fn linear_lut() -> [f32; 256] {
     std::array::from_fn(|v| srgb_to_linear(v as u8))
 }
 
-/// Writes a mesh as a `.glb` file (atomically).
+/// Writes a mesh as a `.glb` file (atomically), streamed as [`write_glb_grid`].
 pub fn write_glb(path: impl AsRef<Path>, mesh: &Mesh) -> Result<()> {
-    let bytes = glb_bytes(mesh)?;
-    atomic::write_bytes_atomic(path, &bytes)
+    check_mesh(mesh)?;
+    let path = path.as_ref();
+    atomic::write_atomic(path, |w| write_glb_rows(w, path, mesh))
 }
 
 /// Writes the mesh of a heightmap as a `.glb` file (atomically), streaming: the vertex
@@ -227,47 +209,52 @@ pub fn write_glb(path: impl AsRef<Path>, mesh: &Mesh) -> Result<()> {
 /// normal, a file of 4 GiB or more); a failed write leaves no file.
 pub fn write_glb_grid(path: impl AsRef<Path>, grid: &GridMesh) -> Result<()> {
     let path = path.as_ref();
-    let (lo, hi) = grid.bounds();
+    atomic::write_atomic(path, |w| write_glb_rows(w, path, grid))
+}
+
+/// The one GLB writer: header and JSON, then the BIN chunk (positions, normals, UVs, linear
+/// colours, indices), each computed band by band of rows and written to `w` as it comes.
+/// `path` names the output in errors.
+fn write_glb_rows(w: &mut dyn std::io::Write, path: &Path, mesh: &impl MeshRows) -> Result<()> {
+    let (lo, hi) = mesh.bounds();
     let shape = Shape {
-        vertices: grid.vertex_count(),
-        indices: grid.index_count(),
-        colors: grid.has_colors(),
+        vertices: mesh.vertex_count(),
+        indices: 3 * mesh.triangle_count(),
+        colors: mesh.has_colors(),
         lo,
         hi,
     };
     let head = shape.head()?;
     let bad = || Error::param("mesh", "a non-finite position or normal", "a consistent mesh");
-    let (nx, ny) = (grid.nx(), grid.ny());
-    atomic::write_atomic(path, |w| {
-        w.write_all(&head).map_err(atomic::io_err(path))?;
-        let ok = super::write_row_bands(w, path, ny, nx * 12, |j, row| {
-            put_f32s(row, (0..nx).map(|i| grid.position(i, j)))
+    let (rows, n) = mesh.vertex_rows();
+    w.write_all(&head).map_err(atomic::io_err(path))?;
+    let ok = super::write_row_bands(w, path, rows, n * 12, |j, row| {
+        put_f32s(row, (0..n).map(|i| mesh.position(i, j)))
+    })?;
+    let ok = ok
+        && super::write_row_bands(w, path, rows, n * 12, |j, row| {
+            put_f32s(row, (0..n).map(|i| mesh.normal(i, j)))
         })?;
-        let ok = ok
-            && super::write_row_bands(w, path, ny, nx * 12, |j, row| {
-                put_f32s(row, (0..nx).map(|i| grid.normal(i, j)))
-            })?;
-        if !ok {
-            return Err(bad());
-        }
-        super::write_row_bands(w, path, ny, nx * 8, |j, row| put_f32s(row, (0..nx).map(|i| grid.uv(i, j))))?;
-        if shape.colors {
-            let lut = linear_lut();
-            super::write_row_bands(w, path, ny, nx * 12, |j, row| {
-                let c = |i| grid.color(i, j).unwrap_or_default().map(|v| lut[v as usize]);
-                put_f32s(row, (0..nx).map(c))
-            })?;
-        }
-        super::write_row_bands(w, path, ny - 1, (nx - 1) * 24, |j, row| {
-            for (i, q) in row.chunks_exact_mut(24).enumerate() {
-                for (dst, v) in q.chunks_exact_mut(4).zip(grid.quad(i, j)) {
-                    dst.copy_from_slice(&v.to_le_bytes());
-                }
+    if !ok {
+        return Err(bad());
+    }
+    super::write_row_bands(w, path, rows, n * 8, |j, row| put_f32s(row, (0..n).map(|i| mesh.uv(i, j))))?;
+    if shape.colors {
+        let lut = linear_lut();
+        super::write_row_bands(w, path, rows, n * 12, |j, row| {
+            put_f32s(row, (0..n).map(|i| mesh.color(i, j).map(|v| lut[v as usize])))
+        })?;
+    }
+    let (rows, n) = mesh.triangle_rows();
+    super::write_row_bands(w, path, rows, n * 12, |j, row| {
+        for (i, t) in row.chunks_exact_mut(12).enumerate() {
+            for (dst, v) in t.chunks_exact_mut(4).zip(mesh.triangle(i, j)) {
+                dst.copy_from_slice(&v.to_le_bytes());
             }
-            true
-        })?;
-        Ok(())
-    })
+        }
+        true
+    })?;
+    Ok(())
 }
 
 /// Writes little-endian f32 vectors into `out`; false if one is not finite.

@@ -32,6 +32,7 @@ pub mod geojson;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod import;
+mod mesh_rows;
 pub mod obj;
 #[cfg(feature = "png")]
 pub mod png;

@@ -8,14 +8,14 @@ use std::io::Write;
 use std::path::Path;
 
 use super::atomic;
+use super::mesh_rows::MeshRows;
 use crate::render::mesh::{GridMesh, Mesh};
 use crate::{Error, Result};
 
 /// Writes `mesh` as OBJ; if `texture` is given, also writes `<name>.mtl` beside it with one
 /// material `terrain` whose diffuse map is that image path (written as given, so pass a path
-/// relative to the OBJ's directory).
+/// relative to the OBJ's directory). Streamed as [`write_obj_grid`].
 pub fn write_obj(path: impl AsRef<Path>, mesh: &Mesh, texture: Option<&str>) -> Result<()> {
-    let path = path.as_ref();
     if mesh.normals.len() != mesh.positions.len() || mesh.uvs.len() != mesh.positions.len() {
         return Err(Error::param("mesh", "attribute arrays of different lengths", "a consistent mesh"));
     }
@@ -24,40 +24,7 @@ pub fn write_obj(path: impl AsRef<Path>, mesh: &Mesh, texture: Option<&str>) -> 
     {
         return Err(Error::param("mesh", "bad index list", "whole triangles indexing existing vertices"));
     }
-    let mtl_file = write_mtl(path, texture)?;
-    atomic::write_atomic(path, |w| {
-        let body = || -> std::io::Result<()> {
-            let mut w = std::io::BufWriter::new(w);
-            writeln!(
-                w,
-                "# terrasynth terrain: {} vertices, {} triangles",
-                mesh.vertex_count(),
-                mesh.triangle_count()
-            )?;
-            if texture.is_some() {
-                writeln!(w, "mtllib {mtl_file}")?;
-            }
-            writeln!(w, "o terrain")?;
-            for p in &mesh.positions {
-                writeln!(w, "v {} {} {}", p[0], p[1], p[2])?;
-            }
-            for t in &mesh.uvs {
-                writeln!(w, "vt {} {}", t[0], 1.0 - t[1])?;
-            }
-            for n in &mesh.normals {
-                writeln!(w, "vn {} {} {}", n[0], n[1], n[2])?;
-            }
-            if texture.is_some() {
-                writeln!(w, "usemtl terrain")?;
-            }
-            for t in mesh.indices.chunks_exact(3) {
-                let [a, b, c] = [t[0] + 1, t[1] + 1, t[2] + 1];
-                writeln!(w, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}")?;
-            }
-            w.flush()
-        };
-        body().map_err(atomic::io_err(path))
-    })
+    write_obj_rows(path.as_ref(), mesh, texture)
 }
 
 /// Writes the MTL file beside `path` when there is a texture; returns the MTL file name.
@@ -77,18 +44,23 @@ fn write_mtl(path: &Path, texture: Option<&str>) -> Result<String> {
 /// the mesh is never held in memory. The bytes are exactly those of [`write_obj`] of
 /// [`GridMesh::to_mesh`].
 pub fn write_obj_grid(path: impl AsRef<Path>, grid: &GridMesh, texture: Option<&str>) -> Result<()> {
+    write_obj_rows(path.as_ref(), grid, texture)
+}
+
+/// The one OBJ writer: header, `v`, `vt`, `vn` and `f` lines, each block formatted band by
+/// band of rows and written as it comes.
+fn write_obj_rows(path: &Path, mesh: &impl MeshRows, texture: Option<&str>) -> Result<()> {
     use std::fmt::Write as _;
-    let path = path.as_ref();
     let mtl_file = write_mtl(path, texture)?;
-    let (nx, ny) = (grid.nx(), grid.ny());
     let text = |rows: usize, line: &(dyn Fn(usize, &mut String) + Sync), w: &mut dyn Write| {
         super::for_text_bands(rows, line, |band| w.write_all(band.as_bytes()).map_err(atomic::io_err(path)))
     };
+    let (rows, n) = mesh.vertex_rows();
     atomic::write_atomic(path, |w| {
         let mut head = format!(
             "# terrasynth terrain: {} vertices, {} triangles\n",
-            grid.vertex_count(),
-            grid.index_count() / 3
+            mesh.vertex_count(),
+            mesh.triangle_count()
         );
         if texture.is_some() {
             let _ = writeln!(head, "mtllib {mtl_file}");
@@ -96,39 +68,37 @@ pub fn write_obj_grid(path: impl AsRef<Path>, grid: &GridMesh, texture: Option<&
         head.push_str("o terrain\n");
         w.write_all(head.as_bytes()).map_err(atomic::io_err(path))?;
         let positions = |j: usize, s: &mut String| {
-            for i in 0..nx {
-                let p = grid.position(i, j);
+            for i in 0..n {
+                let p = mesh.position(i, j);
                 let _ = writeln!(s, "v {} {} {}", p[0], p[1], p[2]);
             }
         };
-        text(ny, &positions, w)?;
+        text(rows, &positions, w)?;
         let uvs = |j: usize, s: &mut String| {
-            for i in 0..nx {
-                let t = grid.uv(i, j);
+            for i in 0..n {
+                let t = mesh.uv(i, j);
                 let _ = writeln!(s, "vt {} {}", t[0], 1.0 - t[1]);
             }
         };
-        text(ny, &uvs, w)?;
+        text(rows, &uvs, w)?;
         let normals = |j: usize, s: &mut String| {
-            for i in 0..nx {
-                let n = grid.normal(i, j);
-                let _ = writeln!(s, "vn {} {} {}", n[0], n[1], n[2]);
+            for i in 0..n {
+                let v = mesh.normal(i, j);
+                let _ = writeln!(s, "vn {} {} {}", v[0], v[1], v[2]);
             }
         };
-        text(ny, &normals, w)?;
+        text(rows, &normals, w)?;
         if texture.is_some() {
             w.write_all(b"usemtl terrain\n").map_err(atomic::io_err(path))?;
         }
+        let (rows, n) = mesh.triangle_rows();
         let faces = |j: usize, s: &mut String| {
-            for i in 0..nx - 1 {
-                let q = grid.quad(i, j).map(|v| v + 1);
-                for t in q.chunks_exact(3) {
-                    let (a, b, c) = (t[0], t[1], t[2]);
-                    let _ = writeln!(s, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
-                }
+            for i in 0..n {
+                let [a, b, c] = mesh.triangle(i, j).map(|v| v + 1);
+                let _ = writeln!(s, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
             }
         };
-        text(ny - 1, &faces, w)?;
+        text(rows, &faces, w)?;
         w.flush().map_err(atomic::io_err(path))
     })
 }
