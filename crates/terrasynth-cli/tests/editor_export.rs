@@ -1,26 +1,20 @@
 //! The editor's Export writes what `terrasynth generate` writes: for the same recipe, every
 //! file byte for byte (report.json compared with its machine-dependent fields removed).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::Value;
 use terrasynth::recipe::{PipelineProgress, Recipe, preset};
 use terrasynth_gui::document::Document;
 
-const BIN: &str = env!("CARGO_BIN_EXE_terrasynth");
+mod common;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("terrasynth-editor-export-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::temp_dir;
 
 /// report.json without `timings` and `run` (times, peak memory, threads), and without
 /// `erosion_scores` when `drop_scores` (the editor records no per-step ε).
 fn report_without_timings(path: &Path, drop_scores: bool) -> Value {
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut v = common::json(path);
     let obj = v.as_object_mut().unwrap();
     obj.remove("timings").expect("report.json has timings");
     obj.remove("run").expect("report.json has run");
@@ -37,17 +31,7 @@ fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) 
     let recipe_path = dir.join("recipe.toml");
     std::fs::write(&recipe_path, recipe.to_toml_string().unwrap()).unwrap();
     let cli = dir.join("cli");
-    let out = Command::new(BIN)
-        .args([
-            "generate",
-            "--quiet",
-            "--recipe",
-            recipe_path.to_str().unwrap(),
-            "--out",
-            cli.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let out = common::generate(&cli, &["--recipe", recipe_path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let editor = dir.join("editor");
@@ -55,8 +39,7 @@ fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) 
     let terrain = doc.build(&PipelineProgress::new()).unwrap();
     let written = terrasynth_gui::export::export(&doc, &terrain, &editor).unwrap();
 
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(cli.join("report.json")).unwrap()).unwrap();
+    let report = common::json(&cli.join("report.json"));
     let mut files: Vec<String> =
         report["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
     assert!(files.len() >= 12, "{files:?}");

@@ -1,37 +1,15 @@
 //! End-to-end tests of `terrasynth generate`, `presets`, `recipe`, `steps`: files written,
 //! PNG sizes, report.json keys, determinism across thread counts, bad input writing nothing.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{generate, json, run, stderr, temp_dir};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_terrasynth");
-
-/// A fresh, empty temporary folder for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("terrasynth-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("cannot start terrasynth")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn generate(out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["generate", "--quiet", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    run(&args)
-}
-
 fn report(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+    json(&dir.join("report.json"))
 }
 
 fn png_size(path: &Path) -> (u32, u32) {

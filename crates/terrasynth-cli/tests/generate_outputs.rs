@@ -2,34 +2,13 @@
 //! water.png, flow.png, biomes.png, splat.png, rivers.geojson, report.json's
 //! `erosion_scores` and `trace`, the new presets, and `exports.carve-mesh`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{generate, json, ok, temp_dir};
 use serde_json::Value;
 use terrasynth::hydro::DepressionFiller;
-
-const BIN: &str = env!("CARGO_BIN_EXE_terrasynth");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("terrasynth-outputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn generate(out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["generate", "--quiet", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    Command::new(BIN).args(&args).output().expect("cannot start terrasynth")
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 #[test]
 fn water_flow_biomes_and_splat_are_written_at_the_map_size() {

@@ -1,19 +1,10 @@
 //! `terrasynth sample` and `terrasynth noise`, run through the built binary.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn terrasynth(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_terrasynth"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
+use std::process::Output;
+
+use common::run_with_stdin as terrasynth;
 
 fn stdout_lines(out: &Output) -> Vec<String> {
     String::from_utf8(out.stdout.clone()).unwrap().lines().map(str::to_owned).collect()
@@ -79,8 +70,7 @@ fn help_lists_kinds() {
 
 #[test]
 fn noise_writes_a_16_bit_png_of_the_right_size() {
-    let dir = std::env::temp_dir().join(format!("terrasynth-noise-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("png");
     let path = dir.join("fbm.png");
     let p = path.to_str().unwrap();
     let spec = r#"kind = "perlin", fractal = "fbm", octaves = 5"#;
