@@ -30,17 +30,19 @@ pub enum Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// Recipe names, in the order of [`Neighbourhood::from_name`].
+    /// Recipe names, in the order of [`Neighbourhood::ALL`].
     pub const NAMES: &'static [&'static str] = &["moore", "von-neumann", "rotated-von-neumann"];
+    /// Every variant, in the order of [`Neighbourhood::NAMES`].
+    pub const ALL: &'static [Self] = &[Self::Moore, Self::VonNeumann, Self::RotatedVonNeumann];
 
-    /// Parses a recipe name (`moore`, `von-neumann`, `rotated-von-neumann`).
+    /// Parses a recipe name (one of [`Neighbourhood::NAMES`]).
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "moore" => Ok(Self::Moore),
-            "von-neumann" => Ok(Self::VonNeumann),
-            "rotated-von-neumann" => Ok(Self::RotatedVonNeumann),
-            _ => Err(Error::param("neighbourhood", name, "one of moore, von-neumann, rotated-von-neumann")),
-        }
+        from_name(Self::NAMES, Self::ALL, "neighbourhood", name)
+    }
+
+    /// This variant's recipe name.
+    pub fn name(self) -> &'static str {
+        name_of(Self::NAMES, Self::ALL, self)
     }
 
     /// The `(dx, dy)` offsets of the neighbours, row-major (see the module doc). Every set is symmetric (contains `-o` for
@@ -65,17 +67,35 @@ pub enum Boundary {
 }
 
 impl Boundary {
-    /// Recipe names.
+    /// Recipe names, in the order of [`Boundary::ALL`].
     pub const NAMES: &'static [&'static str] = &["closed", "wrap"];
+    /// Every variant, in the order of [`Boundary::NAMES`].
+    pub const ALL: &'static [Self] = &[Self::Closed, Self::Wrap];
 
-    /// Parses a recipe name (`closed`, `wrap`).
+    /// Parses a recipe name (one of [`Boundary::NAMES`]).
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "closed" => Ok(Self::Closed),
-            "wrap" => Ok(Self::Wrap),
-            _ => Err(Error::param("boundary", name, "one of closed, wrap")),
-        }
+        from_name(Self::NAMES, Self::ALL, "boundary", name)
     }
+
+    /// This variant's recipe name.
+    pub fn name(self) -> &'static str {
+        name_of(Self::NAMES, Self::ALL, self)
+    }
+}
+
+/// The variant of `all` whose name in `names` is `name`; the error names the parameter `key`
+/// and lists `names`. (The enums of this layer cannot use `step`'s `choice_enum!`, which sits
+/// above `grid`; one name list per enum serves both directions.)
+fn from_name<T: Copy>(names: &[&str], all: &[T], key: &str, name: &str) -> Result<T> {
+    match names.iter().position(|n| *n == name) {
+        Some(i) => Ok(all[i]),
+        None => Err(Error::param(key, name, format!("one of {}", names.join(", ")))),
+    }
+}
+
+/// The name in `names` of `value`, found in `all`.
+fn name_of<T: Copy + PartialEq>(names: &[&'static str], all: &[T], value: T) -> &'static str {
+    names[all.iter().position(|v| *v == value).expect("every variant is listed in ALL")]
 }
 
 /// Grid shape plus boundary rule: resolves a neighbour's linear index.
@@ -140,5 +160,25 @@ impl Stencil {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_variants_round_trip() {
+        assert_eq!(Neighbourhood::NAMES.len(), Neighbourhood::ALL.len());
+        for &n in Neighbourhood::ALL {
+            assert_eq!(Neighbourhood::from_name(n.name()).unwrap(), n);
+        }
+        assert_eq!(Boundary::NAMES.len(), Boundary::ALL.len());
+        for &b in Boundary::ALL {
+            assert_eq!(Boundary::from_name(b.name()).unwrap(), b);
+        }
+        assert_eq!(Neighbourhood::RotatedVonNeumann.name(), "rotated-von-neumann");
+        let e = Boundary::from_name("mirror").unwrap_err().to_string();
+        assert_eq!(e, "invalid parameter `boundary` = mirror: allowed one of closed, wrap");
     }
 }
