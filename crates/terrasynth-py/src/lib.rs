@@ -22,7 +22,7 @@ use terrasynth::hydro::{D8Router, DepressionFiller, FlowGraph, default_max_width
 use terrasynth::io::engine::Engine;
 use terrasynth::noise::{NoiseSpec, Region};
 use terrasynth::recipe::{
-    ErosionRecorder, Pipeline, PipelineProgress, RunOutput, StepEntry, find_step, registry,
+    ErosionRecorder, Pipeline, PipelineProgress, RunOutput, StepEntry, StepScore, find_step, registry,
 };
 use terrasynth::step::{Category, ParamValue, Terrain};
 use terrasynth::{Error, Heightmap, Progress};
@@ -236,8 +236,7 @@ impl PyRecipe {
                 })
             },
         )?;
-        let scores = serde_json::to_value(&log.scores).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        PyTerrain::new(py, pipeline, run, threads, scores)
+        PyTerrain::new(py, pipeline, run, threads, log.scores)
     }
 }
 
@@ -250,7 +249,7 @@ struct PyTerrain {
     height: Py<PyArray2<f32>>,
     cell_size: f64,
     threads: usize,
-    erosion_scores: serde_json::Value,
+    erosion_scores: Vec<StepScore>,
 }
 
 impl PyTerrain {
@@ -259,7 +258,7 @@ impl PyTerrain {
         pipeline: Pipeline,
         mut run: RunOutput,
         threads: usize,
-        erosion_scores: serde_json::Value,
+        erosion_scores: Vec<StepScore>,
     ) -> PyResult<Self> {
         let hm = std::mem::replace(&mut run.terrain.height, Heightmap::new(1, 1, 1.0).map_err(py_err)?);
         let (w, h, cell_size) = (hm.width(), hm.height(), hm.cell_size());
@@ -318,7 +317,7 @@ impl PyTerrain {
         let opts = ExportOptions {
             engine,
             threads: self.threads,
-            erosion_scores: Some(self.erosion_scores.clone()),
+            erosion_scores: self.erosion_scores.clone(),
             trace: None,
             progress: cancel.clone(),
         };
