@@ -102,7 +102,7 @@ pub fn parse_param(spec: &ParamSpec, text: &str) -> Result<ParamValue, String> {
         ),
         ParamKind::Bool => ParamValue::Bool(t.parse().map_err(|_| not_a(spec, t, "true or false"))?),
         // Free text keeps its spaces; a choice is one of its names.
-        ParamKind::Text => ParamValue::Text(text.to_string()),
+        ParamKind::Text | ParamKind::LegacyText => ParamValue::Text(text.to_string()),
         ParamKind::Choice(_) => ParamValue::Text(t.to_string()),
     };
     spec.check(&value).map_err(|e| e.to_string())?;
@@ -117,6 +117,7 @@ pub fn value_text(value: &ParamValue) -> String {
         ParamValue::List(l) => l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
         ParamValue::Text(s) => s.clone(),
         ParamValue::Bool(b) => b.to_string(),
+        ParamValue::Absent => String::new(),
     }
 }
 

@@ -395,21 +395,21 @@ pub const FIELDS: &[Field] = &[
         default: FieldDefault::Absent,
         unit: "",
         doc: "Musgrave's fractal increment H (ridged, hybrid): octave weight lacunarity^(-i·H). \
-              Absent (-1 in a `noise` recipe step): 1.0 for ridged, 0.25 for hybrid.",
+              Absent (key omitted in a `noise` recipe step): 1.0 for ridged, 0.25 for hybrid.",
     },
     Field {
         key: "mf-offset",
         kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_MF_OFFSET },
         default: FieldDefault::Absent,
         unit: "",
-        doc: "Musgrave's offset (ridged, hybrid). Absent (-1 in a `noise` recipe step): 1.0 for ridged, 0.7 for hybrid.",
+        doc: "Musgrave's offset (ridged, hybrid). Absent (key omitted in a `noise` recipe step): 1.0 for ridged, 0.7 for hybrid.",
     },
     Field {
         key: "gain",
         kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_GAIN },
         default: FieldDefault::Absent,
         unit: "",
-        doc: "Musgrave's gain (ridged). Absent (-1 in a `noise` recipe step): 2.0.",
+        doc: "Musgrave's gain (ridged). Absent (key omitted in a `noise` recipe step): 2.0.",
     },
     Field {
         key: "warp",
@@ -432,7 +432,7 @@ pub const FIELDS: &[Field] = &[
         unit: "lattice cells",
         doc: "Tileable output every `period` cells in x and y (white, value, perlin-angle, perlin-table, \
               perlin); with a fractal `lacunarity` must be an integer, with a warp `warp-frequency` too. \
-              Absent (0 in a `noise` recipe step): not tileable.",
+              Absent (key omitted in a `noise` recipe step): not tileable.",
     },
     Field {
         key: "distance",

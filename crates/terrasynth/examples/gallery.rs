@@ -525,6 +525,7 @@ fn value_text(v: &ParamValue) -> String {
         ParamValue::List(xs) => {
             format!("[{}]", xs.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(", "))
         }
+        ParamValue::Absent => "(absent)".into(),
     }
 }
 

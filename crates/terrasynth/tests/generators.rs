@@ -543,7 +543,7 @@ fn bad_values(spec: &ParamSpec) -> Vec<ParamValue> {
             ParamValue::List(vec![0.0; max_len + 1]),
         ],
         ParamKind::Choice(_) => vec![ParamValue::Text("no-such-choice".into())],
-        ParamKind::Bool | ParamKind::Text => vec![num(f64::NAN)],
+        ParamKind::Bool | ParamKind::Text | ParamKind::LegacyText => vec![num(f64::NAN)],
     }
 }
 

@@ -11,16 +11,33 @@ use crate::limits::{self, value_text};
 /// Sliders and fields for `specs`, editing `entry.params`. Numbers have a slider (dragging
 /// previews live) with a typed field beside it; text, lists and numbers without a finite range
 /// have the typed field alone. Typed fields commit on Enter or focus loss, checked with the
-/// spec (no clamping); a bad value shows its error under the row and changes nothing. `salt`
-/// keeps widget ids unique.
+/// spec (no clamping); a bad value shows its error under the row and changes nothing. An
+/// optional number ([`ParamSpec::optional`]) has an "auto" checkbox first: ticked, the key is
+/// left out of the recipe (absent) and no number is shown; unticked, it takes its range's
+/// lower end and the number widgets appear. [`ParamKind::LegacyText`] parameters (kept only for
+/// older recipes) get no widget ([`shown`]). `salt` keeps widget ids unique.
 pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, salt: usize) {
-    for spec in specs {
+    for spec in specs.iter().filter(|s| shown(s)) {
         let current = entry.params.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
+        let mut clear = false;
         let tip = param_tooltip(spec);
         let mut new_value = None;
         let mut error = None;
         ui.horizontal(|ui| {
             ui.label(spec.name).on_hover_text(tip.as_str());
+            if spec.optional() {
+                let auto = current == ParamValue::Absent;
+                let mut x = auto;
+                ui.checkbox(&mut x, "auto").on_hover_text(tip.as_str());
+                if x && !auto {
+                    clear = true;
+                } else if !x && auto {
+                    new_value = limits::number_range(spec).map(|r| ParamValue::Number(*r.start()));
+                }
+                if x {
+                    return;
+                }
+            }
             let mut typed = |ui: &mut egui::Ui, width: f32| {
                 let e = entry_ui(
                     ui,
@@ -96,6 +113,9 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
             }
         });
         error_note(ui, error.as_deref());
+        if clear {
+            entry.params.remove(spec.name);
+        }
         if let Some(v) = new_value {
             entry.params.insert(spec.name.to_string(), v);
         }
@@ -119,6 +139,11 @@ pub fn field_ui(ui: &mut egui::Ui, name: &str, value: f64, width: f32) -> Entry<
     Entry { response, ..e }
 }
 
+/// Whether the editor shows a widget for `spec`: every kind but [`ParamKind::LegacyText`].
+pub fn shown(spec: &ParamSpec) -> bool {
+    spec.kind != ParamKind::LegacyText
+}
+
 /// Tooltip of a parameter: its doc, then the allowed values as the library words them
 /// ([`ParamSpec::allowed`], the text of its range errors), its unit and default (as typed in
 /// its field: `0.05`, not `Number(0.05)`).
@@ -126,6 +151,7 @@ pub fn param_tooltip(spec: &ParamSpec) -> String {
     let unit = if spec.unit.is_empty() { String::new() } else { format!(", unit {}", spec.unit) };
     let default = match spec.default.to_value() {
         ParamValue::Text(t) if t.is_empty() => "empty".to_string(),
+        ParamValue::Absent => "auto (absent)".to_string(),
         v => value_text(&v),
     };
     format!("{}\n\nAllowed: {}{unit}; default {default}", spec.doc, spec.allowed())
@@ -136,6 +162,26 @@ mod tests {
     use terrasynth::recipe::registry;
 
     use super::*;
+
+    /// The noise step's editor: no free-text box (the legacy inline `noise` key has no widget,
+    /// every other parameter has one), and its optional numbers say "auto" by default.
+    #[test]
+    fn noise_shows_typed_widgets_only() {
+        let reg = registry();
+        let noise = reg.iter().find(|s| s.name == "noise").expect("noise step");
+        let widgets: Vec<_> = noise.params.iter().filter(|s| shown(s)).map(|s| s.name).collect();
+        assert_eq!(widgets.len(), noise.params.len() - 1);
+        assert!(!widgets.contains(&"noise"));
+        assert!(noise.params.iter().filter(|s| shown(s)).all(|s| s.kind != ParamKind::Text));
+        let optional: Vec<_> = noise.params.iter().filter(|s| s.optional()).map(|s| s.name).collect();
+        assert_eq!(optional, ["h", "mf-offset", "gain", "period"]);
+        for spec in noise.params.iter().filter(|s| s.optional()) {
+            assert!(param_tooltip(spec).ends_with("default auto (absent)"), "{}", param_tooltip(spec));
+            // Unticking "auto" gives the range's lower end, which the spec accepts.
+            let start = *limits::number_range(spec).expect("a number").start();
+            assert!(spec.check(&ParamValue::Number(start)).is_ok(), "{}", spec.name);
+        }
+    }
 
     #[test]
     fn tooltips_state_the_librarys_range() {

@@ -15,30 +15,21 @@ use crate::{Error, Heightmap, Progress, Result};
 /// [`NO_SEED`] (-1, the default) means the step's seed.
 pub const REFERENCE_SEED: i64 = -2;
 
-/// The flat value of an absent optional number (`h`, `mf-offset`, `gain`): the fractal's default.
-pub const ABSENT_NUMBER: f64 = -1.0;
-
-/// The flat value of an absent `period`: not tileable.
-pub const NO_PERIOD: i64 = 0;
-
 /// The recipe parameter of one [`NoiseSpec`] field, made from its description in
 /// [`terrasynth_noise::spec::FIELDS`] (range, default, unit, doc): numbers keep their range,
-/// choices their names, `offset` is a list of 2, and the optional fields and the seed take a
-/// value outside their range for "absent" ([`ABSENT_NUMBER`], [`NO_PERIOD`], [`NO_SEED`]) since
-/// TOML has no null.
+/// choices their names, `offset` is a list of 2, the optional fields (`h`, `mf-offset`, `gain`,
+/// `period`) keep their range and default to [`DefaultValue::Absent`] (key omitted: the
+/// fractal's default, not tileable), and the seed adds -1 (the step's seed, [`NO_SEED`]) and -2
+/// ([`REFERENCE_SEED`]) below its range.
 const fn field_param(f: &Field) -> ParamSpec {
     let (kind, default) = match f.kind {
         FieldKind::Float { min, max } => (ParamKind::Float { min, max }, number_default(f.default)),
         FieldKind::Int { min, max } => {
             (ParamKind::Int { min: min as i64, max: max as i64 }, number_default(f.default))
         }
-        FieldKind::OptionalFloat { min, max } => {
-            assert!(min >= 0.0, "the absent value -1 must be outside the range");
-            (ParamKind::Float { min: ABSENT_NUMBER, max }, DefaultValue::Number(ABSENT_NUMBER))
-        }
+        FieldKind::OptionalFloat { min, max } => (ParamKind::Float { min, max }, DefaultValue::Absent),
         FieldKind::OptionalInt { min, max } => {
-            assert!(min >= 1, "the absent value 0 must be outside the range");
-            (ParamKind::Int { min: NO_PERIOD, max: max as i64 }, DefaultValue::Number(NO_PERIOD as f64))
+            (ParamKind::Int { min: min as i64, max: max as i64 }, DefaultValue::Absent)
         }
         FieldKind::Pair { max_abs } => {
             let default = match f.default {
@@ -109,7 +100,7 @@ const FEATURE_SIZE: ParamSpec = ParamSpec {
 
 const INLINE: ParamSpec = ParamSpec {
     name: "noise",
-    kind: ParamKind::Text,
+    kind: ParamKind::LegacyText,
     default: DefaultValue::Text(""),
     unit: "",
     doc: "Optional inline TOML noise spec (any NoiseSpec key, e.g. `kind = \"perlin\", \
@@ -126,8 +117,8 @@ const INLINE: ParamSpec = ParamSpec {
 /// its resolution. The spec's own `frequency` multiplies on top (default 1).
 ///
 /// The spec comes either from the flat keys, one per [`NoiseSpec`] field with the range, default
-/// and doc of its description in [`terrasynth_noise::spec::FIELDS`] (absent optionals written
-/// -1, `period = 0`, `seed = -1` for the step's seed and -2 for `"reference"`), or, when the
+/// and doc of its description in [`terrasynth_noise::spec::FIELDS`] (optionals absent when their
+/// key is omitted; `seed = -1` for the step's seed and -2 for `"reference"`), or, when the
 /// `noise` key is a non-empty inline TOML table (e.g.
 /// `noise = "kind = \"worley\", fractal = \"fbm\", octaves = 4"`), from that table alone (the
 /// flat noise keys are then ignored; `feature-size` still applies). The noise seed is the
@@ -191,14 +182,16 @@ impl NoiseTerrain {
                 .map_err(|_| Error::param("octaves", "", allowed("octaves")))?,
             lacunarity: p.f64("lacunarity")?,
             persistence: p.f64("persistence")?,
-            h: optional(p, "h")?,
-            mf_offset: optional(p, "mf-offset")?,
-            gain: optional(p, "gain")?,
+            h: p.opt_f64("h")?,
+            mf_offset: p.opt_f64("mf-offset")?,
+            gain: p.opt_f64("gain")?,
             warp: p.f64("warp")?,
             warp_frequency: p.f64("warp-frequency")?,
-            period: match p.i64("period")? {
-                NO_PERIOD => None,
-                n => Some(u32::try_from(n).map_err(|_| Error::param("period", n, allowed("period")))?),
+            period: match p.opt_f64("period")? {
+                None => None,
+                Some(n) => {
+                    Some(u32::try_from(n as i64).map_err(|_| Error::param("period", n, allowed("period")))?)
+                }
             },
             distance: choice(p, "distance", WorleyDistance::from_name)?,
             return_: choice(p, "return", WorleyReturn::from_name)?,
@@ -234,9 +227,6 @@ impl NoiseTerrain {
 fn allowed(key: &str) -> String {
     let spec = spec_named(NoiseTerrain::PARAMS, key);
     match spec.kind {
-        ParamKind::Float { max, .. } if spec.default == DefaultValue::Number(ABSENT_NUMBER) => {
-            format!("-1 (absent: the fractal's default) or a number in [0, {max}]")
-        }
         ParamKind::Int { max, .. } if key == "seed" => {
             format!("-1 (the step's seed), -2 (\"reference\") or a seed in 0..={max}")
         }
@@ -248,15 +238,6 @@ fn allowed(key: &str) -> String {
 fn choice<T>(p: &Params, key: &str, from_name: fn(&str) -> Option<T>) -> Result<T> {
     let name = p.text(key)?;
     from_name(name).ok_or_else(|| Error::param(key, format!("{name:?}"), allowed(key)))
-}
-
-/// An optional number: [`ABSENT_NUMBER`] is `None`; any other negative value is refused.
-fn optional(p: &Params, key: &str) -> Result<Option<f64>> {
-    match p.f64(key)? {
-        v if v == ABSENT_NUMBER => Ok(None),
-        v if v >= 0.0 => Ok(Some(v)),
-        v => Err(Error::param(key, v, allowed(key))),
-    }
 }
 
 /// Whether an inline TOML table sets `seed` (so the step seed must not replace it).
@@ -318,8 +299,9 @@ mod tests {
         check("return", WorleyReturn::NAMES, &WorleyReturn::ALL, WorleyReturn::from_name);
     }
 
-    /// Every `NoiseSpec` field is a typed step parameter (no free text but the legacy inline
-    /// key) whose range is the one the noise crate declares.
+    /// Every `NoiseSpec` field is a typed step parameter whose range is the one the noise crate
+    /// declares (optionals: exactly their range, absent by default); the one free-text key, the
+    /// legacy inline `noise`, is [`ParamKind::LegacyText`], which the editor does not show.
     #[test]
     fn every_spec_field_is_a_typed_parameter() {
         assert_eq!(NoiseTerrain::PARAMS.len(), 20);
@@ -334,11 +316,11 @@ mod tests {
                 (FieldKind::Int { min, max }, ParamKind::Int { min: a, max: b }) => {
                     assert_eq!((min as i64, max as i64), (a, b))
                 }
-                (FieldKind::OptionalFloat { max, .. }, ParamKind::Float { min: a, max: b }) => {
-                    assert_eq!((ABSENT_NUMBER, max), (a, b))
+                (FieldKind::OptionalFloat { min, max }, ParamKind::Float { min: a, max: b }) => {
+                    assert_eq!((min, max, DefaultValue::Absent), (a, b, p.default), "{}", f.key)
                 }
-                (FieldKind::OptionalInt { max, .. }, ParamKind::Int { min: a, max: b }) => {
-                    assert_eq!((NO_PERIOD, max as i64), (a, b))
+                (FieldKind::OptionalInt { min, max }, ParamKind::Int { min: a, max: b }) => {
+                    assert_eq!((min as i64, max as i64, DefaultValue::Absent), (a, b, p.default))
                 }
                 (FieldKind::Pair { max_abs }, ParamKind::List { min, max, min_len: 2, max_len: 2 }) => {
                     assert_eq!((-max_abs, max_abs), (min, max))
@@ -349,6 +331,12 @@ mod tests {
             }
         }
         assert_eq!(spec_named(NoiseTerrain::PARAMS, "fractal").default, DefaultValue::Text("fbm"));
+        let text: Vec<_> = NoiseTerrain::PARAMS
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Text | ParamKind::LegacyText))
+            .map(|p| (p.name, p.kind))
+            .collect();
+        assert_eq!(text, [("noise", ParamKind::LegacyText)]);
     }
 
     /// The noise step refuses exactly what its specs refuse (bounds accepted, one past refused,
@@ -366,8 +354,39 @@ mod tests {
         assert_eq!((t.spec.fractal, t.seed_given), (FractalKind::Fbm, false));
         let r = NoiseTerrain::from_params(&with("seed", REFERENCE_SEED as f64)).unwrap();
         assert_eq!((r.spec.seed, r.seed_given), (Seed::Reference, true));
-        // Inside the spec's [-1, max] but neither absent nor in the field's own range.
+        // The optionals' ranges are exactly the noise crate's: [0, max] (the old -1 sentinel
+        // left a hole, -0.5 passed the spec and failed later), `period` 1..=max.
+        for key in ["h", "mf-offset", "gain", "period"] {
+            let spec = spec_named(NoiseTerrain::PARAMS, key);
+            let (min, max) = match spec.kind {
+                ParamKind::Float { min, max } => (min, max),
+                ParamKind::Int { min, max } => (min as f64, max as f64),
+                k => panic!("{key}: {k:?}"),
+            };
+            let field = FIELDS.iter().find(|f| f.key == key).unwrap();
+            let declared = match field.kind {
+                FieldKind::OptionalFloat { min, max } => (min, max),
+                FieldKind::OptionalInt { min, max } => (min as f64, max as f64),
+                k => panic!("{key}: {k:?}"),
+            };
+            assert_eq!(declared, (min, max), "{key}");
+            assert!(spec.check(&ParamValue::Absent).is_ok(), "{key}");
+            assert!(spec.check(&ParamValue::Number(min - 0.5)).is_err(), "{key}");
+            assert!(spec.allowed().ends_with("or absent (key omitted)"), "{}", spec.allowed());
+        }
         assert!(matches!(build("h", -0.5), Err(Error::InvalidParameter { name, .. }) if name == "h"));
+        // A recipe sets an optional by its key and leaves it absent by omitting it.
+        let recipe = |key: &str, v: f64| {
+            let given = [(key.to_string(), ParamValue::Number(v))].into_iter().collect();
+            NoiseTerrain::from_params(&Params::validate(NoiseTerrain::PARAMS, &given).unwrap()).unwrap().spec
+        };
+        assert_eq!(recipe("h", 0.25).h, Some(0.25));
+        assert_eq!(recipe("gain", 0.0).gain, Some(0.0));
+        assert_eq!(recipe("mf-offset", 1.5).mf_offset, Some(1.5));
+        assert_eq!(recipe("period", 8.0).period, Some(8));
+        let given = [("h".to_string(), ParamValue::Number(-0.5))].into_iter().collect();
+        let problems = Params::validate(NoiseTerrain::PARAMS, &given).unwrap_err();
+        assert!(problems[0].to_string().contains("`h`"), "{problems:?}");
         // The default flat keys are NoiseSpec::default() but for the step's fbm.
         assert_eq!(t.spec, NoiseSpec { fractal: FractalKind::Fbm, ..NoiseSpec::default() });
     }

@@ -43,6 +43,10 @@ pub enum ParamKind {
     },
     /// Free text (e.g. a file path for an import step).
     Text,
+    /// Free text read from recipes for compatibility only (the noise step's inline `noise`
+    /// spec, which older recipes and `blend` use): checked like [`ParamKind::Text`], listed in
+    /// the docs, but the editor shows no widget for it (its typed parameters replace it).
+    LegacyText,
 }
 
 /// One parameter's description.
@@ -71,6 +75,10 @@ pub enum DefaultValue {
     Text(&'static str),
     /// A list of numbers.
     List(&'static [f64]),
+    /// None: the parameter is optional and absent unless a recipe gives it (its key is
+    /// omitted; TOML has no null). The step reads [`ParamValue::Absent`] as its own state
+    /// (e.g. "the fractal's default"), never as a number, so the range stays `[min, max]`.
+    Absent,
 }
 
 impl DefaultValue {
@@ -81,6 +89,7 @@ impl DefaultValue {
             DefaultValue::Bool(b) => ParamValue::Bool(b),
             DefaultValue::Text(s) => ParamValue::Text(s.to_string()),
             DefaultValue::List(l) => ParamValue::List(l.to_vec()),
+            DefaultValue::Absent => ParamValue::Absent,
         }
     }
 }
@@ -98,6 +107,9 @@ pub enum ParamValue {
     Text(String),
     /// A list of numbers.
     List(Vec<f64>),
+    /// An optional parameter left out ([`DefaultValue::Absent`]). Written as none: a TOML
+    /// table omits the key, JSON writes `null`.
+    Absent,
 }
 
 impl Serialize for ParamValue {
@@ -114,6 +126,7 @@ impl Serialize for ParamValue {
                 }
                 seq.end()
             }
+            ParamValue::Absent => s.serialize_none(),
         }
     }
 }
@@ -141,13 +154,24 @@ impl std::fmt::Display for ParamValue {
             ParamValue::Number(v) => write!(f, "{v}"),
             ParamValue::Text(s) => write!(f, "{s:?}"),
             ParamValue::List(l) => write!(f, "{l:?}"),
+            ParamValue::Absent => write!(f, "absent"),
         }
     }
 }
 
 impl ParamSpec {
+    /// Whether the parameter is optional (default [`DefaultValue::Absent`]).
+    pub const fn optional(&self) -> bool {
+        matches!(self.default, DefaultValue::Absent)
+    }
+
     /// The allowed range in words, for error messages and help.
     pub fn allowed(&self) -> String {
+        let range = self.range_words();
+        if self.optional() { format!("{range}, or absent (key omitted)") } else { range }
+    }
+
+    fn range_words(&self) -> String {
         match self.kind {
             ParamKind::Float { min, max } => format!("a number in [{min}, {max}]"),
             ParamKind::Int { min, max } => format!("an integer in {min}..={max}"),
@@ -156,7 +180,7 @@ impl ParamSpec {
             ParamKind::List { min, max, min_len, max_len } => {
                 format!("a list of {min_len}..={max_len} numbers, each in [{min}, {max}]")
             }
-            ParamKind::Text => "a text string".into(),
+            ParamKind::Text | ParamKind::LegacyText => "a text string".into(),
         }
     }
 
@@ -188,7 +212,8 @@ impl ParamSpec {
                     return bad();
                 }
             }
-            (ParamKind::Text, ParamValue::Text(_)) => {}
+            (ParamKind::Text | ParamKind::LegacyText, ParamValue::Text(_)) => {}
+            (_, ParamValue::Absent) if self.optional() => {}
             _ => return bad(),
         }
         Ok(())
@@ -221,6 +246,7 @@ impl Params {
         }
         let mut values = BTreeMap::new();
         for spec in specs {
+            // An optional parameter's key left out is `ParamValue::Absent`.
             let value = given.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
             // An integer-valued parameter may be written as 3 or 3.0; both are numbers here.
             match spec.check(&value) {
@@ -260,6 +286,13 @@ impl Params {
         match self.values.get(name) {
             Some(ParamValue::Number(v)) => Ok(*v),
             _ => Err(Self::missing(name)),
+        }
+    }
+    /// An optional number parameter: `None` when absent.
+    pub fn opt_f64(&self, name: &str) -> Result<Option<f64>> {
+        match self.values.get(name) {
+            Some(ParamValue::Absent) => Ok(None),
+            _ => self.f64(name).map(Some),
         }
     }
     /// A number parameter as f32.
@@ -690,6 +723,41 @@ mod tests {
         assert_eq!(p.f64("roughness").unwrap(), 1.0);
         assert_eq!(p.usize("octaves").unwrap(), 6);
         assert_eq!(p.text("mode").unwrap(), "a");
+    }
+
+    /// An optional number: absent when its key is left out, checked against exactly its range
+    /// when given (no sentinel inside or below it), and written back by omitting the key.
+    #[test]
+    fn optional_number_is_absent_or_in_range() {
+        let spec = ParamSpec {
+            name: "gain",
+            kind: ParamKind::Float { min: 0.0, max: 2.0 },
+            default: DefaultValue::Absent,
+            unit: "",
+            doc: "test",
+        };
+        assert!(spec.optional());
+        let specs = [spec];
+        let p = Params::validate(&specs, &BTreeMap::new()).unwrap();
+        assert_eq!(p.opt_f64("gain").unwrap(), None);
+        assert!(p.f64("gain").is_err(), "an absent value is no number");
+        for (v, ok) in [(0.0, true), (2.0, true), (-1e-9, false), (-1.0, false), (2.000001, false)] {
+            let given = [("gain".to_string(), ParamValue::Number(v))].into_iter().collect();
+            match Params::validate(&specs, &given) {
+                Ok(p) => assert!(ok && p.opt_f64("gain").unwrap() == Some(v), "{v}"),
+                Err(e) => {
+                    assert!(!ok, "{v}: {e:?}");
+                    assert!(e[0].to_string().contains("[0, 2], or absent (key omitted)"), "{e:?}");
+                }
+            }
+        }
+        // A required spec refuses `Absent`.
+        assert!(SPECS[0].check(&ParamValue::Absent).is_err());
+        // TOML omits the key; JSON writes null.
+        let table: BTreeMap<_, _> =
+            [("a", ParamValue::Absent), ("b", ParamValue::Number(1.0))].into_iter().collect();
+        assert_eq!(toml::to_string(&table).unwrap().trim(), "b = 1");
+        assert_eq!(serde_json::to_string(&table).unwrap(), r#"{"a":null,"b":1}"#);
     }
 
     #[test]
