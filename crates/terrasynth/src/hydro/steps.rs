@@ -193,39 +193,22 @@ pub fn steps() -> Vec<StepInfo> {
 mod tests {
     use super::*;
     use crate::Error;
+    use crate::step::params::{assert_ranges_enforced, just_outside, spec_named};
     use crate::step::{ParamSpec, Params};
 
-    /// `(min, max, below, above)` of a number spec: both ends are allowed, and `below`/`above`
-    /// are the nearest values past them that survive the field's type (`f32` or an integer).
-    fn bounds(spec: &ParamSpec) -> (f64, f64, f64, f64) {
-        match spec.kind {
-            ParamKind::Float { min, max } => {
-                let eps = |v: f64| v.abs().max(1e-6) * 1e-3;
-                (min, max, min - eps(min), max + eps(max))
-            }
-            ParamKind::Int { min, max } => (min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0),
-            _ => panic!("{} is not a number", spec.name),
-        }
-    }
-
-    /// Builds with one value set by position, for every number spec of `specs`: both ends of
-    /// the spec's range build, one step past either is refused naming the key.
+    /// [`assert_ranges_enforced`] on a constructor taking its values by position (`build(i, v)`
+    /// sets the `i`-th spec's value to `v`), every spec a number; a refusal must also word the
+    /// range as the spec does.
     fn check_constructor(specs: &[ParamSpec], build: impl Fn(usize, f64) -> Result<()>) {
-        for (i, spec) in specs.iter().enumerate() {
-            let (min, max, below, above) = bounds(spec);
-            for v in [min, max] {
-                assert!(build(i, v).is_ok(), "{} = {v} is in the spec but refused", spec.name);
+        let by_name = |key: &str, v: f64| {
+            let i = specs.iter().position(|s| s.name == key).expect("a spec of this step");
+            let r = build(i, v);
+            if let Err(Error::InvalidParameter { name, allowed, .. }) = &r {
+                assert_eq!(allowed, &spec_named(specs, name).allowed(), "{key} = {v}");
             }
-            for v in [below, above] {
-                match build(i, v) {
-                    Err(Error::InvalidParameter { name, allowed, .. }) => {
-                        assert_eq!(name, spec.name, "{} = {v}", spec.name);
-                        assert_eq!(allowed, spec.allowed(), "{} = {v}", spec.name);
-                    }
-                    other => panic!("{} = {v} is outside the spec but gave {other:?}", spec.name),
-                }
-            }
-        }
+            r
+        };
+        assert_eq!(assert_ranges_enforced(specs, &by_name), specs.len());
     }
 
     #[test]
@@ -258,7 +241,7 @@ mod tests {
             let info = steps().into_iter().find(|s| s.name == name).unwrap();
             assert_eq!(info.params, specs, "{name}");
             for spec in specs {
-                let (_, _, _, above) = bounds(spec);
+                let (_, _, _, above) = just_outside(spec).expect("a number spec");
                 let given = [(spec.name.to_string(), crate::step::ParamValue::Number(above))].into();
                 let problems = Params::validate(info.params, &given).unwrap_err();
                 assert_eq!(problems.len(), 1, "{name}.{}: {problems:?}", spec.name);

@@ -665,14 +665,7 @@ pub(crate) fn check_number(specs: &[ParamSpec], name: &str, value: f64) -> Resul
 pub(crate) fn assert_ranges_enforced(specs: &[ParamSpec], build: &dyn Fn(&str, f64) -> Result<()>) -> usize {
     let mut checked = 0;
     for spec in specs {
-        let (min, max, below, above) = match spec.kind {
-            ParamKind::Float { min, max } => {
-                let step = |v: f64| 1e-6 * v.abs().max(1.0);
-                (min, max, min - step(min), max + step(max))
-            }
-            ParamKind::Int { min, max } => (min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0),
-            _ => continue,
-        };
+        let Some((min, max, below, above)) = just_outside(spec) else { continue };
         for v in [min, max] {
             if let Err(e) = build(spec.name, v) {
                 panic!("{} = {v} (a bound of its spec) refused: {e}", spec.name);
@@ -687,6 +680,20 @@ pub(crate) fn assert_ranges_enforced(specs: &[ParamSpec], build: &dyn Fn(&str, f
         checked += 1;
     }
     checked
+}
+
+/// Test helper: `(min, max, below, above)` of a number spec, `below`/`above` being the values
+/// "just outside" its range that [`assert_ranges_enforced`] tries (None for other kinds).
+#[cfg(test)]
+pub(crate) fn just_outside(spec: &ParamSpec) -> Option<(f64, f64, f64, f64)> {
+    match spec.kind {
+        ParamKind::Float { min, max } => {
+            let step = |v: f64| 1e-6 * v.abs().max(1.0);
+            Some((min, max, min - step(min), max + step(max)))
+        }
+        ParamKind::Int { min, max } => Some((min as f64, max as f64, min as f64 - 1.0, max as f64 + 1.0)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
