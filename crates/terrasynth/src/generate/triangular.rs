@@ -5,10 +5,12 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed};
 use super::common::{crop_square, pow2_exponent, symmetric};
 use super::diamond_square::DiamondSquare;
 use super::{Generator, GeneratorStep};
+use crate::step::Params;
+use crate::step::params::step_params;
 use crate::step::{Category, StepInfo};
-use crate::step::{ParamSpec, Params};
 use crate::{Heightmap, Progress, Result};
 
+step_params! {
 /// Triangle-based midpoint displacement (seed 001 §1.1.1): each triangle is split into 4 by
 /// its edge midpoints, and a midpoint gets the mean of the triangle's 3 vertices plus
 /// `disp · u` (`u` uniform in [−1, 1)); `disp` starts at `roughness` and is multiplied by
@@ -28,31 +30,30 @@ use crate::{Heightmap, Progress, Result};
 /// Because every triangle has the same orientation, fine detail has a slight grain along the
 /// "\\" diagonal (visible in a hillshade), the usual price of fixed-orientation triangle
 /// subdivision.
+///
+/// Its parameters are `diamond-square`'s (same keys, ranges, defaults and docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Triangular {
     /// Initial displacement factor, in height units (default 1).
-    pub roughness: f64,
+    roughness: f64 = shared(DiamondSquare::PARAMS, "roughness"),
     /// `H` in `2^(−H)` per level (default 1).
-    pub smoothness: f64,
+    smoothness: f64 = shared(DiamondSquare::PARAMS, "smoothness"),
     /// Number of displaced levels; 0 = all (default 0).
-    pub detail: u32,
+    detail: u32 = shared(DiamondSquare::PARAMS, "detail"),
+}
 }
 
 impl Triangular {
-    /// Parameter specs: the same keys, ranges and defaults as `diamond-square`.
-    pub const PARAMS: &'static [ParamSpec] = DiamondSquare::PARAMS;
-
     /// A checked generator (same ranges as [`DiamondSquare::new`]).
     pub fn new(roughness: f64, smoothness: f64, detail: u32) -> Result<Self> {
-        let DiamondSquare { roughness, smoothness, detail } =
-            DiamondSquare::new(roughness, smoothness, detail)?;
-        Ok(Self { roughness, smoothness, detail })
+        let s = Self { roughness, smoothness, detail };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let DiamondSquare { roughness, smoothness, detail } = DiamondSquare::read_params(p)?;
-        Ok(Self { roughness, smoothness, detail })
+        Self::read_params(p)
     }
 
     /// The registry entry.
@@ -131,5 +132,26 @@ impl Generator for Triangular {
             level += 1;
         }
         crop_square(&buf, side, width, height)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// `triangular` declares `diamond-square`'s parameters (same specs, same order), reading a
+    /// recipe enforces exactly their ranges, and its defaults are diamond-square's.
+    #[test]
+    fn shares_diamond_square_parameters() {
+        assert_eq!(Triangular::PARAMS, DiamondSquare::PARAMS);
+        let d = Triangular::default();
+        let build = |name: &str, v: f64| {
+            let p = Params::defaults(Triangular::PARAMS).with(name, crate::step::ParamValue::Number(v));
+            Triangular::from_params(&p).map(drop)
+        };
+        assert_eq!(assert_ranges_enforced(Triangular::PARAMS, &build), 3);
+        let ds = DiamondSquare::default();
+        assert_eq!((d.roughness, d.smoothness, d.detail), (ds.roughness, ds.smoothness, ds.detail));
     }
 }
