@@ -1,13 +1,14 @@
 //! Voronoi + diamond-square combination (seed 001 §2.2).
 
 use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent};
-use super::voronoi::{Metric, SampleGrid, Voronoi};
+use super::voronoi::{SampleGrid, Voronoi};
 use super::{Generator, GeneratorStep};
-use crate::step::params::{check_number, spec_named};
+use crate::step::params::step_params;
 use crate::step::{Category, StepInfo};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Progress, Result};
 
+step_params! {
 /// Voronoi terrain sampled every `step` cells, the squares between filled by midpoint
 /// displacement (seed 001 §2.2; figure 10 uses c1 = −1, c2 = 1, roughness 0.5).
 ///
@@ -41,67 +42,58 @@ use crate::{Error, Heightmap, Progress, Result};
 /// match a `voronoi` or `voronoi-regions` step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VoronoiDiamondSquare {
-    /// The Voronoi part.
-    pub voronoi: Voronoi,
+    /// The Voronoi part (`count`, `coefficients`, `metric`, `point-seed`).
+    voronoi: Voronoi = nested,
     /// Voronoi sample spacing in cells, a power of two (default 8).
-    pub step: usize,
-    /// Initial displacement as a fraction of the Voronoi range (default 0.5).
-    pub roughness: f64,
-    /// `H` in the per-level factor `2^(−H)` (default 1).
-    pub smoothness: f64,
+    step: usize = ParamSpec {
+        name: "step",
+        kind: ParamKind::Int { min: 1, max: 1 << 20 },
+        default: DefaultValue::Number(8.0),
+        unit: "cells",
+        doc: "Voronoi sample spacing; must be a power of two so that 2^detail mod step = 0 \
+              (seed 001 §2.2). Larger steps leave more to midpoint displacement (rougher, \
+              less Voronoi structure).",
+    },
+    roughness: f64 = ParamSpec {
+        name: "roughness",
+        kind: ParamKind::Float { min: 0.0, max: 10.0 },
+        default: DefaultValue::Number(0.5),
+        unit: "fraction of the Voronoi range",
+        doc: "Initial displacement of the midpoint fill, relative to the range of the \
+              Voronoi samples (seed 001 figure 10 uses 0.5).",
+    },
+    smoothness: f64 = ParamSpec {
+        name: "smoothness",
+        kind: ParamKind::Float { min: 0.0, max: 4.0 },
+        default: DefaultValue::Number(1.0),
+        unit: "",
+        doc: "H: the displacement is multiplied by 2^(-H) per level (seed 001 §1.1.1).",
+    },
+}
 }
 
 impl VoronoiDiamondSquare {
-    /// Parameter specs (recipe keys): the Voronoi keys plus `step`, `roughness`, `smoothness`.
-    pub const PARAMS: &'static [ParamSpec] = &[
-        spec_named(Voronoi::PARAMS, "count"),
-        spec_named(Voronoi::PARAMS, "coefficients"),
-        spec_named(Voronoi::PARAMS, "metric"),
-        spec_named(Voronoi::PARAMS, "point-seed"),
-        ParamSpec {
-            name: "step",
-            kind: ParamKind::Int { min: 1, max: 1 << 20 },
-            default: DefaultValue::Number(8.0),
-            unit: "cells",
-            doc: "Voronoi sample spacing; must be a power of two so that 2^detail mod step = 0 \
-                  (seed 001 §2.2). Larger steps leave more to midpoint displacement (rougher, \
-                  less Voronoi structure).",
-        },
-        ParamSpec {
-            name: "roughness",
-            kind: ParamKind::Float { min: 0.0, max: 10.0 },
-            default: DefaultValue::Number(0.5),
-            unit: "fraction of the Voronoi range",
-            doc: "Initial displacement of the midpoint fill, relative to the range of the \
-                  Voronoi samples (seed 001 figure 10 uses 0.5).",
-        },
-        ParamSpec {
-            name: "smoothness",
-            kind: ParamKind::Float { min: 0.0, max: 4.0 },
-            default: DefaultValue::Number(1.0),
-            unit: "",
-            doc: "H: the displacement is multiplied by 2^(-H) per level (seed 001 §1.1.1).",
-        },
-    ];
-
     /// A checked generator.
     pub fn new(voronoi: Voronoi, step: usize, roughness: f64, smoothness: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "step", step as f64)?;
-        if !step.is_power_of_two() {
-            return Err(Error::param(
-                "step",
-                step,
-                "a power of two (1, 2, 4, 8, …) so that 2^detail mod step = 0",
-            ));
-        }
-        check_number(Self::PARAMS, "roughness", roughness)?;
-        check_number(Self::PARAMS, "smoothness", smoothness)?;
-        Ok(Self { voronoi, step, roughness, smoothness })
+        Self { voronoi, step, roughness, smoothness }.checked()
     }
 
     /// From validated recipe parameters.
     pub fn from_params(p: &Params) -> Result<Self> {
-        Self::new(Voronoi::from_params(p)?, p.usize("step")?, p.f64("roughness")?, p.f64("smoothness")?)
+        Self::read_params(p)?.checked()
+    }
+
+    /// `self` if `step` is a power of two (the ranges are checked by `check_ranges`).
+    fn checked(self) -> Result<Self> {
+        self.check_ranges()?;
+        if !self.step.is_power_of_two() {
+            return Err(Error::param(
+                "step",
+                self.step,
+                "a power of two (1, 2, 4, 8, …) so that 2^detail mod step = 0",
+            ));
+        }
+        Ok(self)
     }
 
     /// The registry entry.
@@ -149,19 +141,35 @@ impl Generator for VoronoiDiamondSquare {
     }
 }
 
-/// The registry defaults: c = [−1, 1], Euclidean metric, 40 points, step 8, roughness 0.5.
-impl std::default::Default for VoronoiDiamondSquare {
-    fn default() -> Self {
-        Self {
-            voronoi: Voronoi {
-                count: 40,
-                coefficients: vec![-1.0, 1.0],
-                metric: Metric::Euclidean,
-                point_seed: None,
-            },
-            step: 8,
-            roughness: 0.5,
-            smoothness: 1.0,
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::voronoi::Metric;
+    use crate::step::ParamValue;
+    use crate::step::params::assert_ranges_enforced;
+
+    /// The parameters are the Voronoi's (same specs, same order) then `step`, `roughness`,
+    /// `smoothness`; recipes are refused exactly outside every number range, and `step` must
+    /// also be a power of two; the defaults are the registry's (40 points, c = [−1, 1], step 8).
+    #[test]
+    fn declared_once_with_the_voronoi_keys() {
+        let names: Vec<_> = VoronoiDiamondSquare::PARAMS.iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            ["count", "coefficients", "metric", "point-seed", "step", "roughness", "smoothness"]
+        );
+        assert_eq!(&VoronoiDiamondSquare::PARAMS[..4], Voronoi::PARAMS);
+        let with = |name: &str, v: f64| {
+            Params::defaults(VoronoiDiamondSquare::PARAMS).with(name, ParamValue::Number(v))
+        };
+        // `step`'s upper bound 2^20 is a power of two, so both its ends are accepted.
+        let build = |name: &str, v: f64| VoronoiDiamondSquare::from_params(&with(name, v)).map(drop);
+        assert_eq!(assert_ranges_enforced(VoronoiDiamondSquare::PARAMS, &build), 5);
+        assert!(matches!(build("step", 6.0), Err(Error::InvalidParameter { name, .. }) if name == "step"));
+        let d = VoronoiDiamondSquare::default();
+        assert_eq!((d.voronoi.count, d.voronoi.coefficients.as_slice()), (40, &[-1.0, 1.0][..]));
+        assert_eq!((d.voronoi.metric, d.voronoi.point_seed), (Metric::Euclidean, None));
+        assert_eq!((d.step, d.roughness, d.smoothness), (8, 0.5, 1.0));
+        assert_eq!(VoronoiDiamondSquare::new(d.voronoi.clone(), 8, 0.5, 1.0).unwrap(), d);
     }
 }

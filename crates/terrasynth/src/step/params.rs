@@ -509,7 +509,9 @@ pub(crate) use choice_enum;
 /// Declares a step's parameters once. Each field is written as `field: Type = ParamSpec {..}`,
 /// or `field: Type = shared(OTHER_SPECS, "key")` for a parameter another step declares (the
 /// same key, range, default and doc, taken by name with [`spec_named`]; document the field with
-/// a `///` line), and the macro generates:
+/// a `///` line), or `field: Type = nested` for a field whose type is itself declared with
+/// `step_params!` (all of that type's parameters, in its order, read and checked by it), and
+/// the macro generates:
 /// - the struct, with public fields documented by the spec's `doc` (plus its recipe key);
 /// - `PARAMS`, the [`ParamSpec`] list in field order (what the registry, `terrasynth steps`,
 ///   the editor's widgets, recipe validation and docs/RECIPES.md read);
@@ -543,8 +545,10 @@ macro_rules! step_params {
         $crate::step::params::step_params!(
             @field $m $vis $name
             [$($done)* {
-                [#[doc = $doc] #[doc = ""] $(#[$fmeta])*] $field [$ty] $key
-                ($crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc })
+                [#[doc = $doc] #[doc = ""] $(#[$fmeta])* #[doc = ""]
+                 #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]]
+                $field [$ty] (one $key)
+                (&[$crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc }])
             }]
             $($($rest)*)?
         );
@@ -559,46 +563,75 @@ macro_rules! step_params {
         $crate::step::params::step_params!(
             @field $m $vis $name
             [$($done)* {
-                [$(#[$fmeta])* #[doc = ""]] $field [$ty] $key
-                ($crate::step::params::spec_named($specs, $key))
+                [$(#[$fmeta])* #[doc = ""]
+                 #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]]
+                $field [$ty] (one $key)
+                (&[$crate::step::params::spec_named($specs, $key)])
             }]
             $($($rest)*)?
         );
     };
+    // A field whose type is itself declared with `step_params!`: all its parameters, in its
+    // order, are this step's too (read, checked and defaulted by that type).
+    (
+        @field $m:tt $vis:vis $name:ident [$($done:tt)*]
+        $(#[$fmeta:meta])*
+        $field:ident : $ty:ty = nested
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::step::params::step_params!(
+            @field $m $vis $name
+            [$($done)* {
+                [$(#[$fmeta])* #[doc = ""]
+                 #[doc = concat!("Its recipe keys are [`", stringify!($ty), "::PARAMS`], listed in [`", stringify!($name), "::PARAMS`].")]]
+                $field [$ty] (nested)
+                (<$ty>::PARAMS)
+            }]
+            $($($rest)*)?
+        );
+    };
+    // One field checked / read.
+    (@check $self:ident $field:ident (one $key:literal)) => {
+        $crate::step::params::check_field(
+            Self::PARAMS,
+            $key,
+            &$crate::step::params::ParamField::to_value(&$self.$field),
+        )?
+    };
+    (@check $self:ident $field:ident (nested)) => { $self.$field.check_ranges()? };
+    (@read $p:ident $ty:ty, (one $key:literal)) => {
+        $crate::step::params::ParamField::read($p, $key)?
+    };
+    (@read $p:ident $ty:ty, (nested)) => { <$ty>::read_params($p)? };
     // Every field read: generate.
     (
         @field [$(#[$meta:meta])*] $vis:vis $name:ident
-        [$({ [$($fattr:tt)*] $field:ident [$ty:ty] $key:literal ($spec:expr) })+]
+        [$({ [$($fattr:tt)*] $field:ident [$ty:ty] $how:tt ($specs:expr) })+]
     ) => {
         $(#[$meta])*
         $vis struct $name {
             $(
                 $($fattr)*
-                #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]
                 pub $field: $ty,
             )+
         }
 
         impl $name {
-            /// Parameter specs (recipe keys), one per field, in field order.
-            pub const PARAMS: &'static [$crate::step::ParamSpec] = &[$( $spec, )+];
+            /// Parameter specs (recipe keys), one per field (a nested field's own list), in field
+            /// order.
+            pub const PARAMS: &'static [$crate::step::ParamSpec] =
+                &$crate::step::params::concat_specs::<{ 0 $( + $specs.len() )+ }>(&[$( $specs ),+]);
 
             /// Checks every field against its spec in `PARAMS`; the error names the recipe key
             /// and the allowed range.
             pub fn check_ranges(&self) -> $crate::Result<()> {
-                $(
-                    $crate::step::params::check_field(
-                        Self::PARAMS,
-                        $key,
-                        &$crate::step::params::ParamField::to_value(&self.$field),
-                    )?;
-                )+
+                $( $crate::step::params::step_params!(@check self $field $how); )+
                 Ok(())
             }
 
             /// Every field from validated recipe parameters, checked with `check_ranges`.
             pub fn read_params(p: &$crate::step::Params) -> $crate::Result<Self> {
-                let s = Self { $( $field: $crate::step::params::ParamField::read(p, $key)?, )+ };
+                let s = Self { $( $field: $crate::step::params::step_params!(@read p $ty, $how), )+ };
                 s.check_ranges()?;
                 Ok(s)
             }
@@ -614,6 +647,25 @@ macro_rules! step_params {
     };
 }
 pub(crate) use step_params;
+
+/// The `N` specs of `parts`, in order, usable in a `const` ([`step_params!`] builds `PARAMS`
+/// from its fields' lists; a wrong `N` fails the build).
+pub const fn concat_specs<const N: usize>(parts: &[&[ParamSpec]]) -> [ParamSpec; N] {
+    const BLANK: ParamSpec =
+        ParamSpec { name: "", kind: ParamKind::Bool, default: DefaultValue::Bool(false), unit: "", doc: "" };
+    let mut out = [BLANK; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            (j, k) = (j + 1, k + 1);
+        }
+        i += 1;
+    }
+    assert!(k == N, "concat_specs: N is not the total length");
+    out
+}
 
 /// The spec called `name` in `specs`, usable in a `const` (a step that shares another step's
 /// parameters lists them by name, never by position). A missing name fails the build.
