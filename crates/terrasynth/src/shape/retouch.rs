@@ -5,9 +5,9 @@ use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
 use crate::generate::{Interpolation, Spectral};
-use crate::step::params::{check_number, spec_named, step_params};
+use crate::step::params::step_params;
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
-use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
+use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Heightmap, Result};
 
 /// A spectral field scaled to [−1, 1] (divided by `Σ p^i`).
@@ -118,39 +118,35 @@ impl Step for Perturb {
     }
 }
 
-/// Spectral-synthesis overlay (seed 001 §3.1): adds one or more spectral layers to an existing
-/// terrain, `h' = h + a · (hi − lo) · S(x, y)`, where `S` is a [`Spectral`] field scaled to
-/// [−1, 1] and `a` the `amplitude` relative to the current height range (so it works whatever
-/// the generator's units). Same keys as `spectral`, with finer defaults.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SpectralOverlay {
-    /// The layers.
-    pub spectral: Spectral,
-    /// Amplitude as a fraction of the height range (default 0.1).
-    pub amplitude: f64,
-}
-
-impl SpectralOverlay {
-    /// Parameter specs (recipe keys).
-    pub const PARAMS: &'static [ParamSpec] = &[
-        ParamSpec {
+step_params! {
+    /// Spectral-synthesis overlay (seed 001 §3.1): adds one or more spectral layers to an
+    /// existing terrain, `h' = h + a · (hi − lo) · S(x, y)`, where `S` is a [`Spectral`] field
+    /// scaled to [−1, 1] and `a` the `amplitude` relative to the current height range (so it
+    /// works whatever the generator's units). Same keys as `spectral`, with finer defaults
+    /// (`start-frequency` 16, `passes` 3).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SpectralOverlay {
+        amplitude: f64 = ParamSpec {
             name: "amplitude",
             kind: ParamKind::Float { min: 0.0, max: 10.0 },
             default: DefaultValue::Number(0.1),
             unit: "fraction of the height range",
             doc: "Largest height added or removed, relative to the terrain's current range.",
         },
-        ParamSpec { default: DefaultValue::Number(16.0), ..spec_named(Spectral::PARAMS, "start-frequency") },
-        spec_named(Spectral::PARAMS, "step"),
-        spec_named(Spectral::PARAMS, "persistence"),
-        ParamSpec { default: DefaultValue::Number(3.0), ..spec_named(Spectral::PARAMS, "passes") },
-        spec_named(Spectral::PARAMS, "interpolation"),
-    ];
+        /// The layers (`spectral`'s keys).
+        spectral: Spectral = nested(
+            "start-frequency" => DefaultValue::Number(16.0),
+            "passes" => DefaultValue::Number(3.0),
+        ),
+    }
+}
 
+impl SpectralOverlay {
     /// A checked step.
     pub fn new(spectral: Spectral, amplitude: f64) -> Result<Self> {
-        check_number(Self::PARAMS, "amplitude", amplitude)?;
-        Ok(Self { spectral, amplitude })
+        let s = Self { amplitude, spectral };
+        s.check_ranges()?;
+        Ok(s)
     }
 
     /// Applies to a heightmap.
@@ -171,7 +167,7 @@ impl SpectralOverlay {
             doc: "Adds spectral-synthesis layers to the terrain (detail on top of a base).",
             source: "seed 001 §3.1",
             params: Self::PARAMS,
-            build: |p: &Params| Ok(Box::new(Self::new(Spectral::read_params(p)?, p.f64("amplitude")?)?)),
+            build: |p: &Params| Ok(Box::new(Self::read_params(p)?)),
         }
     }
 }
@@ -186,8 +182,36 @@ impl Step for SpectralOverlay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::step::ParamValue;
     use crate::step::params::assert_ranges_enforced;
+    use crate::step::{ParamSpec, ParamValue};
+
+    /// `spectral-overlay` lists `amplitude` then `spectral`'s parameters (same specs but the
+    /// finer defaults `start-frequency` 16 and `passes` 3); recipes are refused exactly outside
+    /// every number range; its `Default` is those defaults.
+    #[test]
+    fn spectral_overlay_nests_spectral_with_its_own_defaults() {
+        let specs = SpectralOverlay::PARAMS;
+        assert_eq!(specs[0].name, "amplitude");
+        assert_eq!(specs.len(), Spectral::PARAMS.len() + 1);
+        for (o, s) in specs[1..].iter().zip(Spectral::PARAMS) {
+            let default = match o.name {
+                "start-frequency" => DefaultValue::Number(16.0),
+                "passes" => DefaultValue::Number(3.0),
+                _ => s.default,
+            };
+            assert_eq!(*o, ParamSpec { default, ..*s });
+        }
+        let build = |name: &str, v: f64| {
+            let p = Params::defaults(specs).with(name, ParamValue::Number(v));
+            SpectralOverlay::read_params(&p).map(drop)
+        };
+        assert_eq!(assert_ranges_enforced(specs, &build), 5);
+        let d = SpectralOverlay::default();
+        assert_eq!((d.amplitude, d.spectral.start_frequency, d.spectral.passes), (0.1, 16.0, 3));
+        let s = Spectral::default();
+        assert_eq!((d.spectral.step, d.spectral.persistence), (s.step, s.persistence));
+        assert_eq!(SpectralOverlay::new(d.spectral.clone(), 0.1).unwrap(), d);
+    }
 
     /// `Perturb::new` and recipes refuse exactly what its specs refuse.
     #[test]

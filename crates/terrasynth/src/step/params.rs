@@ -510,8 +510,9 @@ pub(crate) use choice_enum;
 /// or `field: Type = shared(OTHER_SPECS, "key")` for a parameter another step declares (the
 /// same key, range, default and doc, taken by name with [`spec_named`]; document the field with
 /// a `///` line), or `field: Type = nested` for a field whose type is itself declared with
-/// `step_params!` (all of that type's parameters, in its order, read and checked by it), and
-/// the macro generates:
+/// `step_params!` (all of that type's parameters, in its order, read and checked by it; the
+/// form `nested("key" => DefaultValue::..)` changes some of their defaults), and the macro
+/// generates:
 /// - the struct, with public fields documented by the spec's `doc` (plus its recipe key);
 /// - `PARAMS`, the [`ParamSpec`] list in field order (what the registry, `terrasynth steps`,
 ///   the editor's widgets, recipe validation and docs/RECIPES.md read);
@@ -576,7 +577,7 @@ macro_rules! step_params {
     (
         @field $m:tt $vis:vis $name:ident [$($done:tt)*]
         $(#[$fmeta:meta])*
-        $field:ident : $ty:ty = nested
+        $field:ident : $ty:ty = nested $(( $($okey:literal => $oval:expr),+ $(,)? ))?
         $(, $($rest:tt)*)?
     ) => {
         $crate::step::params::step_params!(
@@ -585,7 +586,10 @@ macro_rules! step_params {
                 [$(#[$fmeta])* #[doc = ""]
                  #[doc = concat!("Its recipe keys are [`", stringify!($ty), "::PARAMS`], listed in [`", stringify!($name), "::PARAMS`].")]]
                 $field [$ty] (nested)
-                (<$ty>::PARAMS)
+                (&$crate::step::params::with_defaults::<{ <$ty>::PARAMS.len() }>(
+                    <$ty>::PARAMS,
+                    &[$($( ($okey, $oval) ),+)?],
+                ))
             }]
             $($($rest)*)?
         );
@@ -664,6 +668,27 @@ pub const fn concat_specs<const N: usize>(parts: &[&[ParamSpec]]) -> [ParamSpec;
         i += 1;
     }
     assert!(k == N, "concat_specs: N is not the total length");
+    out
+}
+
+/// `specs` (exactly `N` of them) with the defaults of the named ones replaced, usable in a
+/// `const` (a nested [`step_params!`] field with its own defaults). A missing name fails the
+/// build.
+pub const fn with_defaults<const N: usize>(
+    specs: &[ParamSpec],
+    defaults: &[(&str, DefaultValue)],
+) -> [ParamSpec; N] {
+    let mut out = concat_specs::<N>(&[specs]);
+    let mut i = 0;
+    while i < defaults.len() {
+        let mut j = 0;
+        while !str_eq(out[j].name, defaults[i].0) {
+            j += 1;
+            assert!(j < N, "with_defaults: no ParamSpec with this name");
+        }
+        out[j].default = defaults[i].1;
+        i += 1;
+    }
     out
 }
 
