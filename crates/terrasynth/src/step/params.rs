@@ -841,7 +841,10 @@ mod tests {
         let table: BTreeMap<_, _> =
             [("a", ParamValue::Absent), ("b", ParamValue::Number(1.0))].into_iter().collect();
         assert_eq!(toml::to_string(&table).unwrap().trim(), "b = 1");
-        assert_eq!(serde_json::to_string(&table).unwrap(), r#"{"a":null,"b":1}"#);
+        let json = serde_json::to_string(&table).unwrap();
+        assert_eq!(json, r#"{"a":null,"b":1}"#);
+        // A report's JSON recipe reads back: null is absent again.
+        assert_eq!(serde_json::from_str::<BTreeMap<&str, ParamValue>>(&json).unwrap(), table);
     }
 
     #[test]
