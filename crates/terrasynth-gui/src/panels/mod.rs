@@ -212,7 +212,7 @@ the left and press Generate. Any change starts a quick low-resolution preview, t
 map; the progress bar shows the step running and Cancel stops it.
 
 Steps: each step of the recipe runs top to bottom. Tick the box to enable or disable a step, \
-use the arrows to reorder, Remove to delete it, and 'Add step' to append one. Hover a parameter for its \
+Up and Down to reorder, Remove to delete it, and 'Add step' to append one. Hover a parameter for its \
 meaning, unit and range.
 
 Inspect: drag to pan, scroll to zoom. The bar at the bottom reads x, y, height and slope under \
