@@ -18,11 +18,11 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use terrasynth::export::{self, ExportOptions};
-use terrasynth::hydro::{D8Router, DepressionFiller, FlowGraph, default_max_width, default_river_threshold};
+use terrasynth::hydro::{D8Router, DepressionFiller, FlowGraph, RiversStep};
 use terrasynth::io::engine::Engine;
 use terrasynth::noise::{NoiseSpec, Region};
 use terrasynth::recipe::{
-    ErosionRecorder, Pipeline, PipelineProgress, RunOutput, StepEntry, StepScore, find_step, registry,
+    ErosionRecorder, Pipeline, PipelineProgress, RunOutput, StepEntry, StepScore, registry,
 };
 use terrasynth::step::{Category, ParamValue, Terrain};
 use terrasynth::{Error, Heightmap, Progress};
@@ -440,16 +440,12 @@ fn _rivers<'py>(
     max_width: Option<f32>,
     sea_level: Option<f32>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let reg = registry();
-    let specs = find_step(&reg, "rivers").map_or(&[][..], |s| s.params);
-    let check = |name: &str, v: f64| match specs.iter().find(|p| p.name == name) {
-        Some(p) => p.check(&ParamValue::Number(v)).map_err(py_err),
-        None => Ok(()),
-    };
-    let threshold = threshold.unwrap_or_else(default_river_threshold);
-    let max_width = max_width.unwrap_or_else(default_max_width);
-    check("threshold", threshold)?;
-    check("max-width", max_width as f64)?;
+    // The `rivers` step's checked constructor: its one declaration gives defaults and ranges.
+    let d = RiversStep::default();
+    let step =
+        RiversStep::new(threshold.unwrap_or(d.threshold), max_width.unwrap_or(d.max_width), d.carve_depth)
+            .map_err(py_err)?;
+    let (threshold, max_width) = (step.threshold, step.max_width);
     let map = heightmap(&dem, 1.0)?;
     let rivers = py
         .detach(|| FlowGraph::new(&map, sea(sea_level)).and_then(|g| g.rivers(threshold, max_width)))
