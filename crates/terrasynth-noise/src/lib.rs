@@ -6,7 +6,10 @@
 //! - point evaluation through [`NoiseFn`] (`&self`, so one instance serves many threads), in
 //!   f64: the reference;
 //! - a bulk fill of a rectangular [`Region`] into a `&mut [f32]` (SIMD with runtime CPU
-//!   dispatch, rayon over rows) that returns the min/max: [`Noise::fill`].
+//!   dispatch, rayon over rows) that returns the min/max: [`Noise::fill`]; and the same fill
+//!   over a window of integer cells, [`Noise::fill_cells`] with a [`CellRegion`], where each
+//!   sample's coordinate depends on its cell only, so any window is bit-equal to the same
+//!   cells of a larger window (endless worlds filled window by window).
 //!
 //! A noise is described by a plain serde [`NoiseSpec`] (flat, every field defaulted, parsed
 //! from an inline TOML table) and validated once into a [`Noise`] by [`NoiseSpec::build`].
@@ -162,6 +165,31 @@ pub struct Region {
     pub width: usize,
     /// Number of rows.
     pub height: usize,
+}
+
+/// A window of integer cells: cell `(col0 + i, row0 + j)` (column `i`, row `j` of the window)
+/// is sampled at `((col0 + i)·scale_x + offset_x, (row0 + j)·scale_y + offset_y)` in noise
+/// space (before the noise's own frequency and offset). Unlike [`Region`], the coordinate of a
+/// sample depends only on its cell, so a window is bit-equal to the same cells of any larger
+/// window ([`Noise::fill_cells`]). Cells must lie within ±2^53 (exact in f64).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellRegion {
+    /// Cell column of the window's column 0 (negative allowed).
+    pub col0: i64,
+    /// Cell row of the window's row 0 (negative allowed).
+    pub row0: i64,
+    /// Number of columns.
+    pub width: usize,
+    /// Number of rows.
+    pub height: usize,
+    /// Noise-space x per cell column.
+    pub scale_x: f64,
+    /// Noise-space y per cell row.
+    pub scale_y: f64,
+    /// Noise-space x of cell column 0.
+    pub offset_x: f64,
+    /// Noise-space y of cell row 0.
+    pub offset_y: f64,
 }
 
 /// Point evaluation of a noise. Implementations are immutable after construction, so one

@@ -67,7 +67,7 @@ use rayon::prelude::*;
 
 use crate::fractal::{Acc, Combiner};
 use crate::spec::{FractalKind, NoiseKind};
-use crate::{Noise, NoiseError, NoiseFn, Region};
+use crate::{CellRegion, Noise, NoiseError, NoiseFn, Region};
 
 #[cfg(target_arch = "x86_64")]
 use lanes::{Avx2, Avx2x2, Avx512, Lanes};
@@ -259,6 +259,50 @@ impl Noise {
         active_level().map_or("invalid TERRASYNTH_SIMD", SimdLevel::name)
     }
 
+    /// Fills `out` (row-major, `cells.width` columns, `cells.height` rows) with the noise at
+    /// every cell of `cells`, and returns the `(min, max)` of the values written.
+    ///
+    /// Cell `(col0 + i, row0 + j)` is sampled at `x = (col0 + i)·scale_x + offset_x`,
+    /// `y = (row0 + j)·scale_y + offset_y`: the integer cell is converted to f64 exactly
+    /// (|cell| ≤ 2^53), then one rounded multiplication and one rounded addition. So the value
+    /// of a cell depends on the cell alone, never on the window it is filled in: **any window
+    /// equals the same cells cut from any larger window, bit for bit** (the world windows of
+    /// `terrasynth`). Same kernels, speed and SIMD levels as [`Noise::fill`].
+    ///
+    /// Errors: [`NoiseError::BufferSize`] when `out.len() != width·height`;
+    /// [`NoiseError::InvalidParameter`] for an empty window, a non-finite scale or offset, a
+    /// cell beyond ±2^53, or an invalid `TERRASYNTH_SIMD`.
+    ///
+    /// ```
+    /// use terrasynth_noise::{CellRegion, NoiseSpec};
+    /// let noise = NoiseSpec::from_inline_toml("kind = \"perlin\", fractal = \"fbm\"")?.build()?;
+    /// let big = CellRegion { col0: -10, row0: 5, width: 9, height: 4, scale_x: 0.1, scale_y: 0.1,
+    ///     offset_x: 0.0, offset_y: 0.0 };
+    /// let mut whole = vec![0.0; 36];
+    /// noise.fill_cells(&big, &mut whole)?;
+    /// // The 3×2 window at cell (-7, 6) is the crop of the larger window.
+    /// let small = CellRegion { col0: -7, row0: 6, width: 3, height: 2, ..big };
+    /// let mut part = vec![0.0; 6];
+    /// noise.fill_cells(&small, &mut part)?;
+    /// assert_eq!(part[..3], whole[9 + 3..9 + 6]);
+    /// assert_eq!(part[3..], whole[18 + 3..18 + 6]);
+    /// # Ok::<(), terrasynth_noise::NoiseError>(())
+    /// ```
+    pub fn fill_cells(&self, cells: &CellRegion, out: &mut [f32]) -> Result<(f32, f32), NoiseError> {
+        self.fill_cells_with(cells, out, active_level()?)
+    }
+
+    /// [`Noise::fill_cells`] with a chosen SIMD level.
+    pub(crate) fn fill_cells_with(
+        &self,
+        cells: &CellRegion,
+        out: &mut [f32],
+        level: SimdLevel,
+    ) -> Result<(f32, f32), NoiseError> {
+        check_cells(cells, out.len())?;
+        Ok(self.fill_samples(&Samples::from(cells), out, level))
+    }
+
     /// [`Noise::fill`] with a chosen SIMD level (downgraded to [`SimdLevel::Scalar`] when the
     /// CPU lacks it).
     pub(crate) fn fill_with(
@@ -268,6 +312,12 @@ impl Noise {
         level: SimdLevel,
     ) -> Result<(f32, f32), NoiseError> {
         check_region(region, out.len())?;
+        Ok(self.fill_samples(&Samples::from(region), out, level))
+    }
+
+    /// Fills checked samples at `level` (downgraded to [`SimdLevel::Scalar`] when the CPU
+    /// lacks it).
+    fn fill_samples(&self, region: &Samples, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
         let level = if level.available() { level } else { SimdLevel::Scalar };
         let spec = self.spec();
         let lattice_kind = matches!(
@@ -279,36 +329,66 @@ impl Noise {
                 | NoiseKind::Perlin
         );
         if spec.warp == 0.0 && lattice_kind {
-            Ok(fill_lattice(self, region, out, level))
+            fill_lattice(self, region, out, level)
         } else if spec.warp == 0.0 && spec.kind == NoiseKind::OpenSimplex2 {
-            Ok(simplex::fill_simplex(self, region, out, level))
+            simplex::fill_simplex(self, region, out, level)
         } else {
-            Ok(fill_points(self, region, out))
+            fill_points(self, region, out)
         }
     }
 }
 
+/// Rejects cell windows that cannot be filled into a buffer of `len` samples.
+fn check_cells(cells: &CellRegion, len: usize) -> Result<(), NoiseError> {
+    let finite = [
+        ("cells.scale_x", cells.scale_x),
+        ("cells.scale_y", cells.scale_y),
+        ("cells.offset_x", cells.offset_x),
+        ("cells.offset_y", cells.offset_y),
+    ];
+    check_shape(finite, [("cells.width", cells.width), ("cells.height", cells.height)], len)?;
+    // Every cell index, first and last, must convert to f64 exactly.
+    const MAX_CELL: i64 = 1 << 53;
+    let inside = |c: i64| (-MAX_CELL..=MAX_CELL).contains(&c);
+    for (name, first, n) in
+        [("cells.col0", cells.col0, cells.width), ("cells.row0", cells.row0, cells.height)]
+    {
+        let last = i64::try_from(n - 1).ok().and_then(|d| first.checked_add(d));
+        if !inside(first) || !last.is_some_and(inside) {
+            return Err(NoiseError::invalid(name, first, "a window whose cells are within ±2^53"));
+        }
+    }
+    Ok(())
+}
+
 /// Rejects regions that cannot be filled into a buffer of `len` samples.
 fn check_region(region: &Region, len: usize) -> Result<(), NoiseError> {
-    for (name, v) in [
+    let finite = [
         ("region.x0", region.x0),
         ("region.y0", region.y0),
         ("region.dx", region.dx),
         ("region.dy", region.dy),
-    ] {
-        if !v.is_finite() {
-            return Err(NoiseError::invalid(name, v, "a finite number"));
-        }
+    ];
+    check_shape(finite, [("region.width", region.width), ("region.height", region.height)], len)
+}
+
+/// The checks every fill shares: `finite` numbers are finite, `[width, height]` are ≥ 1 and
+/// their product is `len`.
+fn check_shape(
+    finite: [(&'static str, f64); 4],
+    [width, height]: [(&'static str, usize); 2],
+    len: usize,
+) -> Result<(), NoiseError> {
+    if let Some(&(name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
+        return Err(NoiseError::invalid(name, v, "a finite number"));
     }
-    for (name, v) in [("region.width", region.width), ("region.height", region.height)] {
-        if v == 0 {
-            return Err(NoiseError::invalid(name, v, "at least 1 sample"));
-        }
+    if let Some(&(name, v)) = [width, height].iter().find(|(_, v)| *v == 0) {
+        return Err(NoiseError::invalid(name, v, "at least 1 sample"));
     }
-    let expected = region
-        .width
-        .checked_mul(region.height)
-        .ok_or_else(|| NoiseError::invalid("region.width", region.width, "width·height within usize"))?;
+    let expected = width
+        .1
+        .checked_mul(height.1)
+        .ok_or_else(|| NoiseError::invalid(width.0, width.1, "width·height within usize"))?;
     if len != expected {
         return Err(NoiseError::BufferSize { expected, got: len });
     }
@@ -318,7 +398,7 @@ fn check_region(region: &Region, len: usize) -> Result<(), NoiseError> {
 /// Runs `fill_band(first_row, band) -> (min, max)` over bands of [`BAND_ROWS`] rows in
 /// parallel (on the calling thread during the SIMD self-check, see [`SEQUENTIAL`]) and
 /// reduces the per-band `(min, max)`.
-fn for_bands<F>(region: &Region, out: &mut [f32], fill_band: F) -> (f32, f32)
+fn for_bands<F>(region: &Samples, out: &mut [f32], fill_band: F) -> (f32, f32)
 where
     F: Fn(usize, &mut [f32]) -> (f32, f32) + Sync,
 {
@@ -361,7 +441,7 @@ pub(crate) trait BandJob: Sync {
 
 /// Runs `job` over the bands of `region` (rayon) at `level`, which must be available on this
 /// CPU, and returns the `(min, max)` of `out`.
-fn fill_bands<J: BandJob>(job: &J, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
+fn fill_bands<J: BandJob>(job: &J, region: &Samples, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
     for_bands(region, out, |first_row, band| match level {
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 => {
@@ -458,18 +538,71 @@ impl Extremes {
 
 /// Sample-space x of column `i`.
 #[inline]
-fn column_x(region: &Region, i: usize) -> f64 {
-    region.x0 + i as f64 * region.dx
+fn column_x(region: &Samples, i: usize) -> f64 {
+    region.x.at(i)
 }
 
 /// Sample-space y of row `j`.
 #[inline]
-fn row_y(region: &Region, j: usize) -> f64 {
-    region.y0 + j as f64 * region.dy
+fn row_y(region: &Samples, j: usize) -> f64 {
+    region.y.at(j)
+}
+
+/// How sample-space coordinates are laid out along one axis of a fill.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Axis {
+    /// Sample `i` at `origin + i·step` ([`Region`]).
+    Spaced { origin: f64, step: f64 },
+    /// Sample `i` at `(first + i)·scale + offset`, the integer cell converted to f64 exactly
+    /// ([`CellRegion`]): the coordinate depends on the cell only, not on the window.
+    Cells { first: i64, scale: f64, offset: f64 },
+}
+
+impl Axis {
+    /// The sample-space coordinate of sample `i`.
+    #[inline]
+    pub(crate) fn at(self, i: usize) -> f64 {
+        match self {
+            Axis::Spaced { origin, step } => origin + i as f64 * step,
+            // One rounding for the product, one for the sum (never fused), on every platform.
+            Axis::Cells { first, scale, offset } => (first + i as i64) as f64 * scale + offset,
+        }
+    }
+}
+
+/// The samples of one fill: a checked [`Region`] or [`CellRegion`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Samples {
+    pub(crate) x: Axis,
+    pub(crate) y: Axis,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+}
+
+impl From<&Region> for Samples {
+    fn from(r: &Region) -> Self {
+        Samples {
+            x: Axis::Spaced { origin: r.x0, step: r.dx },
+            y: Axis::Spaced { origin: r.y0, step: r.dy },
+            width: r.width,
+            height: r.height,
+        }
+    }
+}
+
+impl From<&CellRegion> for Samples {
+    fn from(r: &CellRegion) -> Self {
+        Samples {
+            x: Axis::Cells { first: r.col0, scale: r.scale_x, offset: r.offset_x },
+            y: Axis::Cells { first: r.row0, scale: r.scale_y, offset: r.offset_y },
+            width: r.width,
+            height: r.height,
+        }
+    }
 }
 
 /// The generic path: the point evaluation at every sample, rayon over bands.
-fn fill_points(noise: &Noise, region: &Region, out: &mut [f32]) -> (f32, f32) {
+fn fill_points(noise: &Noise, region: &Samples, out: &mut [f32]) -> (f32, f32) {
     for_bands(region, out, |first_row, band| {
         for (r, row) in band.chunks_mut(region.width).enumerate() {
             let y = row_y(region, first_row + r);
@@ -682,7 +815,7 @@ struct LatticeJob<'a> {
     combiner: RowCombiner,
     /// fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
     fused: bool,
-    region: &'a Region,
+    region: &'a Samples,
 }
 
 impl LatticeJob<'_> {
@@ -764,7 +897,7 @@ impl BandJob for LatticeJob<'_> {
 }
 
 /// The square-lattice path (see [`lattice`]).
-fn fill_lattice(noise: &Noise, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
+fn fill_lattice(noise: &Noise, region: &Samples, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
     let octaves: Vec<LatticeOctave<'_>> =
         (0..noise.octaves().len()).map(|k| lattice_octave(noise, k)).collect();
     let tiles = (0..region.width)

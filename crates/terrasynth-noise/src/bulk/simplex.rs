@@ -27,11 +27,11 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::lanes::Lanes;
-use super::{BandJob, Extremes, RowCombiner, SimdLevel, column_x, fill_bands, row_y};
+use super::{BandJob, Extremes, RowCombiner, Samples, SimdLevel, column_x, fill_bands, row_y};
+use crate::Noise;
 use crate::hash::{PRIME_X, PRIME_Y, SIMPLEX_MUL, cell};
 use crate::simplex::{F2, GRADIENT_COUNT_2D, NORM_2D, gradients_2d};
 use crate::spec::FractalKind;
-use crate::{Noise, Region};
 
 /// Lattice coordinates beyond this magnitude take the scalar point kernel: far past any useful
 /// range, where f64 has no fractional bits left anyway.
@@ -113,7 +113,7 @@ enum Write {
 /// Everything the simplex path shares between bands.
 struct SimplexJob<'a> {
     noise: &'a Noise,
-    region: &'a Region,
+    region: &'a Samples,
     columns: Vec<Columns>,
     weights: Vec<f32>,
     combiner: RowCombiner,
@@ -125,7 +125,7 @@ struct SimplexJob<'a> {
 }
 
 /// Fills `out` with opensimplex2 (no warp) over `region`.
-pub(crate) fn fill_simplex(noise: &Noise, region: &Region, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
+pub(crate) fn fill_simplex(noise: &Noise, region: &Samples, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
     let lanes = level.lanes();
     let padded = region.width.div_ceil(lanes) * lanes;
     let octaves = noise.octaves();
