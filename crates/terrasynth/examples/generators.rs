@@ -24,7 +24,7 @@ fn run(size: (usize, usize), chain: Chain<'_>) -> terrasynth::Result<Heightmap> 
             overrides.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
         let params = Params::validate(info.params, &given).map_err(terrasynth::Error::Recipe)?;
         let step = (info.build)(&params)?;
-        step.run(&mut t, &StepContext { seed: 1234 + i as u64, progress: Progress::new() })?;
+        step.run(&mut t, &StepContext::new(1234 + i as u64, Progress::new()))?;
     }
     Ok(t.height)
 }

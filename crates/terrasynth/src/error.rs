@@ -147,6 +147,13 @@ pub enum Error {
         /// The smallest LOD whose GLB fits.
         min_lod: u32,
     },
+    /// A step that cannot run on a window of an endless world (a global step: its result
+    /// depends on the whole map), or a world operation asked of a recipe that is not a world.
+    #[error("{what}")]
+    NotInWorld {
+        /// What cannot be done and why, in words.
+        what: String,
+    },
     /// The job was cancelled through its [`crate::Progress`].
     #[error("cancelled")]
     Cancelled,

@@ -35,5 +35,5 @@ pub mod step;
 pub use error::{Error, Problem, Result, join_problems};
 pub use grid::{Grid, Heightmap};
 pub use progress::Progress;
-pub use recipe::{Pipeline, Recipe};
+pub use recipe::{Pipeline, Recipe, World};
 pub use terrasynth_noise as noise;

@@ -437,7 +437,7 @@ fn recipe_steps_run_validate_and_cancel() {
             let run_once = || {
                 let mut terrain = Terrain::new(w, h, 1.0).unwrap();
                 terrain.height = if w > 2 { relief(w, h) } else { terrain.height };
-                let ctx = StepContext { seed: 5, progress: Progress::new() };
+                let ctx = StepContext::new(5, Progress::new());
                 step.run(&mut terrain, &ctx).unwrap();
                 assert_eq!(ctx.progress.fraction(), 1.0, "{}", info.name);
                 terrain.height
@@ -453,7 +453,7 @@ fn recipe_steps_run_validate_and_cancel() {
         let params = Params::defaults(info.params);
         let step = (info.build)(&params).unwrap();
         let mut terrain = Terrain::new(9, 9, 1.0).unwrap();
-        let ctx = StepContext { seed: 1, progress: Progress::new() };
+        let ctx = StepContext::new(1, Progress::new());
         ctx.progress.cancel();
         assert!(matches!(step.run(&mut terrain, &ctx), Err(Error::Cancelled)), "{}", info.name);
     }
@@ -466,7 +466,7 @@ fn hydraulic_step_leaves_a_water_map() {
     let mut terrain = Terrain::new(20, 20, 1.0).unwrap();
     terrain.height = relief(20, 20);
     let v0 = terrain.height.sum_f64();
-    step.run(&mut terrain, &StepContext { seed: 0, progress: Progress::new() }).unwrap();
+    step.run(&mut terrain, &StepContext::new(0, Progress::new())).unwrap();
     let water = terrain.water.expect("water map");
     assert!(water.as_slice().iter().any(|&w| w > 0.0));
     // Σh is conserved once the sediment is deposited (f32 rounding of the result only).

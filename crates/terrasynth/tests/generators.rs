@@ -36,7 +36,7 @@ fn run_on(
 ) -> terrasynth::Result<()> {
     let p = params(name, overrides).map_err(Error::Recipe)?;
     let step = (info(name).build)(&p)?;
-    step.run(terrain, &StepContext { seed, progress: Progress::new() })
+    step.run(terrain, &StepContext::new(seed, Progress::new()))
 }
 
 /// A non-flat base terrain for shaping steps.

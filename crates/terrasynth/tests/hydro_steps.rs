@@ -24,7 +24,7 @@ fn run(name: &str, given: &[(&str, ParamValue)], terrain: &mut Terrain, seed: u6
     let given: BTreeMap<String, ParamValue> = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     let params = Params::validate(info.params, &given).map_err(terrasynth::Error::Recipe)?;
     let step = (info.build)(&params)?;
-    step.run(terrain, &StepContext { seed, progress: Default::default() })
+    step.run(terrain, &StepContext::new(seed, Default::default()))
 }
 
 fn bumpy_terrain(w: usize, h: usize) -> Terrain {

@@ -155,7 +155,7 @@ fn import_step_reads_scales_and_resamples() {
     let map = Heightmap::from_fn(17, 17, 1.0, |x, y| (x + y) as f32 / 32.0).unwrap();
     let path = out_dir("import").join("ramp.r16");
     io::raw::write_r16(&path, &map, 0.0, 1.0).unwrap();
-    let ctx = StepContext { seed: 1, progress: Default::default() };
+    let ctx = StepContext::new(1, Default::default());
     let text = |s: &str| ParamValue::Text(s.into());
 
     // Same size, scale 100.

@@ -49,8 +49,8 @@ pub use voronoi::{
 };
 pub use voronoi_ds::VoronoiDiamondSquare;
 
-use crate::step::{Step, StepContext, StepInfo, Terrain};
-use crate::{Heightmap, Progress, Result};
+use crate::step::{Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
+use crate::{Error, Heightmap, Progress, Result};
 
 /// Something that makes a terrain from nothing but a size and a seed.
 pub trait Generator: Send + Sync + std::fmt::Debug {
@@ -58,6 +58,30 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     /// bits on any machine and any thread count. Long generators report to `progress` and stop
     /// with [`Error::Cancelled`](crate::Error::Cancelled) when it is cancelled.
     fn generate(&self, width: usize, height: usize, seed: u64, progress: &Progress) -> Result<Heightmap>;
+
+    /// Whether this generator defines an endless world ([`Generator::generate_window`]);
+    /// the default is `false` (a single-map generator, refused in world recipes).
+    fn in_world(&self) -> bool {
+        false
+    }
+
+    /// The `width × height` window at world cell `(world.x0, world.y0)` of the endless world
+    /// this generator defines for `seed` (lengths in metres, heights in metres). Every cell is
+    /// computed from its world coordinates alone, so any window equals the same cells cut from
+    /// a larger one, bit for bit. The default refuses (see [`Generator::in_world`]).
+    fn generate_window(
+        &self,
+        world: &WorldFrame,
+        width: usize,
+        height: usize,
+        seed: u64,
+        progress: &Progress,
+    ) -> Result<Heightmap> {
+        let _ = (world, width, height, seed, progress);
+        Err(Error::NotInWorld {
+            what: format!("{self:?} makes one finite map and cannot make a window of a world"),
+        })
+    }
 }
 
 /// Runs a [`Generator`] as a pipeline [`Step`]: overwrites the terrain's heights (same size and
@@ -67,11 +91,20 @@ pub struct GeneratorStep<G>(pub G);
 
 impl<G: Generator> Step for GeneratorStep<G> {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        let map =
-            self.0.generate(terrain.height.width(), terrain.height.height(), ctx.seed, &ctx.progress)?;
+        let (w, h) = (terrain.height.width(), terrain.height.height());
+        let map = match &ctx.frame {
+            Frame::Map => self.0.generate(w, h, ctx.seed, &ctx.progress)?,
+            Frame::World(world) => self.0.generate_window(world, w, h, ctx.seed, &ctx.progress)?,
+        };
         common::install(terrain, map)?;
         ctx.progress.set(1.0);
         Ok(())
+    }
+
+    /// A generator defines each cell from its world coordinates: reach 0 when it can make
+    /// worlds, global otherwise.
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        if self.0.in_world() { Reach::Cells(0) } else { Reach::Global }
     }
 }
 

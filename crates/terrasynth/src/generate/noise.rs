@@ -7,9 +7,11 @@ use terrasynth_noise::{
 
 use super::{Generator, GeneratorStep};
 use crate::step::params::{NO_SEED, check_number, spec_named, str_eq};
-use crate::step::{Category, StepInfo};
+use crate::step::{Category, StepInfo, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
+use rayon::prelude::*;
+use terrasynth_noise::NoiseFn;
 
 /// The flat `seed` value that means the published permutation (`seed = "reference"` in a spec);
 /// [`NO_SEED`] (-1, the default) means the step's seed.
@@ -68,11 +70,13 @@ const fn number_default(d: FieldDefault) -> DefaultValue {
     }
 }
 
-/// Number of recipe parameters: `feature-size`, the 18 spec fields, the inline `noise`.
-const PARAM_COUNT: usize = FIELDS.len() + 2;
+/// Number of recipe parameters: `feature-size`, the 18 spec fields, the inline `noise`,
+/// `feature-size-m`.
+const PARAM_COUNT: usize = FIELDS.len() + 3;
 
 /// The step's parameters: `feature-size`, then every [`NoiseSpec`] field in [`FIELDS`] order
-/// (the step's `fractal` defaults to `fbm`, the spec's to `none`), then the inline `noise`.
+/// (the step's `fractal` defaults to `fbm`, the spec's to `none`), then the inline `noise`, then
+/// `feature-size-m`.
 const fn params() -> [ParamSpec; PARAM_COUNT] {
     let mut out = [FEATURE_SIZE; PARAM_COUNT];
     let mut i = 0;
@@ -85,9 +89,19 @@ const fn params() -> [ParamSpec; PARAM_COUNT] {
         out[i + 1] = p;
         i += 1;
     }
-    out[PARAM_COUNT - 1] = INLINE;
+    out[PARAM_COUNT - 2] = INLINE;
+    out[PARAM_COUNT - 1] = FEATURE_SIZE_M;
     out
 }
+
+const FEATURE_SIZE_M: ParamSpec = ParamSpec {
+    name: "feature-size-m",
+    kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+    default: DefaultValue::Absent,
+    unit: "m",
+    doc: "World recipes only (and required there): size of one lattice cell at frequency 1, in \
+          metres, in place of `feature-size`.",
+};
 
 const FEATURE_SIZE: ParamSpec = ParamSpec {
     name: "feature-size",
@@ -132,6 +146,9 @@ pub struct NoiseTerrain {
     pub seed_given: bool,
     /// Size of one base lattice cell as a fraction of the longer side (default 0.25).
     pub feature_size: f64,
+    /// Size of one base lattice cell in metres; when set it replaces `feature_size` (and is
+    /// required in a world).
+    pub feature_size_m: Option<f64>,
 }
 
 impl NoiseTerrain {
@@ -148,7 +165,23 @@ impl NoiseTerrain {
             }
             other => other.into(),
         })?;
-        Ok(Self { spec, seed_given, feature_size })
+        Ok(Self { spec, seed_given, feature_size, feature_size_m: None })
+    }
+
+    /// The same noise with its base lattice cell `metres` wide (checked), whatever the map's
+    /// size: what a world needs.
+    pub fn with_feature_size_m(mut self, metres: f64) -> Result<Self> {
+        check_number(Self::PARAMS, "feature-size-m", metres)?;
+        self.feature_size_m = Some(metres);
+        Ok(self)
+    }
+
+    /// Applies `feature-size-m` when present.
+    fn metres(self, p: &Params) -> Result<Self> {
+        match p.opt_f64("feature-size-m")? {
+            Some(m) => self.with_feature_size_m(m),
+            None => Ok(self),
+        }
     }
 
     /// From validated recipe parameters.
@@ -161,7 +194,7 @@ impl NoiseTerrain {
             };
             let spec = NoiseSpec::from_inline_toml(inline).map_err(|e| bad(&e))?;
             spec.validate().map_err(|e| bad(&e))?;
-            return Self::new(spec, inline_sets_seed(inline), feature_size);
+            return Self::new(spec, inline_sets_seed(inline), feature_size)?.metres(p);
         }
         check_number(Self::PARAMS, "seed", p.f64("seed")?)?;
         let (seed, seed_given) = match p.i64("seed")? {
@@ -197,7 +230,7 @@ impl NoiseTerrain {
             return_: choice(p, "return", WorleyReturn::from_name)?,
             jitter: p.f64("jitter")?,
         };
-        Self::new(spec, seed_given, feature_size)
+        Self::new(spec, seed_given, feature_size)?.metres(p)
     }
 
     /// The noise for a step seed.
@@ -255,10 +288,53 @@ impl Generator for NoiseTerrain {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
         crate::grid::check_size::<f32>(width, height)?;
         let noise = self.noise(seed)?;
+        if let Some(m) = self.feature_size_m {
+            return Err(Error::param(
+                "feature-size-m",
+                m,
+                "only in a world recipe (one with a [world] table); a finite map uses `feature-size`",
+            ));
+        }
         let s = self.feature_size * width.max(height) as f64;
         let region = Region { x0: 0.5 / s, y0: 0.5 / s, dx: 1.0 / s, dy: 1.0 / s, width, height };
         let mut map = Heightmap::new(width, height, 1.0)?;
         noise.fill(&region, map.as_mut_slice())?;
+        Ok(map)
+    }
+
+    fn in_world(&self) -> bool {
+        self.feature_size_m.is_some()
+    }
+
+    /// World cell `(X, Y)` takes the noise at `(X, Y) · cell-size / feature-size-m` (noise units),
+    /// each coordinate computed from its integer world cell alone, so the value of a cell does not
+    /// depend on the window holding it.
+    fn generate_window(
+        &self,
+        world: &WorldFrame,
+        width: usize,
+        height: usize,
+        seed: u64,
+        progress: &Progress,
+    ) -> Result<Heightmap> {
+        let Some(metres) = self.feature_size_m else {
+            return Err(Error::NotInWorld {
+                what: "the noise step needs `feature-size-m` (metres) in a world recipe".into(),
+            });
+        };
+        crate::grid::check_size::<f32>(width, height)?;
+        let noise = self.noise(seed)?;
+        let k = world.cell_size / metres;
+        let mut map = Heightmap::new(width, height, 1.0)?;
+        let rows = super::common::RowProgress::new(progress, height);
+        map.as_mut_slice().par_chunks_mut(width).enumerate().try_for_each(|(j, row)| {
+            rows.row_done()?;
+            let y = world.row(j) as f64 * k;
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = noise.get2(world.col(i) as f64 * k, y) as f32;
+            }
+            Ok::<(), Error>(())
+        })?;
         Ok(map)
     }
 }
@@ -304,7 +380,7 @@ mod tests {
     /// legacy inline `noise`, is [`ParamKind::LegacyText`], which the editor does not show.
     #[test]
     fn every_spec_field_is_a_typed_parameter() {
-        assert_eq!(NoiseTerrain::PARAMS.len(), 20);
+        assert_eq!(NoiseTerrain::PARAMS.len(), 21);
         for f in FIELDS {
             let p = spec_named(NoiseTerrain::PARAMS, f.key);
             assert_ne!(p.kind, ParamKind::Text, "{}", f.key);
@@ -348,7 +424,7 @@ mod tests {
         let with =
             |name: &str, v: f64| Params::defaults(NoiseTerrain::PARAMS).with(name, ParamValue::Number(v));
         let build = |name: &str, v: f64| NoiseTerrain::from_params(&with(name, v)).map(drop);
-        assert_eq!(assert_ranges_enforced(NoiseTerrain::PARAMS, &build), 14);
+        assert_eq!(assert_ranges_enforced(NoiseTerrain::PARAMS, &build), 15);
         let t = NoiseTerrain::from_params(&Params::defaults(NoiseTerrain::PARAMS)).unwrap();
         assert_eq!((t.spec.h, t.spec.mf_offset, t.spec.gain, t.spec.period), (None, None, None, None));
         assert_eq!((t.spec.fractal, t.seed_given), (FractalKind::Fbm, false));

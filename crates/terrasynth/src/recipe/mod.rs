@@ -17,9 +17,11 @@ pub mod observe;
 pub mod pipeline;
 pub mod presets;
 pub mod registry;
+pub mod world;
 
-pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry};
+pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry, WorldSpec};
 pub use observe::{ErosionLog, ErosionRecorder, RunObserver, StepEvent, StepScore, TracePoint};
-pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step};
+pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step, world_frame};
 pub use presets::{Preset, preset, presets};
 pub use registry::registry;
+pub use world::{World, chunk_origin};

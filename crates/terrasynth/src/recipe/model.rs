@@ -187,9 +187,45 @@ pub struct Recipe {
     /// Which files `generate` writes, and the vertical scale.
     #[serde(default)]
     pub exports: Exports,
+    /// Present in a world recipe (a `[world]` table): the recipe defines an endless world of
+    /// which `width × height` at cell (0, 0) is the default window; see [`WorldSpec`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<WorldSpec>,
     /// The steps, run in order.
     #[serde(default)]
     pub steps: Vec<StepEntry>,
+}
+
+/// The `[world]` table of a world recipe: an endless world generated on demand from the seed
+/// (seed 000: Minecraft's maps). Every length is in metres, heights are metres, and every step
+/// computes each cell from world coordinates, so any window of the world equals the same cells
+/// cut from any larger window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct WorldSpec {
+    /// The world's height range in metres, `[lowest, highest]`: 16-bit outputs map it (never a
+    /// window's own extremes, so tiles line up), fractions of the height range (sea level,
+    /// terraces) are taken over it.
+    pub height_range: [f64; 2],
+}
+
+/// Largest absolute height of a world's `height-range`, metres.
+pub const MAX_ABS_WORLD_HEIGHT_M: f64 = 1.0e6;
+
+impl WorldSpec {
+    /// Every problem of the table (finite, `lowest < highest`, within ±[`MAX_ABS_WORLD_HEIGHT_M`]).
+    pub fn problems(&self) -> Vec<Problem> {
+        let [lo, hi] = self.height_range;
+        let ok = |v: f64| v.is_finite() && v.abs() <= MAX_ABS_WORLD_HEIGHT_M;
+        if ok(lo) && ok(hi) && lo < hi {
+            return Vec::new();
+        }
+        vec![Problem::value(
+            "world.height-range",
+            format!("[{lo}, {hi}]"),
+            format!("[lowest, highest] in metres, lowest < highest, each within ±{MAX_ABS_WORLD_HEIGHT_M}"),
+        )]
+    }
 }
 
 fn default_side() -> usize {
@@ -406,8 +442,14 @@ impl Recipe {
             sea_level: 0.0,
             palette: PaletteSpec::default(),
             exports: Exports::default(),
+            world: None,
             steps: Vec::new(),
         }
+    }
+
+    /// Whether this is a world recipe (it has a `[world]` table).
+    pub fn is_world(&self) -> bool {
+        self.world.is_some()
     }
 
     /// Parses TOML. A syntax or type error becomes [`Error::Syntax`] with the line and column.
@@ -482,6 +524,9 @@ impl Recipe {
                 format!("{}x{}", self.width, self.height),
                 e.to_string(),
             ));
+        }
+        if let Some(w) = &self.world {
+            problems.extend(w.problems());
         }
         if let Err(e) = self.palette.resolve() {
             problems.push(Problem {

@@ -12,7 +12,7 @@ use crate::memory;
 use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::{Error, Problem, Progress, Result};
 
 /// One validated, runnable step of a pipeline.
@@ -119,6 +119,24 @@ impl PipelineProgress {
     }
 }
 
+/// The world frame of a world recipe's window at world cell `(x0, y0)`; `None` for a map.
+pub fn world_frame(recipe: &Recipe, x0: i64, y0: i64) -> Option<WorldFrame> {
+    let spec = recipe.world.as_ref()?;
+    Some(WorldFrame { x0, y0, cell_size: recipe.cell_size, height_range: spec.height_range })
+}
+
+/// Cuts `m` cells off every side of a terrain (heights and water; derived layers, which no
+/// chunkable step makes, are dropped).
+fn crop_margin(terrain: &mut Terrain, m: usize) -> Result<()> {
+    let (w, h) = (terrain.height.width() - 2 * m, terrain.height.height() - 2 * m);
+    terrain.height = terrain.height.crop(m, m, w, h)?;
+    if let Some(water) = &terrain.water {
+        terrain.water = Some(water.crop(m, m, w, h)?);
+    }
+    terrain.layers = Default::default();
+    Ok(())
+}
+
 /// The registry entry named `name`.
 pub fn find_step<'a>(registry: &'a [StepInfo], name: &str) -> Option<&'a StepInfo> {
     registry.iter().find(|s| s.name == name)
@@ -159,6 +177,22 @@ impl Pipeline {
                 }),
                 Ok(_) => {}
                 Err(e) => problems.push(at(Problem::from_error(e))),
+            }
+        }
+        if let Some(frame) = world_frame(&recipe, 0, 0) {
+            for planned in &steps {
+                if planned.step.reach(&frame) == Reach::Global {
+                    problems.push(
+                        Problem::message(
+                            "cannot run on a window of a world: its result depends on the whole \
+                             map (a global step), or it lacks its world parameters (lengths in \
+                             metres, e.g. `feature-size-m`); see docs/WORLDS.md for the steps a \
+                             world recipe may use"
+                                .to_string(),
+                        )
+                        .in_step(planned.index + 1, planned.name),
+                    );
+                }
             }
         }
         if !problems.is_empty() {
@@ -211,11 +245,84 @@ impl Pipeline {
 
     /// Like [`Pipeline::run`], calling `observer` before and after every step (and on every
     /// iteration of the steps it watches), see [`RunObserver`].
+    /// A world recipe runs its default window, `width × height` at world cell (0, 0)
+    /// ([`Pipeline::run_window`]).
     pub fn run_with(&self, progress: &PipelineProgress, observer: &mut dyn RunObserver) -> Result<RunOutput> {
         let r = &self.recipe;
+        if r.is_world() {
+            return self.run_window(0, 0, r.width, r.height, progress, observer);
+        }
         let mut terrain = Terrain::new(r.width, r.height, r.cell_size)?;
         terrain.sea_level = r.sea_level as f32;
         self.run_on_with(terrain, progress, observer)
+    }
+
+    /// Runs a world recipe on the `width × height` window whose cell (0, 0) is world cell
+    /// `(x0, y0)` (negative allowed).
+    ///
+    /// Each step `k` reaches `r_k` cells (see [`Step::reach`]): before it runs, the window is
+    /// the requested one grown on every side by `r_k + r_{k+1} + …` (the reaches of itself and
+    /// every later step), so each step's output is exact wherever a later step reads it; the
+    /// border is cut off step by step and the result is exactly the requested window. Every
+    /// step computes a cell from world coordinates, so the result equals the same cells cut
+    /// from any larger window, bit for bit.
+    pub fn run_window(
+        &self,
+        x0: i64,
+        y0: i64,
+        width: usize,
+        height: usize,
+        progress: &PipelineProgress,
+        observer: &mut dyn RunObserver,
+    ) -> Result<RunOutput> {
+        let r = &self.recipe;
+        let Some(frame) = world_frame(r, x0, y0) else {
+            return Err(Error::NotInWorld {
+                what: format!(
+                    "recipe `{}` is not a world recipe (it has no [world] table), so it has no windows",
+                    r.name
+                ),
+            });
+        };
+        crate::grid::check_size::<f32>(width, height)?;
+        // need[k]: the margin step k's input needs (its reach plus every later step's).
+        let mut need = vec![0usize; self.steps.len() + 1];
+        for (k, planned) in self.steps.iter().enumerate().rev() {
+            let Reach::Cells(reach) = planned.step.reach(&frame) else {
+                return Err(Error::NotInWorld {
+                    what: format!(
+                        "step {} ({}) cannot run on a window of a world",
+                        planned.index + 1,
+                        planned.name
+                    ),
+                });
+            };
+            need[k] = need[k + 1].saturating_add(reach);
+        }
+        let grown = |side: usize| need[0].checked_mul(2).and_then(|m| m.checked_add(side));
+        let (Some(gw), Some(gh)) = (grown(width), grown(height)) else {
+            return Err(Error::InvalidSize {
+                width,
+                height,
+                reason: "the window grown by the steps' reach does not fit in memory".into(),
+            });
+        };
+        let mut terrain = Terrain::new(gw, gh, r.cell_size)?;
+        terrain.sea_level = r.sea_level as f32;
+        let mut margin = need[0];
+        let mut frames = |k: usize, terrain: &mut Terrain| -> Result<Frame> {
+            let target = need[k];
+            if margin > target {
+                crop_margin(terrain, margin - target)?;
+                margin = target;
+            }
+            let m = margin as i64;
+            Ok(Frame::World(frame.shifted(-m, -m)))
+        };
+        let mut out = self.run_steps(terrain, progress, observer, &mut frames)?;
+        // need[len] = 0: cut what is left of the margin.
+        frames(self.steps.len(), &mut out.terrain)?;
+        Ok(out)
     }
 
     /// Like [`Pipeline::run`], but starting from a given terrain (the GUI re-runs from a
@@ -227,9 +334,21 @@ impl Pipeline {
     /// [`Pipeline::run_on`] with an observer (see [`Pipeline::run_with`]).
     pub fn run_on_with(
         &self,
+        terrain: Terrain,
+        progress: &PipelineProgress,
+        observer: &mut dyn RunObserver,
+    ) -> Result<RunOutput> {
+        self.run_steps(terrain, progress, observer, &mut |_, _| Ok(Frame::Map))
+    }
+
+    /// Runs every step on `terrain`; `frame(k, terrain)` prepares the terrain for the `k`-th
+    /// enabled step (a world window cuts its margin there) and says where it sits.
+    fn run_steps(
+        &self,
         mut terrain: Terrain,
         progress: &PipelineProgress,
         observer: &mut dyn RunObserver,
+        frame: &mut dyn FnMut(usize, &mut Terrain) -> Result<Frame>,
     ) -> Result<RunOutput> {
         let total = self.steps.len();
         let run_start = Instant::now();
@@ -245,8 +364,9 @@ impl Pipeline {
                 name: planned.name,
                 category: planned.category,
             };
+            let frame = frame(k, &mut terrain)?;
             observer.before_step(&event, &terrain)?;
-            let ctx = StepContext { seed: planned.seed, progress: progress.step.clone() };
+            let ctx = StepContext { seed: planned.seed, progress: progress.step.clone(), frame };
             memory::reset_peak();
             let t0 = Instant::now();
             let ran = if observer.watches_iterations(&event) {

@@ -1,7 +1,7 @@
 //! Simple shaping: `normalize`, `clamp`, `scale`, `terrace`, `sea-level`.
 
 use crate::step::params::{Choice, choice_enum, step_params};
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
 
@@ -21,6 +21,11 @@ fn check_order(lo: f32, hi: f32) -> Result<()> {
 step_params! {
     /// Rescales heights linearly so the map's min becomes `lo` and its max `hi` (inverse lerp over
     /// min and max, seed 003; a flat map becomes all `lo`).
+    ///
+    /// With `input-range = [a, b]` the map is linear and fixed instead: `a` becomes `lo` and `b`
+    /// becomes `hi` whatever the map holds. That is what a world needs (a window must not depend
+    /// on its own extremes), so in a world recipe `normalize` requires `input-range` and is a
+    /// point step (reach 0).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Normalize {
         lo: f32 = ParamSpec {
@@ -37,6 +42,14 @@ step_params! {
             unit: "height units",
             doc: "Height given to the highest cell (>= min).",
         },
+        input: Vec<f64> = ParamSpec {
+            name: "input-range",
+            kind: ParamKind::List { min: -1.0e9, max: 1.0e9, min_len: 0, max_len: 2 },
+            default: DefaultValue::List(&[]),
+            unit: "height units",
+            doc: "Optional fixed input range [a, b] (a < b): a becomes min and b becomes max \
+                  instead of the map's own lowest and highest cells. Required in a world recipe.",
+        },
     }
 }
 
@@ -44,16 +57,34 @@ step_params! {
 const BOUND: ParamKind = ParamKind::Float { min: -1.0e9, max: 1.0e9 };
 
 impl Normalize {
-    /// A checked step (`lo <= hi`).
+    /// A checked step (`lo <= hi`) over the map's own range.
     pub fn new(lo: f32, hi: f32) -> Result<Self> {
-        let s = Self { lo, hi };
+        let s = Self { lo, hi, input: Vec::new() };
         s.check_ranges()?;
         check_order(lo, hi)?;
         Ok(s)
     }
 
+    /// A checked step mapping the fixed input range `[a, b]` (`a < b`) onto `[lo, hi]`.
+    pub fn fixed(lo: f32, hi: f32, a: f64, b: f64) -> Result<Self> {
+        let s = Self { input: vec![a, b], ..Self::new(lo, hi)? };
+        s.check_ranges()?;
+        if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
+            return Err(Error::param("input-range", format!("[{a}, {b}]"), "two numbers [a, b] with a < b"));
+        }
+        Ok(s)
+    }
+
     /// Applies to a heightmap.
     pub fn apply(&self, map: &mut Heightmap) {
+        if let [a, b] = self.input[..] {
+            // Fixed linear map: each cell from its own value alone.
+            let k = (self.hi as f64 - self.lo as f64) / (b - a);
+            for v in map.as_mut_slice() {
+                *v = (self.lo as f64 + (*v as f64 - a) * k) as f32;
+            }
+            return;
+        }
         let (min, r) = range(map);
         let span = (self.hi - self.lo) as f64;
         for v in map.as_mut_slice() {
@@ -71,8 +102,18 @@ impl Normalize {
             source: "seed 003 (inverse lerp over min and max)",
             params: Self::PARAMS,
             build: |p: &Params| {
-                let Self { lo, hi } = Self::read_params(p)?;
-                Ok(Box::new(Self::new(lo, hi)?))
+                let Self { lo, hi, input } = Self::read_params(p)?;
+                Ok(Box::new(match input[..] {
+                    [] => Self::new(lo, hi)?,
+                    [a, b] => Self::fixed(lo, hi, a, b)?,
+                    _ => {
+                        return Err(Error::param(
+                            "input-range",
+                            format!("{input:?}"),
+                            "two numbers [a, b] with a < b, or none (the map's own range)",
+                        ));
+                    }
+                }))
             },
         }
     }
@@ -82,6 +123,11 @@ impl Step for Normalize {
     fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
         self.apply(&mut terrain.height);
         Ok(())
+    }
+
+    /// A point step with a fixed `input-range`; over the map's own extremes it is global.
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        if self.input.is_empty() { Reach::Global } else { Reach::Cells(0) }
     }
 }
 
@@ -135,6 +181,10 @@ impl Step for Clamp {
     fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
         terrain.height.clamp(self.lo, self.hi)
     }
+
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
+    }
 }
 
 step_params! {
@@ -183,6 +233,10 @@ impl Step for Scale {
     fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
         terrain.height.scale(self.factor, self.offset)
     }
+
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
+    }
 }
 
 step_params! {
@@ -191,7 +245,8 @@ step_params! {
     /// With `n = (h − lo) / (hi − lo)` in [0, 1] over the map's range, `k = ⌊n·L⌋` and
     /// `f = n·L − k`: `h' = lo + (hi − lo) · (k + f^q) / L` with `q = 1 / (1 − sharpness)`.
     /// Sharpness 0 leaves the map unchanged; towards 1 each band becomes a flat tread at its
-    /// lower level with a steep riser at its top. The range is kept.
+    /// lower level with a steep riser at its top. The range is kept. In a world the range is
+    /// the world's declared height range (a point step).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Terrace {
         levels: u32 = ParamSpec {
@@ -219,9 +274,14 @@ impl Terrace {
         Ok(s)
     }
 
-    /// Applies to a heightmap.
+    /// Applies to a heightmap, over its own height range.
     pub fn apply(&self, map: &mut Heightmap) {
         let (lo, r) = range(map);
+        self.apply_over(map, lo, r);
+    }
+
+    /// Applies with the bands spread over `[lo, lo + r]`.
+    fn apply_over(&self, map: &mut Heightmap, lo: f32, r: f32) {
         if r <= 0.0 {
             return;
         }
@@ -248,9 +308,19 @@ impl Terrace {
 }
 
 impl Step for Terrace {
-    fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
-        self.apply(&mut terrain.height);
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        match &ctx.frame {
+            Frame::Map => self.apply(&mut terrain.height),
+            Frame::World(w) => {
+                let [lo, hi] = w.height_range;
+                self.apply_over(&mut terrain.height, lo as f32, (hi - lo) as f32)
+            }
+        }
         Ok(())
+    }
+
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
     }
 }
 
@@ -269,7 +339,8 @@ step_params! {
     ///
     /// `mode = "fraction"`: `sea = lo + value · (hi − lo)` over the current map's range, so a
     /// preset keeps the same share of sea whatever the generator's units (seed 003 and 004 §7 use
-    /// thresholds on a [0, 1] map, e.g. water < 0.15). `mode = "absolute"`: `sea = value`.
+    /// thresholds on a [0, 1] map, e.g. water < 0.15); in a world, over the world's declared
+    /// height range. `mode = "absolute"`: `sea = value`.
     #[derive(Clone, Debug, PartialEq)]
     pub struct SeaLevel {
         mode: SeaMode = ParamSpec {
@@ -328,9 +399,19 @@ impl SeaLevel {
 }
 
 impl Step for SeaLevel {
-    fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
-        terrain.sea_level = self.level(&terrain.height);
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        terrain.sea_level = match (&ctx.frame, self.mode) {
+            (Frame::World(w), SeaMode::Fraction) => {
+                let [lo, hi] = w.height_range;
+                (lo + self.value * (hi - lo)) as f32
+            }
+            _ => self.level(&terrain.height),
+        };
         Ok(())
+    }
+
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
     }
 }
 

@@ -141,7 +141,7 @@ impl Blend {
     pub fn second(&self, width: usize, height: usize, cell_size: f64, seed: u64) -> Result<Heightmap> {
         let step = self.generator()?;
         let mut t = Terrain::new(width, height, cell_size)?;
-        let ctx = StepContext { seed: derive_seed(seed, 1), progress: crate::Progress::new() };
+        let ctx = StepContext::new(derive_seed(seed, 1), crate::Progress::new());
         step.run(&mut t, &ctx)?;
         Ok(t.height)
     }

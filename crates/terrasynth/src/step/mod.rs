@@ -47,6 +47,86 @@ pub struct StepContext {
     pub seed: u64,
     /// Progress and cancellation.
     pub progress: Progress,
+    /// Where the terrain sits: a finite map, or a window of an endless world.
+    pub frame: Frame,
+}
+
+impl StepContext {
+    /// A context for a finite map ([`Frame::Map`]).
+    pub fn new(seed: u64, progress: Progress) -> Self {
+        Self { seed, progress, frame: Frame::Map }
+    }
+}
+
+/// Where the terrain a step works on sits.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Frame {
+    /// A finite map: lengths are fractions of the map, extents are the map's own.
+    #[default]
+    Map,
+    /// A window of an endless world (seed 000's worlds generated on demand from a seed):
+    /// lengths are metres, heights are metres, and every cell is computed from its world
+    /// coordinates, so any window equals the same cells cut from a larger window.
+    World(WorldFrame),
+}
+
+/// The window of an endless world a terrain holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldFrame {
+    /// World cell column of the terrain's column 0 (negative allowed).
+    pub x0: i64,
+    /// World cell row of the terrain's row 0 (negative allowed).
+    pub y0: i64,
+    /// Metres per cell (the recipe's `cell-size`).
+    pub cell_size: f64,
+    /// The world's declared height range in metres (`[world] height-range`): 16-bit outputs
+    /// map it, and `normalize` maps onto it.
+    pub height_range: [f64; 2],
+}
+
+impl WorldFrame {
+    /// World column of the terrain's column `i`.
+    pub fn col(&self, i: usize) -> i64 {
+        self.x0 + i as i64
+    }
+
+    /// World row of the terrain's row `j`.
+    pub fn row(&self, j: usize) -> i64 {
+        self.y0 + j as i64
+    }
+
+    /// World x in metres of column `i`: a heightmap sample is a point, world column `X` sits at
+    /// `X · cell_size` (exact for the same `X` whatever window holds it).
+    pub fn x_m(&self, i: usize) -> f64 {
+        self.col(i) as f64 * self.cell_size
+    }
+
+    /// World y in metres of row `j`.
+    pub fn y_m(&self, j: usize) -> f64 {
+        self.row(j) as f64 * self.cell_size
+    }
+
+    /// A length in metres as a whole number of cells, rounded up (for reaches).
+    pub fn cells(&self, metres: f64) -> usize {
+        let c = (metres.abs() / self.cell_size).ceil();
+        if c.is_finite() { c as usize } else { usize::MAX }
+    }
+
+    /// This frame moved by `(dx, dy)` cells (the window grown or cut by a margin).
+    pub fn shifted(&self, dx: i64, dy: i64) -> Self {
+        Self { x0: self.x0 + dx, y0: self.y0 + dy, ..*self }
+    }
+}
+
+/// How far a step's output at a cell depends on its input, when run on a window of a world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// The output at a cell depends on input cells at most this many cells away (Chebyshev
+    /// distance): 0 for point steps and generators, radius × iterations for stencil steps.
+    Cells(usize),
+    /// The output depends on the whole map (depression filling, stream power, a map's own
+    /// min/max): the step cannot run on a window and world recipes refuse it.
+    Global,
 }
 
 /// The stage a step belongs to.
@@ -80,6 +160,14 @@ pub trait Step: Send + Sync + std::fmt::Debug {
     ) -> Result<bool> {
         let _ = each;
         self.run(terrain, ctx).map(|()| false)
+    }
+
+    /// How far this step reads beyond a cell when run on a window of `world` (see [`Reach`]).
+    /// The default, [`Reach::Global`], makes a world recipe refuse the step: a step that
+    /// computes every cell from world coordinates and a bounded neighbourhood says so here.
+    fn reach(&self, world: &WorldFrame) -> Reach {
+        let _ = world;
+        Reach::Global
     }
 }
 
