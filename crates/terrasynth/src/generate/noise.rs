@@ -2,7 +2,8 @@
 
 use terrasynth_noise::spec::{FIELDS, Field, FieldDefault, FieldKind};
 use terrasynth_noise::{
-    FractalKind, Noise, NoiseError, NoiseKind, NoiseSpec, Region, Seed, WorleyDistance, WorleyReturn,
+    CellRegion, FractalKind, Noise, NoiseError, NoiseKind, NoiseSpec, Region, Seed, WorleyDistance,
+    WorleyReturn,
 };
 
 use super::{Generator, GeneratorStep};
@@ -10,8 +11,6 @@ use crate::step::params::{NO_SEED, check_number, spec_named, str_eq};
 use crate::step::{Category, StepInfo, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Progress, Result};
-use rayon::prelude::*;
-use terrasynth_noise::NoiseFn;
 
 /// The flat `seed` value that means the published permutation (`seed = "reference"` in a spec);
 /// [`NO_SEED`] (-1, the default) means the step's seed.
@@ -307,8 +306,8 @@ impl Generator for NoiseTerrain {
     }
 
     /// World cell `(X, Y)` takes the noise at `(X, Y) · cell-size / feature-size-m` (noise units),
-    /// each coordinate computed from its integer world cell alone, so the value of a cell does not
-    /// depend on the window holding it.
+    /// each coordinate computed from its integer world cell alone ([`Noise::fill_cells`]), so the
+    /// value of a cell does not depend on the window holding it.
     fn generate_window(
         &self,
         world: &WorldFrame,
@@ -325,16 +324,19 @@ impl Generator for NoiseTerrain {
         crate::grid::check_size::<f32>(width, height)?;
         let noise = self.noise(seed)?;
         let k = world.cell_size / metres;
+        let cells = CellRegion {
+            col0: world.x0,
+            row0: world.y0,
+            width,
+            height,
+            scale_x: k,
+            scale_y: k,
+            offset_x: 0.0,
+            offset_y: 0.0,
+        };
         let mut map = Heightmap::new(width, height, 1.0)?;
-        let rows = super::common::RowProgress::new(progress, height);
-        map.as_mut_slice().par_chunks_mut(width).enumerate().try_for_each(|(j, row)| {
-            rows.row_done()?;
-            let y = world.row(j) as f64 * k;
-            for (i, v) in row.iter_mut().enumerate() {
-                *v = noise.get2(world.col(i) as f64 * k, y) as f32;
-            }
-            Ok::<(), Error>(())
-        })?;
+        progress.check_cancelled()?;
+        noise.fill_cells(&cells, map.as_mut_slice())?;
         Ok(map)
     }
 }
