@@ -324,7 +324,9 @@ fn every_preset_validates_and_runs_at_65() {
     }
 }
 
-/// Every preset gives the same bits on 1 and 3 worker threads.
+/// Every preset gives the same bits on 1, 2, 3 and 7 worker threads, run concurrently (the
+/// machine loaded by the other runs, so work is split and stolen differently each time), and
+/// the same bits again in a second round.
 #[test]
 fn presets_are_bit_identical_across_thread_counts() {
     let reg = registry();
@@ -337,6 +339,17 @@ fn presets_are_bit_identical_across_thread_counts() {
     for preset in presets() {
         let mut r = preset.recipe().unwrap();
         (r.width, r.height) = (97, 67);
-        assert_eq!(run_with(1, &r), run_with(3, &r), "preset {}", preset.name);
+        let reference = run_with(1, &r);
+        for round in 0..2 {
+            let (r, run_with) = (&r, &run_with);
+            let runs: Vec<(usize, Vec<u32>)> = std::thread::scope(|s| {
+                let handles: Vec<_> =
+                    [1, 2, 3, 7].map(|t| (t, s.spawn(move || run_with(t, r)))).into_iter().collect();
+                handles.into_iter().map(|(t, h)| (t, h.join().unwrap())).collect()
+            });
+            for (threads, bits) in runs {
+                assert!(bits == reference, "preset {} round {round}: {threads} threads differ", preset.name);
+            }
+        }
     }
 }
