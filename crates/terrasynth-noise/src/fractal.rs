@@ -82,7 +82,8 @@ pub(crate) fn octave_table(
     let mut amp = 1.0;
     for i in 0..octaves {
         let weight = match fractal {
-            FractalKind::Ridged | FractalKind::Hybrid => scale.powf(-musgrave.h),
+            // `detmath`, not the platform's `powf`: the same weight bits everywhere.
+            FractalKind::Ridged | FractalKind::Hybrid => crate::detmath::pow(scale, -musgrave.h),
             _ => amp,
         };
         // The spec validation keeps period·λ^i below 2^32.
@@ -122,7 +123,7 @@ impl Combiner {
         let norm = match fractal {
             FractalKind::None => 1.0,
             FractalKind::Fbm | FractalKind::Billow => sum_w,
-            FractalKind::Ridged => off.powi(2).max((m - off).powi(2)) * sum_w,
+            FractalKind::Ridged => (off * off).max((m - off) * (m - off)) * sum_w,
             FractalKind::Hybrid => (m + off) * sum_w,
         };
         Self { fractal, musgrave, norm, sum_w }
@@ -179,7 +180,7 @@ impl Combiner {
             FractalKind::Ridged => {
                 // Each (offset − |n|)² ≤ S(M), weights ≤ 1.
                 let off = self.musgrave.offset;
-                (0.0, off.powi(2).max((m - off).powi(2)) * self.sum_w / self.norm)
+                (0.0, (off * off).max((m - off) * (m - off)) * self.sum_w / self.norm)
             }
             FractalKind::Hybrid => {
                 let off = self.musgrave.offset;

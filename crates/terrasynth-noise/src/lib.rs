@@ -130,6 +130,7 @@
 //! computed with basic IEEE operations only, not the platform's `cos`/`sin`).
 
 mod bulk;
+pub mod detmath;
 mod error;
 pub mod fractal;
 mod hash;

@@ -199,7 +199,8 @@ mod tests {
                 let a = RADIUS2_2D - dx * dx - dy * dy;
                 if a > 0.0 {
                     let g = grads[gradient_index(hash2_simplex(seed, vi, vj))];
-                    sum += a.powi(4) * (g[0] * dx + g[1] * dy);
+                    let a2 = a * a;
+                    sum += a2 * a2 * (g[0] * dx + g[1] * dy);
                 }
             }
         }
@@ -221,7 +222,8 @@ mod tests {
                         if a > 0.0 {
                             let s = if grid == 0 { seed } else { seed ^ SECOND_GRID_SEED };
                             let g = grads[to_index(hash3(s, i, j, k), 12)];
-                            sum += a.powi(4) * (g[0] * d[0] + g[1] * d[1] + g[2] * d[2]);
+                            let a2 = a * a;
+                            sum += a2 * a2 * (g[0] * d[0] + g[1] * d[1] + g[2] * d[2]);
                         }
                     }
                 }

@@ -740,7 +740,7 @@ impl NoiseSpec {
                 ));
             }
             if self.fractal != FractalKind::None {
-                let top = f64::from(p) * self.lacunarity.powi(self.octaves as i32 - 1);
+                let top = f64::from(p) * crate::detmath::powi(self.lacunarity, self.octaves as i32 - 1);
                 if top > f64::from(u32::MAX) {
                     return Err(NoiseError::invalid(
                         "octaves",

@@ -296,9 +296,9 @@ fn bulk_dispatch_uses_the_best_level_of_the_cpu() {
         };
         // On an AVX-512 CPU this also fails when the AVX-512 kernels fail their self-check
         // against AVX2 (the fill then falls back to AVX2).
-        let expected = match (has("avx2") && has("fma"), has("avx512f")) {
+        let expected = match (has("avx2"), has("avx512f")) {
             (true, true) => "avx512",
-            (true, false) => "avx2+fma",
+            (true, false) => "avx2",
             _ => "scalar",
         };
         assert_eq!(Noise::bulk_simd_level(), expected);
@@ -312,23 +312,21 @@ fn bulk_dispatch_uses_the_best_level_of_the_cpu() {
 /// `TERRASYNTH_SIMD` error.
 fn forced_levels() -> Vec<(&'static str, Vec<Option<&'static str>>)> {
     #[cfg(target_arch = "x86_64")]
-    let (avx2, avx512) = (
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
-        std::arch::is_x86_feature_detected!("avx512f"),
-    );
+    let (avx2, avx512) =
+        (std::arch::is_x86_feature_detected!("avx2"), std::arch::is_x86_feature_detected!("avx512f"));
     #[cfg(not(target_arch = "x86_64"))]
     let (avx2, avx512) = (false, false);
     let best = if avx512 {
         // AVX-512 unless its self-check against AVX2 fails (never seen; not run on hardware yet).
-        vec![Some("avx512"), Some("avx2+fma")]
+        vec![Some("avx512"), Some("avx2")]
     } else if avx2 {
-        vec![Some("avx2+fma")]
+        vec![Some("avx2")]
     } else {
         vec![Some("scalar")]
     };
     vec![
         ("scalar", vec![Some("scalar")]),
-        ("avx2", vec![if avx2 { Some("avx2+fma") } else { None }]),
+        ("avx2", vec![if avx2 { Some("avx2") } else { None }]),
         // A CPU with AVX-512F whose kernels failed the self-check refuses a forced `avx512`.
         ("avx512", if avx512 { vec![Some("avx512"), None] } else { vec![None] }),
         ("auto", best.clone()),

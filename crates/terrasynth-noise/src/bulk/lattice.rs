@@ -22,7 +22,8 @@
 //! n    = lerp_u(A(c)·fx + B(c), A(c+1)·(fx − 1) + B(c+1))
 //! ```
 //!
-//! which leaves 3 fused multiply-adds and 1 subtraction per sample and octave (plus the fBm
+//! which leaves 3 multiply-adds (multiplication and addition rounded separately, never fused)
+//! and 1 subtraction per sample and octave (plus the fBm
 //! accumulation), in f32 lanes. What is hoisted:
 //! - per fill, octave and tile of columns ([`ColumnPlan`]): the lattice x of every column in
 //!   f64, its cell index `c` (i64, exact up to |x| = 2^52, clamped beyond as in the point
@@ -40,7 +41,6 @@
 //! width, so results depend neither on how columns fall into vectors and tiles nor on the
 //! SIMD level (region tiles agree bit for bit).
 
-#[cfg(target_arch = "x86_64")]
 use super::lanes::Lanes;
 
 /// The lattice index of a floored coordinate, clamped to ±2^52 like the point kernels (beyond
@@ -287,25 +287,6 @@ pub(crate) enum Write {
     Accumulate(f32),
 }
 
-/// One octave of one row, portable scalar code: `n` of every sample of the padded row,
-/// written to `out` as `write` says.
-pub(crate) fn row_scalar(plan: &ColumnPlan, st: &RowState, out: &mut [f32], write: Write) {
-    debug_assert_eq!(out.len(), plan.padded_len());
-    for (i, o) in out.iter_mut().enumerate() {
-        let s0 = plan.slot[i] as usize;
-        let s1 = s0 + 1;
-        let fx = plan.fx[i];
-        let t0 = st.a[s0] * fx + st.b[s0];
-        let t1 = st.a[s1] * (fx - 1.0) + st.b[s1];
-        let n = t0 + plan.u[i] * (t1 - t0);
-        *o = match write {
-            Write::Value => n,
-            Write::Weighted(w) => w * n,
-            Write::Accumulate(w) => *o + w * n,
-        };
-    }
-}
-
 /// One octave of one row in vectors of `V` (see the module docs for the method): `n` of every
 /// sample of the padded row, written to `out` as `write` says. The same arithmetic, with one
 /// rounding per operation, for every `V`, so every implementation gives the same bits.
@@ -313,7 +294,6 @@ pub(crate) fn row_scalar(plan: &ColumnPlan, st: &RowState, out: &mut [f32], writ
 /// # Safety
 /// `plan` must have been made for `V::N` lanes, `out.len() == plan.padded_len()`, and `st`
 /// prepared for `plan`.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn row_simd<V: Lanes>(
     v: V,
@@ -362,7 +342,6 @@ pub(crate) unsafe fn row_simd<V: Lanes>(
 }
 
 /// The arrays a row kernel reads, as raw pointers (kept in registers across the loop).
-#[cfg(target_arch = "x86_64")]
 struct RowSource {
     slot: *const i32,
     chunk_base: *const i32,
@@ -377,7 +356,6 @@ struct RowSource {
 /// # Safety
 /// `src` points into a plan made for `V::N` lanes and a state prepared for it, and
 /// `(k + 1)·N` is at most the plan's padded length.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn noise_vector<V: Lanes>(v: V, src: &RowSource, k: usize) -> V::F {
     let i = k * V::N;
@@ -408,8 +386,9 @@ unsafe fn noise_vector<V: Lanes>(v: V, src: &RowSource, k: usize) -> V::F {
         }
         let fx = v.load(src.fx.add(i));
         let u = v.load(src.u.add(i));
-        let t0 = v.fma(a0, fx, b0);
-        let t1 = v.fma(a1, v.sub(fx, v.splat(1.0)), b1);
-        v.fma(u, v.sub(t1, t0), t0)
+        // Multiplications and additions rounded separately, never fused (see `lanes`).
+        let t0 = v.add(v.mul(a0, fx), b0);
+        let t1 = v.add(v.mul(a1, v.sub(fx, v.splat(1.0))), b1);
+        v.add(t0, v.mul(u, v.sub(t1, t0)))
     }
 }

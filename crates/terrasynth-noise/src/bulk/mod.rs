@@ -7,8 +7,8 @@
 //!
 //! Paths, chosen per noise:
 //! - square-lattice kinds (white, value, perlin-angle, perlin-table, perlin) without warp: the
-//!   row engine of [`lattice`] (per-column and per-lattice-row work hoisted, 3 FMAs per sample
-//!   and octave), band by band and, inside a band, tile by tile of [`TILE`] columns so that the
+//!   row engine of [`lattice`] (per-column and per-lattice-row work hoisted, 3 multiply-adds
+//!   per sample and octave), band by band and, inside a band, tile by tile of [`TILE`] columns so that the
 //!   per-column plans of all octaves stay in the core's caches (see [`TILE`]);
 //! - opensimplex2 without warp: the SIMD simplex kernel of [`simplex`];
 //! - everything else (worley, any warp): a row-parallel loop over the point path.
@@ -19,19 +19,24 @@
 //! # SIMD levels and dispatch
 //! The row kernels are written once, generic over the small vector instruction set of
 //! [`lanes`], and instantiated for:
-//! - AVX2 + FMA, 8 f32 lanes (`avx2+fma`);
+//! - AVX2, 8 f32 lanes (`avx2`);
 //! - AVX-512F, 16 f32 lanes (`avx512`);
 //! - a 16-lane emulation with two AVX2 vectors, used only by the tests: it runs the 16-lane
 //!   logic of the AVX-512 instantiation (padding to 16, row tails, 16-value windows, 16-entry
 //!   tables, masks) on AVX2 hardware;
-//! - and a portable scalar fallback (`scalar`, [`Noise::fill_scalar`]): the same row method
-//!   without intrinsics and without fused multiply-adds for the square-lattice kinds, the point
-//!   kernel on the same lattice coordinates for opensimplex2 (equal to the SIMD levels within
-//!   1e-6, not bit for bit).
+//! - and portable code (`scalar`, [`Noise::fill_scalar`]; the only level on aarch64, wasm32
+//!   and other targets): the same kernels in 8 lanes of plain arrays ([`lanes::Portable`]).
 //!
-//! Every SIMD operation is exactly rounded the same way at every width, so the AVX-512 and AVX2
-//! kernels give the same bits (the 16-lane emulation is tested to give the AVX2 bits for every
-//! kind, fractal, row width and sample spacing).
+//! # The same bytes on every path and platform
+//! Every lane operation is exactly rounded the same way in every implementation, and no
+//! multiply-add is ever fused (FMA is not in the baseline of x86-64 or wasm32, where it would be
+//! a slow software call; fusing on some targets only would change bits), so the scalar, AVX2,
+//! AVX-512 and emulated 16-lane kernels give the same bits on x86-64, aarch64 and wasm32. The
+//! f64 parts (lattice coordinates, fades, gradient tables, octave weights) use basic IEEE
+//! operations and [`crate::detmath`], never the platform's libm. Tested: every level equals
+//! the scalar level bit for bit for every kind, fractal, row width and sample spacing
+//! (`bulk::tests`), and `scripts/check-platforms.sh` compares SHA-256 sums of fills on x86-64,
+//! aarch64 (qemu) and wasm32 (Node).
 //!
 //! **The AVX-512 instantiation compiles, and its 16-lane logic is tested through the
 //! emulation, but it has not been executed on AVX-512 hardware** (the development machine, an
@@ -40,8 +45,8 @@
 //! (every kernel path) and must match the AVX2 kernels bit for bit; if they do not, the process
 //! uses AVX2 instead.
 //!
-//! The level is chosen once per process, at the first fill: AVX-512F (+ AVX2 + FMA) detected
-//! at run time and self-checked → `avx512`; else AVX2 + FMA → `avx2+fma`; else `scalar` (the
+//! The level is chosen once per process, at the first fill: AVX-512F (+ AVX2) detected
+//! at run time and self-checked → `avx512`; else AVX2 → `avx2`; else `scalar` (the
 //! crate is built for baseline x86-64). [`Noise::bulk_simd_level`] reports it. The
 //! environment variable **`TERRASYNTH_SIMD`** overrides the choice: `scalar`, `avx2` or
 //! `avx512` force that level, `auto` (or unset, or empty) detects; an unknown value, a level
@@ -70,7 +75,8 @@ use crate::spec::{FractalKind, NoiseKind};
 use crate::{CellRegion, Noise, NoiseError, NoiseFn, Region};
 
 #[cfg(target_arch = "x86_64")]
-use lanes::{Avx2, Avx2x2, Avx512, Lanes};
+use lanes::{Avx2, Avx2x2, Avx512};
+use lanes::{Lanes, Portable};
 use lattice::{ColumnPlan, Fade, LatticeOctave, RowCoord, RowState, Write, corner_rows};
 
 /// Rows per rayon task.
@@ -89,9 +95,9 @@ pub(crate) const SIMD_ENV: &str = "TERRASYNTH_SIMD";
 /// Which instruction set the bulk kernels use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum SimdLevel {
-    /// Portable scalar code (same method as the SIMD kernels, no intrinsics).
+    /// Portable code: the same kernels in [`Portable`] lanes, no intrinsics (every platform).
     Scalar,
-    /// 8 f32 lanes with AVX2 and FMA (x86-64).
+    /// 8 f32 lanes with AVX2 (x86-64).
     Avx2,
     /// 16 f32 lanes emulated with two AVX2 vectors: the 16-lane logic of [`SimdLevel::Avx512`]
     /// on AVX2 hardware, for tests (never chosen by detection).
@@ -106,7 +112,7 @@ impl SimdLevel {
     fn name(self) -> &'static str {
         match self {
             SimdLevel::Scalar => "scalar",
-            SimdLevel::Avx2 => "avx2+fma",
+            SimdLevel::Avx2 => "avx2",
             SimdLevel::Avx2x2 => "avx2x2",
             SimdLevel::Avx512 => "avx512",
         }
@@ -152,7 +158,7 @@ fn active_level() -> Result<SimdLevel, NoiseError> {
 /// self-check of the AVX-512 kernels (run only when AVX-512 would be used).
 ///
 /// Unset, empty or `auto`: the best available level, AVX-512 only if `avx512_ok()`, else
-/// AVX2+FMA, else scalar. `scalar`, `avx2`, `avx512` force a level; forcing one the CPU lacks,
+/// AVX2, else scalar. `scalar`, `avx2`, `avx512` force a level; forcing one the CPU lacks,
 /// or `avx512` when its self-check fails, is an error, as is any other value.
 fn choose_level(
     value: Option<&str>,
@@ -171,7 +177,7 @@ fn choose_level(
         }),
         Some("scalar") => Ok(SimdLevel::Scalar),
         Some("avx2") if available(SimdLevel::Avx2) => Ok(SimdLevel::Avx2),
-        Some("avx2") => Err(unsupported("a level this CPU supports (it lacks AVX2 or FMA)")),
+        Some("avx2") => Err(unsupported("a level this CPU supports (it lacks AVX2)")),
         Some("avx512") if !available(SimdLevel::Avx512) => {
             Err(unsupported("a level this CPU supports (it lacks AVX-512F)"))
         }
@@ -252,7 +258,7 @@ impl Noise {
         self.fill_with(region, out, SimdLevel::Scalar)
     }
 
-    /// The instruction set [`Noise::fill`] uses in this process: `"avx512"`, `"avx2+fma"` or
+    /// The instruction set [`Noise::fill`] uses in this process: `"avx512"`, `"avx2"` or
     /// `"scalar"`; `"invalid TERRASYNTH_SIMD"` when that variable holds a level that cannot be
     /// used (then [`Noise::fill`] returns the error).
     pub fn bulk_simd_level() -> &'static str {
@@ -425,17 +431,14 @@ thread_local! {
     static SEQUENTIAL: Cell<bool> = const { Cell::new(false) };
 }
 
-/// A bulk path that fills bands of rows, in portable code or in vectors of any [`Lanes`].
+/// A bulk path that fills bands of rows in vectors of any [`Lanes`] (the `scalar` level:
+/// [`Portable`]).
 pub(crate) trait BandJob: Sync {
-    /// Fills the band starting at row `first_row` with the portable scalar code.
-    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32);
-
-    /// Fills the band with the kernels in `V` lanes. Implementations must be
+    /// Fills the band starting at row `first_row` with the kernels in `V` lanes. Implementations must be
     /// `#[inline(always)]` (and so must every closure and function between them and the
     /// intrinsics): they are compiled inside the `#[target_feature]` functions of
     /// [`fill_bands`], and an outlined piece would lose those features and turn every
     /// intrinsic into a call.
-    #[cfg(target_arch = "x86_64")]
     fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32);
 }
 
@@ -446,51 +449,52 @@ fn fill_bands<J: BandJob>(job: &J, region: &Samples, out: &mut [f32], level: Sim
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 => {
             let v = Avx2::new().expect("level checked against the CPU");
-            // SAFETY: the token proves AVX2 and FMA.
+            // SAFETY: the token proves AVX2.
             unsafe { band_avx2(job, v, first_row, band) }
         }
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2x2 => {
             let v = Avx2x2::new().expect("level checked against the CPU");
-            // SAFETY: the token proves AVX2 and FMA.
+            // SAFETY: the token proves AVX2.
             unsafe { band_avx2x2(job, v, first_row, band) }
         }
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx512 => {
             let v = Avx512::new().expect("level checked against the CPU");
-            // SAFETY: the token proves AVX-512F, AVX2 and FMA.
+            // SAFETY: the token proves AVX-512F and AVX2.
             unsafe { band_avx512(job, v, first_row, band) }
         }
-        _ => job.band_scalar(first_row, band),
+        _ => job.band_simd(Portable, first_row, band),
     })
 }
 
-/// [`BandJob::band_simd`] compiled for AVX2 + FMA.
+/// [`BandJob::band_simd`] compiled for AVX2 (without FMA: the kernels never fuse, see
+/// [`lanes`]; leaving the feature off also keeps the compiler from fusing anything).
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA (`v` proves it).
+/// The CPU must support AVX2 (`v` proves it).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2")]
 unsafe fn band_avx2<J: BandJob>(job: &J, v: Avx2, first_row: usize, band: &mut [f32]) -> (f32, f32) {
     job.band_simd(v, first_row, band)
 }
 
-/// [`BandJob::band_simd`] in 16 emulated lanes, compiled for AVX2 + FMA.
+/// [`BandJob::band_simd`] in 16 emulated lanes, compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA (`v` proves it).
+/// The CPU must support AVX2 (`v` proves it).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2")]
 unsafe fn band_avx2x2<J: BandJob>(job: &J, v: Avx2x2, first_row: usize, band: &mut [f32]) -> (f32, f32) {
     job.band_simd(v, first_row, band)
 }
 
-/// [`BandJob::band_simd`] compiled for AVX-512F (+ AVX2 + FMA).
+/// [`BandJob::band_simd`] compiled for AVX-512F (+ AVX2).
 ///
 /// # Safety
-/// The CPU must support AVX-512F, AVX2 and FMA (`v` proves it).
+/// The CPU must support AVX-512F and AVX2 (`v` proves it).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
+#[target_feature(enable = "avx512f,avx2")]
 unsafe fn band_avx512<J: BandJob>(job: &J, v: Avx512, first_row: usize, band: &mut [f32]) -> (f32, f32) {
     job.band_simd(v, first_row, band)
 }
@@ -703,7 +707,6 @@ impl RowCombiner {
 
     /// [`RowCombiner::finish`] in vectors of `V` (the same bits: one multiplication per
     /// sample; min/max are exact).
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn finish_simd<V: Lanes>(&self, v: V, r: &[f32], out: &mut [f32], ext: &mut Extremes) {
         assert!(r.len() == out.len() && V::N <= LANES);
@@ -869,14 +872,9 @@ impl LatticeJob<'_> {
 }
 
 impl BandJob for LatticeJob<'_> {
-    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
-        self.band(first_row, band, lattice::row_scalar, |r, out, ext| self.combiner.finish(r, out, ext))
-    }
-
     /// [`LatticeJob::band`] with the kernel in `V` lanes (inlined into the
     /// `#[target_feature]` functions of [`fill_bands`], so that `RowState::prepare` and the
     /// combiner loops are compiled for the same instruction set).
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32) {
         // `inline(always)` down to the intrinsics: an outlined closure would not have the

@@ -23,9 +23,8 @@
 //! 4. the sum times `NORM_2D`, written to the octave row, or, for fbm (and no fractal), times
 //!    `NORM_2D·weight` and accumulated straight into the running fractal sum.
 //!
-//! The scalar fallback calls the point kernel itself on the same lattice coordinates.
+//! The `scalar` level runs the same kernel in [`super::lanes::Portable`] lanes (same bits).
 
-#[cfg(target_arch = "x86_64")]
 use super::lanes::Lanes;
 use super::{BandJob, Extremes, RowCombiner, Samples, SimdLevel, column_x, fill_bands, row_y};
 use crate::Noise;
@@ -199,14 +198,9 @@ impl SimplexJob<'_> {
 }
 
 impl BandJob for SimplexJob<'_> {
-    fn band_scalar(&self, first_row: usize, band: &mut [f32]) -> (f32, f32) {
-        self.band(first_row, band, |_, _, _, _| false, |r, out, ext| self.combiner.finish(r, out, ext))
-    }
-
     /// [`SimplexJob::band`] with the kernel in `V` lanes (inlined into the `#[target_feature]`
     /// functions of [`fill_bands`], so the combiner loops are compiled for the same
     /// instruction set).
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn band_simd<V: Lanes>(&self, v: V, first_row: usize, band: &mut [f32]) -> (f32, f32) {
         // `inline(always)` down to the intrinsics (see `LatticeJob::band_simd`).
@@ -250,7 +244,6 @@ impl GradTables {
 ///
 /// # Safety
 /// `out` and the vectors of `cols` have the same length, a multiple of `V::N`.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn row_simd<V: Lanes>(
     v: V,
@@ -295,7 +288,9 @@ unsafe fn row_simd<V: Lanes>(
                 // SAFETY: `k + N <= len` (see above).
                 let o = unsafe { out.as_mut_ptr().add(k) };
                 // SAFETY: `o` points to N values of `out` (see above).
-                unsafe { v.store(o, v.fma(sum_vector(v, &cc, cols, row_fa, row_fb, row_h, k), f, v.load(o))) }
+                unsafe {
+                    v.store(o, v.add(v.mul(sum_vector(v, &cc, cols, row_fa, row_fb, row_h, k), f), v.load(o)))
+                }
             }
         }
     }
@@ -306,7 +301,6 @@ unsafe fn row_simd<V: Lanes>(
 ///
 /// # Safety
 /// `k + N` is at most the length of the column vectors.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn sum_vector<V: Lanes>(
     v: V,
@@ -362,7 +356,6 @@ unsafe fn sum_vector<V: Lanes>(
 }
 
 /// The constants of [`corner`], in vectors of `V`.
-#[cfg(target_arch = "x86_64")]
 struct CornerConsts<V: Lanes> {
     cos: V::Table8,
     sin: V::Table8,
@@ -373,7 +366,6 @@ struct CornerConsts<V: Lanes> {
 
 /// One corner of the simplex: lattice hash of `h = seed + i·PRIME_X + j·PRIME_Y` → gradient →
 /// `max(r² − |d|², 0)⁴·(g·d)` at offset `d = (dx, dy)`.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn corner<V: Lanes>(v: V, c: &CornerConsts<V>, h: V::I, dx: V::F, dy: V::F) -> V::F {
     let h = v.mul_i(v.xor_i(h, v.shr_i(h, 16)), c.mul);
@@ -381,8 +373,9 @@ fn corner<V: Lanes>(v: V, c: &CornerConsts<V>, h: V::I, dx: V::F, dy: V::F) -> V
     // The gradient index is the low 3 bits of the hash; bit 31 negates the dot product.
     let gx = v.lookup8(c.cos, h);
     let gy = v.lookup8(c.sin, h);
-    let dot = v.flip_sign(v.fma(gx, dx, v.mul(gy, dy)), h);
-    let a = v.max(v.fnma(dy, dy, v.fnma(dx, dx, c.radius2)), c.zero);
+    // Multiplications and additions rounded separately, never fused (see `lanes`).
+    let dot = v.flip_sign(v.add(v.mul(gx, dx), v.mul(gy, dy)), h);
+    let a = v.max(v.sub(v.sub(c.radius2, v.mul(dx, dx)), v.mul(dy, dy)), c.zero);
     let a2 = v.mul(a, a);
     v.mul(v.mul(a2, a2), dot)
 }
