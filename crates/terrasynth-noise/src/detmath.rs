@@ -21,11 +21,12 @@
 //!   accurate); Taylor series to `r^23`/`r^22`.
 //! - [`atan2`], [`atan`]: reduced to |t| ≤ 1 by `atan t = π/2 − atan(1/t)`, then halved twice
 //!   by `atan t = 2·atan(t / (1 + √(1 + t²)))` to |t| ≤ tan(π/16), odd series to `t^27`.
+//! - [`exp2`]: `x = k + r`, |r| ≤ ½, `2^r = e^(r·ln 2)` by the same series.
 //! - [`tanh`]: `expm1(2x) / (expm1(2x) + 2)`, with `expm1` by its own series for |x| < ½.
 //! - [`powi`]: binary exponentiation (square and multiply from the lowest bit), as written.
 //!
 //! Measured maximum error against the platform libm (glibc 2.36, x86-64) in the tests of this
-//! module, over 10⁵ points per function: `exp`, `ln`, `expm1`: ≤ 1 ulp; `sin`, `cos`
+//! module, over 10⁵ points per function: `exp`, `exp2`, `ln`, `expm1`: ≤ 1 ulp; `sin`, `cos`
 //! (|x| ≤ 1e4): ≤ 2 ulp; `atan`: ≤ 3 ulp; `atan2`: ≤ 4 ulp; `tanh`: ≤ 4 ulp; `pow`:
 //! ≤ (2 + 2·|y·ln x|) ulp (all: or an absolute error ≤ 2⁻⁵³ for results below 1). The f32
 //! versions ([`expf`], …) compute in f64 and round once, so they are within 1 f32 ulp.
@@ -58,12 +59,33 @@ pub fn exp(x: f64) -> f64 {
     }
     let k = (x * std::f64::consts::LOG2_E + 0.5).floor();
     let r = (x - k * LN2_HI) - k * LN2_LO;
-    // e^r = Σ r^i / i!, i = 0..=14 (|r| ≤ 0.35: the next term is below 2^-60).
+    scale2(exp_series(r), k as i32)
+}
+
+/// `e^r` for |r| ≤ 0.35: Σ r^i / i!, i = 0..=14 (the next term is below 2^-60).
+fn exp_series(r: f64) -> f64 {
     let mut p = 1.0;
     for i in (1..=14).rev() {
         p = 1.0 + p * r / i as f64;
     }
-    scale2(p, k as i32)
+    p
+}
+
+/// `2^x`: `x = k + r`, |r| ≤ ½ (exact), `2^r = e^(r·ln2)` with ln 2 in two parts. Exact for
+/// integer `x`; `+∞` from 1024, `+0` below −1075.
+pub fn exp2(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x >= 1024.0 {
+        return f64::INFINITY;
+    }
+    if x < -1075.0 {
+        return 0.0;
+    }
+    let k = (x + 0.5).floor();
+    let r = x - k;
+    scale2(exp_series(r * LN2_HI + r * LN2_LO), k as i32)
 }
 
 /// `x·2^k` through the exponent bits, in two steps where `2^k` alone is not a normal f64.
@@ -329,6 +351,7 @@ macro_rules! f32_version {
 
 f32_version! {
     expf = exp(x);
+    exp2f = exp2(x);
     lnf = ln(x);
     powf = pow(x, y);
     sinf = sin(x);
@@ -377,6 +400,9 @@ mod tests {
         assert!(worst(ln, f64::ln, points(1e-300, 1e300, 100_000)) <= 1);
         assert!(worst(ln, f64::ln, points(0.5, 2.0, 100_000)) <= 1);
         assert!(worst(expm1, f64::exp_m1, points(-0.5, 0.5, 100_000)) <= 1);
+        assert!(worst(exp2, f64::exp2, points(-1000.0, 1000.0, 100_000)) <= 1);
+        assert_eq!((exp2(10.0), exp2(-3.0), exp2(-1074.0)), (1024.0, 0.125, 5e-324));
+        assert!(ulps(exp2(0.5), std::f64::consts::SQRT_2) <= 1);
         // Subnormals and exact points.
         assert!(ulps(ln(5e-324), 5e-324f64.ln()) <= 1);
         assert_eq!((exp(0.0), ln(1.0)), (1.0, 0.0));
@@ -445,6 +471,7 @@ mod tests {
         };
         for x in points(-30.0, 30.0, 1000) {
             eat(exp(x));
+            eat(exp2(x));
             eat(ln(x.abs()));
             eat(sin(x));
             eat(cos(x));
@@ -452,6 +479,6 @@ mod tests {
             eat(tanh(x));
             eat(pow(x.abs(), 0.37));
         }
-        assert_eq!(h, 0x5112_e1b2_f284_9839, "new golden: {h:#x}");
+        assert_eq!(h, 0xc421_ef2d_b22a_fd3e, "new golden: {h:#x}");
     }
 }
