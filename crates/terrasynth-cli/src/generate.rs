@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use terrasynth::export::{self, ExportOptions};
+use terrasynth::export::{self, ExportOptions, Window};
 use terrasynth::io::engine::Engine;
 use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
 use terrasynth::recipe::{
@@ -36,6 +36,10 @@ pub struct GenerateArgs {
     /// Size in cells, `WxH` or `N` for a square, replacing the recipe's.
     #[arg(long)]
     pub size: Option<String>,
+    /// World recipes: the window `X,Y,WxH` of the endless world (world cells; X east, Y south,
+    /// negative allowed), instead of the recipe's default window `0,0,width×height`.
+    #[arg(long, value_name = "X,Y,WxH", conflicts_with = "size", allow_hyphen_values = true)]
+    pub window: Option<String>,
     /// Target engine: picks the nearest valid square size and writes its import files.
     #[arg(long, value_parser = Engine::NAMES.to_vec())]
     pub engine: Option<String>,
@@ -79,6 +83,30 @@ pub fn parse_size(text: &str) -> anyhow::Result<(usize, usize)> {
     Ok((w, h))
 }
 
+/// Parses `X,Y` (world cells, integers, negative allowed) of `--window` and `--origin`.
+pub fn parse_xy(flag: &str, text: &str, form: &str) -> anyhow::Result<(i64, i64)> {
+    let bad =
+        || anyhow::anyhow!("invalid {flag} `{text}`: allowed `{form}` with X and Y integers (world cells)");
+    let (x, y) = text.split_once(',').ok_or_else(bad)?;
+    Ok((x.trim().parse().map_err(|_| bad())?, y.trim().parse().map_err(|_| bad())?))
+}
+
+/// Parses `--window X,Y,WxH`: the origin in world cells, the size as [`parse_size`]; the
+/// library checks the coordinate range ([`Window::new`]).
+pub fn parse_window(text: &str) -> anyhow::Result<Window> {
+    let form = "X,Y,WxH";
+    let bad = || {
+        anyhow::anyhow!(
+            "invalid --window `{text}`: allowed `{form}` with X, Y integers (world cells) and each side an \
+             integer in 2..={MAX_RECIPE_SIDE}"
+        )
+    };
+    let (xy, size) = text.rsplit_once(',').ok_or_else(bad)?;
+    let (x, y) = parse_xy("--window", xy, form).map_err(|_| bad())?;
+    let (w, h) = parse_size(size).map_err(|_| bad())?;
+    Ok(Window::new(x, y, w, h).map_err(|e| anyhow::anyhow!("invalid --window `{text}`: {e}"))?)
+}
+
 /// Everything `generate` will do, fully validated.
 pub struct Plan {
     /// The validated pipeline.
@@ -91,6 +119,8 @@ pub struct Plan {
     pub out: PathBuf,
     /// `--trace K`.
     pub trace: Option<usize>,
+    /// World recipes: the window to write (`--window`, or the recipe's default window).
+    pub window: Option<Window>,
 }
 
 /// Largest `--trace` interval.
@@ -109,10 +139,27 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
     if let Some(size) = &args.size {
         (recipe.width, recipe.height) = parse_size(size)?;
     }
+    let mut window = match &args.window {
+        Some(_) if !recipe.is_world() => bail!(
+            "--window needs a world recipe (one with a [world] table), and `{}` is a single map: use --size, \
+             or a world preset (see `terrasynth presets`)",
+            recipe.name
+        ),
+        Some(text) => {
+            let w = parse_window(text)?;
+            (recipe.width, recipe.height) = (w.width, w.height);
+            Some(w)
+        }
+        None if recipe.is_world() => Some(Window::new(0, 0, recipe.width, recipe.height)?),
+        None => None,
+    };
     let engine = args.engine.as_deref().map(Engine::from_name).transpose()?;
     if let Some(e) = engine {
         let side = e.pick_side(recipe.width.max(recipe.height));
         (recipe.width, recipe.height) = (side, side);
+        if let Some(w) = &mut window {
+            *w = Window::new(w.x0, w.y0, side, side)?;
+        }
     }
     if args.obj {
         recipe.exports.obj = true;
@@ -140,7 +187,7 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
     }
     export::check_recipe(&recipe)?;
     let pipeline = Pipeline::new(recipe, &registry())?;
-    Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace })
+    Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace, window })
 }
 
 /// Runs the pipeline with an optional progress bar on stderr, recording ε after each erosion
@@ -150,7 +197,10 @@ fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, Erosi
     let progress = PipelineProgress::new();
     let run = || -> anyhow::Result<_> {
         let mut recorder = ErosionRecorder::new(plan.trace);
-        let out = plan.pipeline.run_with(&progress, &mut recorder)?;
+        let out = match &plan.window {
+            Some(w) => export::run_window(&plan.pipeline, w, &progress, &mut recorder)?,
+            None => plan.pipeline.run_with(&progress, &mut recorder)?,
+        };
         Ok((out, recorder.into_log()))
     };
     if !show_bar {
@@ -192,6 +242,8 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         erosion_scores: log.scores,
         trace: plan.trace.map(|_| log.trace),
         progress: Default::default(),
+        window: plan.window,
+        seamless_only: false,
     };
     // Everything that can fail on the terrain is checked before --out is created or touched.
     let report = pool.install(|| export::write(&plan.out, &run, &plan.pipeline, &opts))?;
@@ -220,5 +272,18 @@ mod tests {
         assert!(parse_size("nan").is_err());
         assert!(parse_size("99999999x2").is_err());
         assert!(parse_size("12x").is_err());
+    }
+
+    #[test]
+    fn window_forms() {
+        let w = parse_window("-5,7,65x33").unwrap();
+        assert_eq!((w.x0, w.y0, w.width, w.height), (-5, 7, 65, 33));
+        assert_eq!(parse_window("3,-4,17").unwrap().height, 17);
+        for bad in ["5,65x33", "a,b,65x33", "0,0,1x5", "0,0,", "99999999999999999999,0,5x5"] {
+            let e = parse_window(bad).unwrap_err().to_string();
+            assert!(e.contains("X,Y,WxH") && e.contains("2..=32769"), "{bad}: {e}");
+        }
+        let e = parse_window("1000000000000,0,5x5").unwrap_err().to_string();
+        assert!(e.contains("999999999999"), "{e}");
     }
 }

@@ -5,6 +5,7 @@ mod eval;
 mod generate;
 mod listing;
 mod noise_cmd;
+mod tiles;
 
 use clap::{Parser, Subcommand};
 
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Run a preset or recipe and write heightmaps, images, a mesh and report.json.
     Generate(generate::GenerateArgs),
+    /// Write a world recipe as a set of seamless tiles for game engines, plus world.json.
+    Tiles(tiles::TilesArgs),
     /// List the built-in presets with their descriptions.
     Presets,
     /// Print a built-in preset as TOML, to edit and pass back with `generate --recipe`.
@@ -42,6 +45,7 @@ enum Command {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Generate(args) => generate::run(&args),
+        Command::Tiles(args) => tiles::run(&args),
         Command::Presets => listing::run_presets(),
         Command::Recipe(args) => listing::run_recipe(&args),
         Command::Steps(args) => listing::run_steps(&args),

@@ -5,6 +5,17 @@
 //! Height files: `height.png` and `height.r16` map the map's own min..max to 0..65535;
 //! `height.exr` and `height.tif` hold heights in metres (height units × `exports.height-scale`).
 //! The Unity engine adds `height.raw` (south row first). report.json has the metres range.
+//!
+//! **World recipes** (a `[world]` table; heights are metres, `exports.height-scale` is not
+//! used): the 16-bit files and the colours map the recipe's world `height-range`, never the
+//! window's own extremes, so neighbouring windows (tiles) line up value for value. With
+//! [`ExportOptions::window`] the run is the window grown by [`WINDOW_MARGIN`] cell a side
+//! ([`run_window`]): the files hold the window itself, and the hillshade of its edge cells
+//! (`hillshade.png`, `shaded.png`) is computed from their true neighbours, so it equals the
+//! neighbouring window's on their shared edge. The mesh's vertex normals stay one-sided at the
+//! window's edges. report.json records the window and the world range. [`tiles`] writes a
+//! whole tile set.
+//!
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
 //! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
 //! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
@@ -36,6 +47,8 @@
 //! ```
 
 mod report;
+pub mod tiles;
+mod window;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,6 +57,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 pub use report::{HeightRange, HydrologyReport, MapSize, OutputsReport, Report, RunReport};
+pub use window::{MAX_WORLD_CELL, WINDOW_MARGIN, Window, run_window};
 
 use crate::analyze::Metrics;
 use crate::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
@@ -78,6 +92,43 @@ pub struct ExportOptions {
     pub trace: Option<Vec<TracePoint>>,
     /// Cancellation: checked before each file.
     pub progress: Progress,
+    /// World recipes: the window the files hold. The run must then be that window grown by
+    /// [`WINDOW_MARGIN`] (as [`run_window`] makes it); the margin is cut off.
+    pub window: Option<Window>,
+    /// Only the files that line up across tiles: no hydrology layers (`water.png`,
+    /// `flow.png`, `biomes.png`, `splat.png`, `rivers.geojson`, the carved mesh), which depend
+    /// on whole drainage basins and so differ on both sides of a tile edge.
+    pub seamless_only: bool,
+}
+
+/// Metres per height unit in the outputs: `exports.height-scale`, or 1 for a world recipe
+/// (whose heights are metres).
+pub fn metres_per_unit(recipe: &Recipe) -> f64 {
+    if recipe.world.is_some() { 1.0 } else { recipe.exports.height_scale }
+}
+
+/// The files [`write`] writes for `recipe` (report.json not included), in report order.
+pub fn file_names(recipe: &Recipe, engine: Option<Engine>, seamless_only: bool) -> Vec<String> {
+    let ex = &recipe.exports;
+    let hydro = !seamless_only;
+    FILE_ORDER
+        .iter()
+        .filter(|&&f| match f {
+            "height.png" => ex.png,
+            "height.r16" => ex.r16,
+            "height.raw" => engine == Some(Engine::Unity),
+            "height.exr" => ex.exr,
+            "height.tif" => ex.tiff,
+            "color.png" | "hillshade.png" | "shaded.png" => ex.images,
+            "water.png" | "flow.png" | "biomes.png" | "splat.png" => ex.images && hydro,
+            "rivers.geojson" => hydro,
+            "mesh.glb" => ex.glb && (hydro || !ex.carve_mesh),
+            "mesh.obj" => ex.obj && (hydro || !ex.carve_mesh),
+            "mesh.mtl" => ex.obj && ex.images && (hydro || !ex.carve_mesh),
+            _ => false,
+        })
+        .map(|f| f.to_string())
+        .collect()
 }
 
 /// Checks the output settings of a recipe that the recipe's validation does not cover, before
@@ -95,14 +146,54 @@ pub fn check_recipe(recipe: &Recipe) -> Result<()> {
 pub fn write(out_dir: &Path, run: &RunOutput, pipeline: &Pipeline, opts: &ExportOptions) -> Result<Report> {
     let started = Instant::now();
     memory::reset_peak();
-    check_recipe(pipeline.recipe())?;
-    let ctx = Ctx { out: out_dir, recipe: pipeline.recipe(), engine: opts.engine, progress: &opts.progress };
-    let prepared = prepare(&ctx, &run.terrain)?;
+    let recipe = pipeline.recipe();
+    check_recipe(recipe)?;
+    let ctx = Ctx {
+        out: out_dir,
+        recipe,
+        engine: opts.engine,
+        progress: &opts.progress,
+        height_scale: metres_per_unit(recipe),
+        seamless_only: opts.seamless_only,
+    };
+    let cut = opts.window.as_ref().map(|w| cut_margin(&run.terrain, w)).transpose()?;
+    let terrain = cut.as_ref().unwrap_or(&run.terrain);
+    let grown = cut.is_some().then_some(&run.terrain);
+    let prepared = prepare(&ctx, terrain, grown)?;
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Io { path: out_dir.to_path_buf(), source })?;
-    let written = write_files(&ctx, &run.terrain, &prepared)?;
-    let report = Report::new(pipeline, run, opts, &prepared, written, started);
+    let written = write_files(&ctx, terrain, &prepared)?;
+    let report = Report::new(pipeline, run, terrain, opts, &prepared, written, started);
     write_json(&out_dir.join("report.json"), &report)?;
     Ok(report)
+}
+
+/// The window `w` cut from its run grown by [`WINDOW_MARGIN`] (heights and water; the
+/// derived layers are left out: a world recipe has no hydrology steps, they are global).
+fn cut_margin(grown: &Terrain, w: &Window) -> Result<Terrain> {
+    let g = w.grown();
+    let h = &grown.height;
+    if (h.width(), h.height()) != (g.width, g.height) {
+        return Err(Error::InvalidTerrain {
+            reason: format!(
+                "the run is {}x{} but window {}x{} needs its run grown by {WINDOW_MARGIN} cell a side ({}x{}): \
+                 run it with export::run_window",
+                h.width(),
+                h.height(),
+                w.width,
+                w.height,
+                g.width,
+                g.height
+            ),
+        });
+    }
+    let m = WINDOW_MARGIN;
+    let water = grown.water.as_ref().map(|wm| wm.crop(m, m, w.width, w.height)).transpose()?;
+    Ok(Terrain {
+        height: h.crop(m, m, w.width, w.height)?,
+        sea_level: grown.sea_level,
+        water,
+        layers: Default::default(),
+    })
 }
 
 /// The settings every job reads.
@@ -111,6 +202,10 @@ struct Ctx<'a> {
     recipe: &'a Recipe,
     engine: Option<Engine>,
     progress: &'a Progress,
+    /// Metres per height unit ([`metres_per_unit`]).
+    height_scale: f64,
+    /// [`ExportOptions::seamless_only`].
+    seamless_only: bool,
 }
 
 impl Ctx<'_> {
@@ -127,6 +222,9 @@ struct Prepared {
     hi: f32,
     /// Heights in metres (EXR/TIFF, images, mesh, biomes).
     metres: Heightmap,
+    /// The window grown by [`WINDOW_MARGIN`], in metres, which the hillshade reads (so edge
+    /// cells see their true neighbours), when the export has a window.
+    grown_metres: Option<Heightmap>,
     /// Lowest and highest height in metres (the palette's range).
     metres_range: (f32, f32),
     /// Sea level in metres.
@@ -176,8 +274,9 @@ fn timed<T>(timings: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl 
     out
 }
 
-/// Checks the terrain and computes the cheap shared parts (no file touched).
-fn prepare(ctx: &Ctx, terrain: &Terrain) -> Result<Prepared> {
+/// Checks the terrain and computes the cheap shared parts (no file touched). `grown`: the
+/// run grown by the window margin, when the export has a window.
+fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prepared> {
     let ex = &ctx.recipe.exports;
     let h = &terrain.height;
     let bad = |reason: &str| Error::InvalidTerrain { reason: reason.into() };
@@ -190,9 +289,17 @@ fn prepare(ctx: &Ctx, terrain: &Terrain) -> Result<Prepared> {
         hi = lo + 1.0;
     }
     let mut timings = Vec::new();
-    let scale = ex.height_scale;
+    let scale = ctx.height_scale;
     let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
-    let metres_range = metres.min_max().unwrap_or((0.0, 1.0));
+    let mut metres_range = metres.min_max().unwrap_or((0.0, 1.0));
+    let mut lo = lo;
+    if let Some(world) = &ctx.recipe.world {
+        // World: the declared range (metres = height units), never the window's own.
+        let [a, b] = world.height_range;
+        (lo, hi) = (a as f32, b as f32);
+        metres_range = (lo, hi);
+    }
+    let grown_metres = grown.map(|g| g.height.map(|&v| (v as f64 * scale) as f32));
     let sea_level_m = (terrain.sea_level as f64 * scale) as f32;
     if !sea_level_m.is_finite() {
         return Err(bad(&format!("the sea level is not finite ({sea_level_m} m)")));
@@ -204,7 +311,18 @@ fn prepare(ctx: &Ctx, terrain: &Terrain) -> Result<Prepared> {
     let steps = terrain.layers.get::<HydroLayers>();
     let has_water = steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty());
     let recipe_water = (ex.images && has_water).then(|| recipe_water_mask(terrain));
-    Ok(Prepared { lo, hi, metres, metres_range, sea_level_m, engine, palette, recipe_water, timings })
+    Ok(Prepared {
+        lo,
+        hi,
+        metres,
+        grown_metres,
+        metres_range,
+        sea_level_m,
+        engine,
+        palette,
+        recipe_water,
+        timings,
+    })
 }
 
 /// Biomes and the carved mesh heights from the hydrology layers.
@@ -342,7 +460,12 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         fm: p.palette.fraction_map(p.metres_range.0, p.metres_range.1, sea_m),
         water: p.recipe_water.as_deref(),
     };
-    let shader = Hillshader::new(&p.metres, &shade_opts, sea_m)?;
+    // With a window, shade the grown map and keep its inner cells (`off` cells in).
+    let (shade_map, off) = match &p.grown_metres {
+        Some(g) => (g, WINDOW_MARGIN),
+        None => (&p.metres, 0),
+    };
+    let shader = Hillshader::new(shade_map, &shade_opts, sea_m)?;
     let (ambient, flat) = (shade_opts.ambient, shade_opts.altitude_deg.to_radians().sin());
     let mut jobs: Vec<Job> = if ex.carve_mesh { Vec::new() } else { mesh_jobs(ctx, &p.metres, p) };
     if ex.exr {
@@ -352,7 +475,7 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         jobs.push(Job::new("shaded.png", move || {
             write_png_rows(ctx.path("shaded.png"), w, hgt, PngLayout::Rgb8, |y, row| {
                 let mut hs = vec![0f32; w];
-                shader.row(y, &mut hs);
+                shader.span(y + off, off, &mut hs);
                 colors.row(y, row);
                 for (px, &v) in row.chunks_exact_mut(3).zip(&hs) {
                     px.copy_from_slice(&shade_pixel([px[0], px[1], px[2]], v, ambient, flat));
@@ -365,7 +488,7 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         jobs.push(Job::new("hillshade.png", move || {
             write_png_rows(ctx.path("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
                 let mut hs = vec![0f32; w];
-                shader.row(y, &mut hs);
+                shader.span(y + off, off, &mut hs);
                 for (o, &v) in row.iter_mut().zip(&hs) {
                     *o = hillshade_byte(v);
                 }
@@ -427,7 +550,7 @@ fn hydro_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared, hy: &'s H
         }));
     }
     jobs.push(Job::new("rivers.geojson", move || {
-        let value = rivers_geojson(&hy.layers.rivers, h.cell_size(), ex.height_scale);
+        let value = rivers_geojson(&hy.layers.rivers, h.cell_size(), ctx.height_scale);
         write_json(&ctx.path("rivers.geojson"), &value)
     }));
     jobs
@@ -475,7 +598,7 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
             };
             let layers = WaterLayers::from_parts(terrain, flow, lakes);
             let carve = (ex.glb || ex.obj) && ex.carve_mesh;
-            let hy = hydro(layers, p, carve, ex.height_scale, &mut timings)?;
+            let hy = hydro(layers, p, carve, ctx.height_scale, &mut timings)?;
             let b_jobs = hydro_jobs(ctx, terrain, p, &hy);
             let mut metric_time = Vec::new();
             let (files, metrics) = rayon::join(
@@ -495,20 +618,30 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
         let _ = branch.set(result);
     };
     rayon::scope_fifo(|s| {
-        s.spawn_fifo(|_| {
-            let r = WaterLayers::flow_part(terrain);
-            if let Ok(mut c) = flow_cell.lock() {
-                *c = Some(r);
-            }
-            part_done();
-        });
-        s.spawn_fifo(|_| {
-            let r = WaterLayers::lake_part(terrain);
-            if let Ok(mut c) = lake_cell.lock() {
-                *c = Some(r);
-            }
-            part_done();
-        });
+        if ctx.seamless_only {
+            // No hydrology: only the metrics beside the height files.
+            s.spawn_fifo(|_| {
+                let mut timings = Vec::new();
+                let metrics = timed(&mut timings, "metrics", || Metrics::compute(&terrain.height));
+                let none = HydrologyReport { computed_by_outputs: Vec::new(), rivers: 0, lakes: 0 };
+                let _ = branch.set(Ok((none, Vec::new(), Vec::new(), metrics, timings)));
+            });
+        } else {
+            s.spawn_fifo(|_| {
+                let r = WaterLayers::flow_part(terrain);
+                if let Ok(mut c) = flow_cell.lock() {
+                    *c = Some(r);
+                }
+                part_done();
+            });
+            s.spawn_fifo(|_| {
+                let r = WaterLayers::lake_part(terrain);
+                if let Ok(mut c) = lake_cell.lock() {
+                    *c = Some(r);
+                }
+                part_done();
+            });
+        }
         for (job, cell) in a_jobs.iter().zip(&a_done) {
             s.spawn_fifo(move |_| {
                 let _ = cell.set(job.run(ctx.progress));

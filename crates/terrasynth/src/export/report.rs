@@ -5,11 +5,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{ExportOptions, Prepared, Written};
+use super::{ExportOptions, Prepared, Window, Written, metres_per_unit};
 use crate::analyze::Metrics;
 use crate::io::engine::EngineImport;
 use crate::memory;
 use crate::recipe::{Pipeline, Recipe, RunOutput, StepScore, StepTiming, TracePoint, registry};
+use crate::step::Terrain;
 
 /// report.json: resolved recipe, seed, version, height range, engine settings, files, metrics,
 /// `erosion_scores` (ε after each erosion step), `hydrology` (river and lake counts, which
@@ -29,6 +30,13 @@ pub struct Report {
     pub recipe: Recipe,
     /// Map size.
     pub size: MapSize,
+    /// The world window the files hold (an export with [`ExportOptions::window`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+    /// The world's height range in metres, which the 16-bit files and colours map (world
+    /// recipes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub world_height_range_m: Option<[f64; 2]>,
     /// Sea level, height units.
     pub sea_level: f32,
     /// Height range of the height files.
@@ -121,18 +129,20 @@ pub struct OutputsReport {
 }
 
 impl Report {
-    /// Puts the report together after the files were written.
+    /// Puts the report together after the files were written; `terrain` is what the files hold
+    /// (the run itself, or its window without the margin).
     pub(super) fn new(
         pipeline: &Pipeline,
         run: &RunOutput,
+        terrain: &Terrain,
         opts: &ExportOptions,
         p: &Prepared,
         written: Written,
         started: Instant,
     ) -> Self {
         let recipe = pipeline.recipe();
-        let scale = recipe.exports.height_scale;
-        let h = &run.terrain.height;
+        let scale = metres_per_unit(recipe);
+        let h = &terrain.height;
         let seconds_map = |list: &[(&'static str, f64)]| {
             list.iter().map(|(n, s)| (n.to_string(), *s)).collect::<BTreeMap<_, _>>()
         };
@@ -142,7 +152,9 @@ impl Report {
             seed: recipe.seed,
             recipe: pipeline.resolved_recipe(&registry()),
             size: MapSize { width: h.width(), height: h.height(), cell_size_m: h.cell_size() },
-            sea_level: run.terrain.sea_level,
+            window: opts.window,
+            world_height_range_m: recipe.world.as_ref().map(|w| w.height_range),
+            sea_level: terrain.sea_level,
             height_range: HeightRange {
                 min: p.lo,
                 max: p.hi,
