@@ -104,7 +104,7 @@ pub fn parse_window(text: &str) -> anyhow::Result<Window> {
     let (xy, size) = text.rsplit_once(',').ok_or_else(bad)?;
     let (x, y) = parse_xy("--window", xy, form).map_err(|_| bad())?;
     let (w, h) = parse_size(size).map_err(|_| bad())?;
-    Ok(Window::new(x, y, w, h).map_err(|e| anyhow::anyhow!("invalid --window `{text}`: {e}"))?)
+    Window::new(x, y, w, h).map_err(|e| anyhow::anyhow!("invalid --window `{text}`: {e}"))
 }
 
 /// Everything `generate` will do, fully validated.

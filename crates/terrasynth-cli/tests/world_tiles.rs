@@ -74,7 +74,13 @@ fn png(path: &Path) -> (usize, usize, Vec<u8>) {
 }
 
 /// The `w × h` block at `(x, y)` of a row-major buffer of `width` items of `k` values.
-fn block<T: Copy>(data: &[T], width: usize, k: usize, (x, y): (usize, usize), (w, h): (usize, usize)) -> Vec<T> {
+fn block<T: Copy>(
+    data: &[T],
+    width: usize,
+    k: usize,
+    (x, y): (usize, usize),
+    (w, h): (usize, usize),
+) -> Vec<T> {
     (y..y + h).flat_map(|r| data[(r * width + x) * k..(r * width + x + w) * k].iter().copied()).collect()
 }
 
@@ -89,19 +95,29 @@ fn a_4x4_tiling_equals_the_whole_window() {
     let (ww, heights) = tif_bits(&whole.join("height.tif"));
     assert_eq!(ww, 65);
     let whole_r16 = r16(&whole.join("height.r16"));
-    let images: Vec<_> = ["hillshade.png", "shaded.png", "color.png"].iter().map(|f| (*f, png(&whole.join(f)))).collect();
+    let images: Vec<_> =
+        ["hillshade.png", "shaded.png", "color.png"].iter().map(|f| (*f, png(&whole.join(f)))).collect();
     for j in 0..4 {
         for i in 0..4 {
             let t = set.join(format!("x{i}_y{j}"));
             let at = (16 * i, 16 * j);
             let (tw, th) = tif_bits(&t.join("height.tif"));
             assert_eq!(tw, 17);
-            assert!(th == block(&heights, 65, 1, at, (17, 17)), "tile ({i}, {j}) heights differ from the whole");
-            assert!(r16(&t.join("height.r16")) == block(&whole_r16, 65, 1, at, (17, 17)), "tile ({i}, {j}) r16");
+            assert!(
+                th == block(&heights, 65, 1, at, (17, 17)),
+                "tile ({i}, {j}) heights differ from the whole"
+            );
+            assert!(
+                r16(&t.join("height.r16")) == block(&whole_r16, 65, 1, at, (17, 17)),
+                "tile ({i}, {j}) r16"
+            );
             // Edge cells are shaded from their true neighbours, so even the hillshade matches.
             for (name, (w, bpp, px)) in &images {
                 let (_, _, tile_px) = png(&t.join(name));
-                assert!(tile_px == block(px, *w, *bpp, at, (17, 17)), "tile ({i}, {j}) {name} differs from the whole");
+                assert!(
+                    tile_px == block(px, *w, *bpp, at, (17, 17)),
+                    "tile ({i}, {j}) {name} differs from the whole"
+                );
             }
         }
     }
@@ -139,7 +155,11 @@ fn world_json_lists_every_tile_and_its_files() {
     let dir = temp_dir("manifest");
     let recipe = world_recipe(&dir);
     let set = dir.join("set");
-    ok(&tiles(&recipe, &set, &["--origin", "-5,2", "--tiles", "2x3", "--tile", "9", "--seed", "99", "--quiet"]));
+    ok(&tiles(
+        &recipe,
+        &set,
+        &["--origin", "-5,2", "--tiles", "2x3", "--tile", "9", "--seed", "99", "--quiet"],
+    ));
     let m = json(&set.join("world.json"));
     assert_eq!(m["seed"], 99);
     assert_eq!(m["recipe"]["seed"], 99);
@@ -151,11 +171,19 @@ fn world_json_lists_every_tile_and_its_files() {
     let files: Vec<&str> = m["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
     for t in list {
         let (i, j) = (t["i"].as_i64().unwrap(), t["j"].as_i64().unwrap());
-        assert_eq!(t["window"], serde_json::json!({"x0": -5 + 8 * i, "y0": 2 + 8 * j, "width": 9, "height": 9}));
-        assert_eq!(t["position_m"], serde_json::json!([((-5 + 8 * i) * 30) as f64, ((2 + 8 * j) * 30) as f64]));
+        assert_eq!(
+            t["window"],
+            serde_json::json!({"x0": -5 + 8 * i, "y0": 2 + 8 * j, "width": 9, "height": 9})
+        );
+        assert_eq!(
+            t["position_m"],
+            serde_json::json!([((-5 + 8 * i) * 30) as f64, ((2 + 8 * j) * 30) as f64])
+        );
         let tile = set.join(t["dir"].as_str().unwrap());
-        let mut on_disk: Vec<String> =
-            std::fs::read_dir(&tile).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut on_disk: Vec<String> = std::fs::read_dir(&tile)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         on_disk.sort();
         let mut listed: Vec<String> = files.iter().map(|f| f.to_string()).collect();
         listed.sort();
@@ -219,7 +247,11 @@ fn a_rerun_skips_complete_tiles_and_redoes_partial_ones() {
     // Another tile set into the same folder is refused, naming what differs.
     let o = tiles(&recipe, &set, &["--origin", "0,0", "--tiles", "2x2", "--tile", "17", "--seed", "5"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("differs in `recipe`") || stderr(&o).contains("differs in `seed`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("differs in `recipe`") || stderr(&o).contains("differs in `seed`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -262,7 +294,11 @@ fn refused(o: &std::process::Output, out: &Path, needles: &[&str]) {
 fn single_map_recipes_are_refused() {
     let dir = temp_dir("refuse");
     let out = dir.join("out");
-    refused(&generate(&out, &["--preset", "island", "--window", "0,0,65x65"]), &out, &["world recipe", "island"]);
+    refused(
+        &generate(&out, &["--preset", "island", "--window", "0,0,65x65"]),
+        &out,
+        &["world recipe", "island"],
+    );
     let o = run(&["tiles", "--preset", "island", "--tiles", "2x2", "--tile", "33", "--out", s(&out)]);
     refused(&o, &out, &["world recipe", "island"]);
 }
