@@ -16,6 +16,8 @@
 //!   the 3D view.
 //! - [`water`]: lakes, rivers from sources, flow accumulation; [`export`]: output files.
 //! - [`mod@bench`]: the `--bench-ui` measurements.
+//! - [`world_view`]: `--world PRESET`, an endless world panned and zoomed without edges, made
+//!   chunk by chunk on worker threads.
 
 pub mod app;
 pub mod bench;
@@ -30,6 +32,7 @@ pub mod view3d;
 pub mod view3d_gpu;
 pub mod water;
 pub mod worker;
+pub mod world_view;
 
 pub use app::{AppOptions, TerrainApp, ViewSettings};
 pub use editor::Editor;

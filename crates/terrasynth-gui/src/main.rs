@@ -17,6 +17,9 @@ fn main() -> eframe::Result<()> {
         return Ok(());
     }
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    if let Some(i) = args.iter().position(|a| a == "--world") {
+        return run_world(args.get(i + 1).map_or("world", String::as_str));
+    }
     let tool = value("--tool");
     let view = value("--view");
     let preset = value("--preset");
@@ -59,5 +62,35 @@ fn main() -> eframe::Result<()> {
             }
             Ok(Box::new(app))
         }),
+    )
+}
+
+/// `--world PRESET-OR-RECIPE`: the world view of a world preset or a world recipe file; a bad
+/// name or a recipe that is not a world prints one line and exits with code 2.
+fn run_world(name: &str) -> eframe::Result<()> {
+    let path = std::path::Path::new(name);
+    let recipe = if path.extension().is_some_and(|e| e == "toml" || e == "json") {
+        terrasynth::Recipe::from_path(path)
+    } else {
+        terrasynth::recipe::preset(name).and_then(|p| p.recipe())
+    };
+    let world = match recipe.and_then(terrasynth::World::new) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 880.0])
+            .with_title(format!("terrasynth — world {name}")),
+        ..Default::default()
+    };
+    let name = name.to_string();
+    eframe::run_native(
+        "terrasynth-world",
+        options,
+        Box::new(move |_cc| Ok(Box::new(terrasynth_gui::world_view::WorldApp::new(world, &name)))),
     )
 }
