@@ -493,6 +493,32 @@ mod tests {
         assert!(seam.len() > 10, "{} colours", seam.len());
     }
 
+    /// What you see is what you export: a chunk's colours are the `shaded.png` that `generate
+    /// --window` writes for the same window, pixel for pixel.
+    #[test]
+    fn chunk_colours_are_the_exported_shaded_png() {
+        use terrasynth::export::{ExportOptions, Window, run_window, write};
+        let w = world();
+        let key = (-2, 1);
+        let chunk = chunk_rgba(&w, key).unwrap();
+        let window = Window::new(key.0 * CHUNK as i64, key.1 * CHUNK as i64, CHUNK, CHUNK).unwrap();
+        let p = PipelineProgress::new();
+        let run = run_window(w.pipeline(), &window, &p, &mut ()).unwrap();
+        let dir = std::env::temp_dir().join(format!("terrasynth-world-view-{}", std::process::id()));
+        let opts = ExportOptions { window: Some(window), seamless_only: true, ..Default::default() };
+        write(&dir, &run, w.pipeline(), &opts).unwrap();
+        let png = image::open(dir.join("shaded.png")).unwrap().to_rgb8();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((png.width() as usize, png.height() as usize), (CHUNK, CHUNK));
+        let mut differ = 0;
+        for (k, px) in png.pixels().enumerate() {
+            if px.0[..] != chunk.rgba[k * 4..k * 4 + 3] {
+                differ += 1;
+            }
+        }
+        assert_eq!(differ, 0, "{differ} pixels differ from shaded.png");
+    }
+
     #[test]
     fn workers_make_the_wanted_chunks_and_the_cache_is_bounded() {
         let mut chunks = WorldChunks::new(world(), 2);
