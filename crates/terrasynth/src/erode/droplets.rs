@@ -398,59 +398,289 @@ impl Sim<'_> {
         let (xmax, ymax) = ((w - 1) as f64, (h - 1) as f64);
         let first = rows.y_lo * w;
         let mut pos = start;
-        let mut dir = (0.0f64, 0.0f64);
-        let (mut speed, mut water, mut sediment) = (p.initial_speed, p.initial_water, 0.0f64);
-        let sea_level = p.sea_level;
+        let mut drop = Droplet::new(p);
         for _ in 0..p.max_lifetime {
             let (x0, y0) = (pos.0 as usize, pos.1 as usize);
-            let (u, v) = (pos.0 - x0 as f64, pos.1 - y0 as f64);
-            let (height, gx, gy) = sample(rows, first, w, x0, y0, u, v);
-            dir = (dir.0 * p.inertia - gx * (1.0 - p.inertia), dir.1 * p.inertia - gy * (1.0 - p.inertia));
-            let len = (dir.0 * dir.0 + dir.1 * dir.1).sqrt();
-            if len == 0.0 || !len.is_finite() {
-                break;
-            }
-            dir = (dir.0 / len, dir.1 / len);
+            let here = (x0, y0, pos.0 - x0 as f64, pos.1 - y0 as f64);
+            let Some((height, dir)) = drop.turn(p, rows, first, w, here) else { break };
             let next = (pos.0 + dir.0, pos.1 + dir.1);
             if !(next.0 >= 0.0 && next.0 < xmax && next.1 >= 0.0 && next.1 < ymax) {
-                return sediment;
+                return drop.sediment;
             }
             let (nx0, ny0) = (next.0 as usize, next.1 as usize);
-            let (new_height, _, _) =
-                sample(rows, first, w, nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
-            let dh = new_height - height;
-            let underwater = sea_level.is_some_and(|s| height < s);
-            if underwater && sediment == 0.0 {
+            let there = (nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
+            let erode = |rows: &mut Rows, amount: f64| {
+                let r = self.brush.reach;
+                debug_assert!(
+                    y0.saturating_sub(r) >= rows.y_lo
+                        && (y0 + r).min(h - 1) < rows.y_lo + rows.cells.len() / w,
+                    "droplet {index} left its strip's rows"
+                );
+                let scale = self.brush.scale(w, h, x0, y0, amount);
+                self.brush.erode(rows.cells, rows.y_lo, w, x0, y0, scale);
+            };
+            if !drop.flow(p, rows, first, w, here, there, height, erode) {
                 return 0.0;
             }
-            let capacity =
-                if underwater { 0.0 } else { (-dh * speed * water * p.capacity).max(p.min_capacity) };
-            if sediment > capacity || dh > 0.0 {
-                let amount = if dh > 0.0 { dh.min(sediment) } else { (sediment - capacity) * p.deposit };
-                sediment -= deposit(rows, first, w, y0 * w + x0, u, v, amount);
-            } else {
-                let amount = ((capacity - sediment) * p.erode).min(-dh);
-                if amount > 0.0 {
-                    let r = self.brush.reach;
-                    debug_assert!(
-                        y0.saturating_sub(r) >= rows.y_lo
-                            && (y0 + r).min(h - 1) < rows.y_lo + rows.cells.len() / w,
-                        "droplet {index} left its strip's rows"
-                    );
-                    let scale = self.brush.scale(w, h, x0, y0, amount);
-                    self.brush.erode(rows.cells, rows.y_lo, w, x0, y0, scale);
-                    sediment += amount;
-                }
-            }
-            speed = (speed * speed + dh * p.gravity).max(0.0).sqrt();
-            water *= 1.0 - p.evaporate;
             pos = next;
         }
-        if sediment != 0.0 {
-            let (x0, y0) = (pos.0 as usize, pos.1 as usize);
-            deposit(rows, first, w, y0 * w + x0, pos.0 - x0 as f64, pos.1 - y0 as f64, sediment);
-        }
+        let (x0, y0) = (pos.0 as usize, pos.1 as usize);
+        drop.settle(rows, first, w, (x0, y0, pos.0 - x0 as f64, pos.1 - y0 as f64));
         0.0
+    }
+}
+
+/// A droplet's state between steps (Beyer 2015; see [`DropletEroder`]).
+struct Droplet {
+    dir: (f64, f64),
+    speed: f64,
+    water: f64,
+    sediment: f64,
+}
+
+/// A position as its cell and the offset inside it: `(x0, y0, u, v)`.
+type At = (usize, usize, f64, f64);
+
+impl Droplet {
+    fn new(p: &DropletParams) -> Self {
+        Self { dir: (0.0, 0.0), speed: p.initial_speed, water: p.initial_water, sediment: 0.0 }
+    }
+
+    /// Steps 1–2 at `here`: the height there and the new unit direction, or `None` when the
+    /// droplet stops (flat ground).
+    #[inline]
+    fn turn(
+        &mut self,
+        p: &DropletParams,
+        rows: &Rows,
+        first: usize,
+        w: usize,
+        here: At,
+    ) -> Option<(f64, (f64, f64))> {
+        let (x0, y0, u, v) = here;
+        let (height, gx, gy) = sample(rows, first, w, x0, y0, u, v);
+        let dir = self.dir;
+        let dir = (dir.0 * p.inertia - gx * (1.0 - p.inertia), dir.1 * p.inertia - gy * (1.0 - p.inertia));
+        let len = (dir.0 * dir.0 + dir.1 * dir.1).sqrt();
+        if len == 0.0 || !len.is_finite() {
+            return None;
+        }
+        self.dir = (dir.0 / len, dir.1 / len);
+        Some((height, self.dir))
+    }
+
+    /// Steps 3–6, moving from `here` (height `height`) to `there`: deposit on the corners of
+    /// `here` or erode with `erode(rows, amount)` around it, then the new speed and water.
+    /// Returns false when the droplet dies (in the sea with no load).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn flow(
+        &mut self,
+        p: &DropletParams,
+        rows: &mut Rows,
+        first: usize,
+        w: usize,
+        here: At,
+        there: At,
+        height: f64,
+        erode: impl FnOnce(&mut Rows, f64),
+    ) -> bool {
+        let (new_height, _, _) = sample(rows, first, w, there.0, there.1, there.2, there.3);
+        let dh = new_height - height;
+        let underwater = p.sea_level.is_some_and(|s| height < s);
+        if underwater && self.sediment == 0.0 {
+            return false;
+        }
+        let capacity =
+            if underwater { 0.0 } else { (-dh * self.speed * self.water * p.capacity).max(p.min_capacity) };
+        if self.sediment > capacity || dh > 0.0 {
+            let amount =
+                if dh > 0.0 { dh.min(self.sediment) } else { (self.sediment - capacity) * p.deposit };
+            self.sediment -= deposit(rows, first, w, here.1 * w + here.0, here.2, here.3, amount);
+        } else {
+            let amount = ((capacity - self.sediment) * p.erode).min(-dh);
+            if amount > 0.0 {
+                erode(rows, amount);
+                self.sediment += amount;
+            }
+        }
+        self.speed = (self.speed * self.speed + dh * p.gravity).max(0.0).sqrt();
+        self.water *= 1.0 - p.evaporate;
+        true
+    }
+
+    /// A droplet that dies on the map drops its load at its last position (bilinear).
+    fn settle(&self, rows: &mut Rows, first: usize, w: usize, at: At) {
+        if self.sediment != 0.0 {
+            deposit(rows, first, w, at.1 * w + at.0, at.2, at.3, self.sediment);
+        }
+    }
+}
+
+/// Droplet erosion on a window of an endless world, world-anchored so that **any window equals
+/// the same cells cut from a larger window, bit for bit**, away from its border (the reach
+/// below). The droplets are those of [`DropletEroder`] (Beyer 2015, same physics, same
+/// parameters except the count), but where they start and the order they run in are defined by
+/// world coordinates, never by the window:
+///
+/// - **Seeding.** In iteration `t`, world cell `(X, Y)` starts `⌊ρ⌋` droplets, plus one with
+///   probability `frac(ρ)`, ρ = `droplets-per-cell`; their offsets in the cell are uniform in
+///   [0, 1)², all drawn from `derive_seed(derive_seed(derive_seed(seed, t), X), Y)`.
+/// - **Positions** are kept relative to the start cell (`q`, starting in [0, 1)²), so the
+///   floating-point path of a droplet is the same whatever window holds it (a window
+///   coordinate `i + q` would round differently in each window).
+/// - **Order.** With `M = max_lifetime + brush reach + 2` (every cell a droplet reads or
+///   changes lies within M cells of its start cell), the world is cut into blocks of
+///   `B = 2M` × `B` cells, coloured `(bx mod 2) + 2·(by mod 2)`. An iteration runs the four
+///   colours in turn; within a colour every block runs its droplets one after the other in
+///   place, in world order (start cells row by row, then draw order), exactly like the
+///   sequential algorithm. Two blocks of one colour are a whole block apart, so the cells they
+///   can touch (block ± M) never overlap and they run in parallel (bit-identical for any thread
+///   count).
+/// - **Reach.** A cell's value after one colour depends on the droplets of the blocks within M
+///   of it, whose paths read their block ± M: at most `B + 2M = 4M` cells away. Four colours
+///   per iteration: a reach of `16·M` cells per iteration ([`WorldDropletEroder::reach`]),
+///   e.g. 544 cells for the default lifetime 30 and radius 3. That is the price of running the
+///   droplets sequentially (every droplet sees every change made before it, as on a map); the
+///   window a world pipeline computes is grown by it, so a 513² window of one iteration costs
+///   about (513 + 2·544)² cells of droplets.
+/// - The window's border (within the reach) is garbage that the pipeline cuts off: droplets
+///   stop where they would leave the window, and the brush skips cells outside it.
+///
+/// Map-only fields of [`DropletParams`] (`droplets`, `batch_size`) are ignored; there is no
+/// sediment carried off a world ([`DropletEroder::lost`] has no counterpart).
+#[derive(Clone, Debug)]
+pub struct WorldDropletEroder {
+    surface: Grid<f64>,
+    params: DropletParams,
+    brush: Brush,
+    /// World cell of the surface's cell (0, 0).
+    origin: (i64, i64),
+    /// Droplets started per world cell per iteration.
+    density: f64,
+    /// Iterations done (the next one's seeding stream).
+    iteration: u64,
+}
+
+impl WorldDropletEroder {
+    /// Starts from `map`, the window whose cell (0, 0) is world cell `(x0, y0)`, with `density`
+    /// droplets per world cell per iteration (the `droplets-per-cell` key's range). Errors on
+    /// bad parameters or non-finite heights.
+    pub fn new(map: &Heightmap, params: DropletParams, x0: i64, y0: i64, density: f64) -> Result<Self> {
+        params.check()?;
+        check_number(DROPLETS, "droplets-per-cell", density)?;
+        check_finite(map)?;
+        let brush = Brush::new(params.radius);
+        Ok(Self { surface: to_f64(map), params, brush, origin: (x0, y0), density, iteration: 0 })
+    }
+
+    /// M: every cell a droplet reads or changes lies within M cells of its start cell.
+    fn margin(params: &DropletParams) -> usize {
+        params.max_lifetime + Brush::new(params.radius).reach + 2
+    }
+
+    /// Reach in cells of one iteration: `16·M` (see the type's docs).
+    pub fn reach(params: &DropletParams) -> usize {
+        16 * Self::margin(params)
+    }
+
+    /// Runs the droplets of block `(bx, by)` that start inside the window, on a copy of the
+    /// window cells they can touch; returns that region `(x, y, width, height)` of the window
+    /// and its new heights.
+    fn run_block(&self, bx: i64, by: i64) -> ((usize, usize, usize, usize), Vec<f64>) {
+        let m = Self::margin(&self.params) as i64;
+        let b = 2 * m;
+        let (w, h) = (self.surface.width() as i64, self.surface.height() as i64);
+        let (x0, y0) = self.origin;
+        // The block and the cells its droplets can touch, in window coordinates.
+        let (bx0, by0) = (bx * b - x0, by * b - y0);
+        let (rx0, ry0) = ((bx0 - m).max(0), (by0 - m).max(0));
+        let (rx1, ry1) = ((bx0 + b + m).min(w), (by0 + b + m).min(h));
+        let (rw, rh) = ((rx1 - rx0) as usize, (ry1 - ry0) as usize);
+        let mut cells = Vec::with_capacity(rw * rh);
+        for y in ry0..ry1 {
+            let row = y as usize * w as usize;
+            cells.extend_from_slice(&self.surface.as_slice()[row + rx0 as usize..row + rx1 as usize]);
+        }
+        let mut rows = Rows { cells: &mut cells, y_lo: 0 };
+        let iteration_seed = derive_seed(self.params.seed, self.iteration);
+        let (whole, part) = (self.density.floor() as usize, self.density.fract());
+        for y in by0.max(0)..(by0 + b).min(h) {
+            let row_seed = derive_seed(iteration_seed, (y0 + y) as u64);
+            for x in bx0.max(0)..(bx0 + b).min(w) {
+                let mut rng = SplitMix64::new(derive_seed(row_seed, (x0 + x) as u64));
+                let count = whole + usize::from(rng.next_f64() < part);
+                for _ in 0..count {
+                    let q = (rng.next_f64(), rng.next_f64());
+                    let start = ((x - rx0) as usize, (y - ry0) as usize);
+                    self.simulate(&mut rows, rw, rh, start, q);
+                }
+            }
+        }
+        ((rx0 as usize, ry0 as usize, rw, rh), cells)
+    }
+
+    /// One droplet from offset `q` in cell `start` of a `rw × rh` region (see the type's docs:
+    /// positions relative to the start cell).
+    fn simulate(&self, rows: &mut Rows, rw: usize, rh: usize, start: (usize, usize), q: (f64, f64)) {
+        let p = &self.params;
+        let at = |q: (f64, f64)| -> Option<At> {
+            let (fx, fy) = (q.0.floor(), q.1.floor());
+            let (cx, cy) = (start.0 as i64 + fx as i64, start.1 as i64 + fy as i64);
+            let inside = cx >= 0 && cy >= 0 && cx + 1 < rw as i64 && cy + 1 < rh as i64;
+            inside.then(|| (cx as usize, cy as usize, q.0 - fx, q.1 - fy))
+        };
+        let Some(mut here) = at(q) else { return };
+        let mut q = q;
+        let mut drop = Droplet::new(p);
+        for _ in 0..p.max_lifetime {
+            let Some((height, dir)) = drop.turn(p, rows, 0, rw, here) else { break };
+            let next = (q.0 + dir.0, q.1 + dir.1);
+            // Leaving the region only happens at the window's border (garbage cells).
+            let Some(there) = at(next) else { return };
+            let erode = |rows: &mut Rows, amount: f64| {
+                self.brush.erode(rows.cells, 0, rw, here.0, here.1, amount / self.brush.total);
+            };
+            if !drop.flow(p, rows, 0, rw, here, there, height, erode) {
+                return;
+            }
+            (q, here) = (next, there);
+        }
+        drop.settle(rows, 0, rw, here);
+    }
+}
+
+impl Eroder for WorldDropletEroder {
+    fn run_one_step(&mut self) -> Result<()> {
+        let (w, h) = (self.surface.width(), self.surface.height());
+        if w < 2 || h < 2 {
+            return Ok(());
+        }
+        let b = 2 * Self::margin(&self.params) as i64;
+        let (x0, y0) = self.origin;
+        let (bx_lo, bx_hi) = (x0.div_euclid(b), (x0 + w as i64 - 1).div_euclid(b));
+        let (by_lo, by_hi) = (y0.div_euclid(b), (y0 + h as i64 - 1).div_euclid(b));
+        for colour in 0..4 {
+            let blocks: Vec<(i64, i64)> = (by_lo..=by_hi)
+                .flat_map(|by| (bx_lo..=bx_hi).map(move |bx| (bx, by)))
+                .filter(|&(bx, by)| (bx.rem_euclid(2) + 2 * by.rem_euclid(2)) as usize == colour)
+                .collect();
+            let done: Vec<_> = blocks.par_iter().map(|&(bx, by)| self.run_block(bx, by)).collect();
+            // Regions of one colour are disjoint: writing them back in any order is the same.
+            let surface = self.surface.as_mut_slice();
+            for ((rx, ry, rw, rh), cells) in done {
+                for (j, row) in cells.chunks_exact(rw).enumerate().take(rh) {
+                    let at = (ry + j) * w + rx;
+                    surface[at..at + rw].copy_from_slice(row);
+                }
+            }
+        }
+        self.iteration += 1;
+        Ok(())
+    }
+
+    fn surface(&self) -> &Grid<f64> {
+        &self.surface
     }
 }
 

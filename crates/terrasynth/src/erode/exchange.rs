@@ -6,7 +6,8 @@ use rayon::prelude::*;
 use crate::grid::{Neighbourhood, Stencil};
 
 /// The colour of cell `(x, y)` for neighbourhood `nb` (see [`Exchange`]): no two neighbours
-/// share a colour (except across the seam of a wrapped map with an odd side).
+/// share a colour (except across the seam of a wrapped map with an odd side). On a window of a
+/// world, `(x, y)` are the WORLD cell's coordinates (only their parities matter).
 #[inline]
 pub(crate) fn colour_of(nb: Neighbourhood, x: usize, y: usize) -> usize {
     match nb {
@@ -17,7 +18,7 @@ pub(crate) fn colour_of(nb: Neighbourhood, x: usize, y: usize) -> usize {
 }
 
 /// Number of colours of [`colour_of`].
-fn colours(nb: Neighbourhood) -> usize {
+pub(crate) fn colours(nb: Neighbourhood) -> usize {
     if nb == Neighbourhood::Moore { 4 } else { 2 }
 }
 
@@ -37,8 +38,16 @@ fn colours(nb: Neighbourhood) -> usize {
 /// any visit order (no directional bias) nor on the thread count (rows run in parallel), and
 /// what a feeder loses is computed with the same arithmetic as what its receiver gains, so the
 /// total is conserved up to `f64` rounding.
+///
+/// **Worlds.** On a window of an endless world the colours are those of the WORLD cells
+/// ([`Exchange::at_world_origin`]: the parities of the window's origin are added), so two windows
+/// holding the same world cell give it the same colour and the same pass order, whatever their
+/// origins: a prerequisite of the bit-exact rule (any window = the same cells cut from a larger
+/// one). On a finite map the origin is (0, 0).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Exchange {
+    /// Parities `(x0 mod 2, y0 mod 2)` of the world cell at the surface's cell (0, 0).
+    origin: (usize, usize),
     receiver: Vec<u32>,
     want: Vec<f64>,
     cap: Vec<f64>,
@@ -49,6 +58,12 @@ pub(crate) struct Exchange {
 const NONE: u32 = u32::MAX;
 
 impl Exchange {
+    /// An exchange whose colours are those of world cells, the surface's cell (0, 0) being
+    /// world cell `(x0, y0)` (negative allowed).
+    pub fn at_world_origin(x0: i64, y0: i64) -> Self {
+        Self { origin: (x0.rem_euclid(2) as usize, y0.rem_euclid(2) as usize), ..Self::default() }
+    }
+
     /// The colours in the order sweep number `sweep` visits them: starting at `sweep mod c`,
     /// so no colour always goes first.
     pub fn colour_order(nb: Neighbourhood, sweep: u64) -> impl Iterator<Item = usize> {
@@ -67,6 +82,7 @@ impl Exchange {
     ) {
         let t = stencil.topo;
         let (w, n) = (t.width, t.width * t.height);
+        let (px, py) = self.origin;
         if self.receiver.len() != n {
             // Receivers are reset to NONE as they are used (in `apply`), so only cells of the
             // colour need writing here.
@@ -81,15 +97,16 @@ impl Exchange {
             .zip(self.cap.par_chunks_mut(w))
             .enumerate()
             .for_each(|(y, ((r, d), c))| {
-                // The first x of the colour in row y (cells of one colour are 2 apart in x).
+                // The first x of the colour in row y (cells of one colour are 2 apart in x),
+                // the colour being that of world cell (x + x0, y + y0).
                 let first = match nb {
-                    Neighbourhood::VonNeumann => (colour + y) & 1,
-                    Neighbourhood::RotatedVonNeumann => colour,
-                    Neighbourhood::Moore if (colour >> 1) == (y & 1) => colour & 1,
+                    Neighbourhood::VonNeumann => (colour + y + px + py) & 1,
+                    Neighbourhood::RotatedVonNeumann => (colour + px) & 1,
+                    Neighbourhood::Moore if (colour >> 1) == ((y + py) & 1) => (colour + px) & 1,
                     Neighbourhood::Moore => return,
                 };
                 for x in (first..w).step_by(2) {
-                    debug_assert_eq!(colour_of(nb, x, y), colour);
+                    debug_assert_eq!(colour_of(nb, x + px, y + py), colour);
                     if let Some((j, want, cap)) = pick(x, y, y * w + x) {
                         r[x] = j as u32;
                         d[x] = want;

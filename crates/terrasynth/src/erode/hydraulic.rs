@@ -63,6 +63,10 @@ fn check_unit(name: &str, v: f64) -> Result<()> {
 /// depositing move material between h and m, transport moves m between cells. This is what
 /// [`Eroder::volume`] returns here. [`HydraulicEroder::deposit_sediment`] drops the suspended
 /// sediment back onto h (the recipe step does this at the end, so Σh is conserved).
+///
+/// **Worlds**: no visit order and no parity; rain, evaporation and deposit are per cell and the
+/// transport gather reads the neighbours' factors, which read theirs: a reach of 2 cells per
+/// iteration on a window of an endless world.
 #[derive(Clone, Debug)]
 pub struct HydraulicEroder {
     surface: Grid<f64>,
@@ -302,6 +306,15 @@ impl HydraulicOlsenEroder {
     /// Water depth per cell (row-major).
     pub fn water(&self) -> &[f64] {
         &self.water
+    }
+
+    /// The same eroder on a window of an endless world whose cell (0, 0) is world cell
+    /// `(x0, y0)`: the coloured sweeps use the world cells' colours, so any window gives the
+    /// same cells as a larger one away from its border (reach `3·c` cells per iteration, c the
+    /// number of colours, as [`super::ThermalOlsenEroder`]).
+    pub fn at_world_origin(mut self, x0: i64, y0: i64) -> Self {
+        self.exchange = Exchange::at_world_origin(x0, y0);
+        self
     }
 }
 

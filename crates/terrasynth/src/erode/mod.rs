@@ -37,10 +37,10 @@ mod steps;
 mod stream_power;
 mod thermal;
 
-pub use droplets::{DropletEroder, DropletParams};
+pub use droplets::{DropletEroder, DropletParams, WorldDropletEroder};
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
 pub use run::run_iterations;
-pub use steps::{Erosion, build_eroder, run_erosion, steps};
+pub use steps::{Erosion, build_eroder, build_in, reach_of, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{
     OlsenEroder, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k,

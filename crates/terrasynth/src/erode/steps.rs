@@ -1,14 +1,15 @@
 //! Recipe steps for the erosions: parameter specs, registry entries, and [`build_eroder`].
 
+use super::exchange::colours;
 use super::run::run_iterations;
 use super::{
     DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
     HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
-    ThermalOlsenParams, ThermalParams, talus_from_k, write_surface,
+    ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::step::params::{Choice, choice_enum};
-use crate::step::{Category, IterationHook, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Frame, IterationHook, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
 
@@ -66,6 +67,18 @@ const fn talus_k(default: f64) -> ParamSpec {
     )
 }
 
+/// `talus-slope`: the talus of a world recipe, where `talus-k` (relative to the map's size and
+/// height range) has no meaning.
+const TALUS_SLOPE: ParamSpec = ParamSpec {
+    name: "talus-slope",
+    kind: ParamKind::Float { min: 0.0, max: 100.0 },
+    default: DefaultValue::Absent,
+    unit: "m/m",
+    doc: "World recipes only (and required there): talus as a slope, T = talus-slope × cell-size \
+          metres per cell, in place of `talus-k`. Olsen's k/N on a [0, 1] map of N = 512 cells \
+          read as 2,000 m of relief over 30 m cells: k = 4 gives 0.52, k = 16 gives 2.1.",
+};
+
 /// The `thermal` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const THERMAL: &[ParamSpec] = &[
     iterations(50.0),
@@ -73,12 +86,14 @@ pub(crate) const THERMAL: &[ParamSpec] = &[
     float("c", 0.001, 1.0, 0.5, "", "Fraction of the excess d_max − T moved per iteration (Olsen: 0.5)."),
     neighbourhood("moore"),
     BOUNDARY,
+    TALUS_SLOPE,
 ];
 
 const THERMAL_OLSEN: &[ParamSpec] =
-    &[iterations(50.0), talus_k(4.0), neighbourhood("rotated-von-neumann"), BOUNDARY];
+    &[iterations(50.0), talus_k(4.0), neighbourhood("rotated-von-neumann"), BOUNDARY, TALUS_SLOPE];
 
-const OLSEN: &[ParamSpec] = &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY];
+const OLSEN: &[ParamSpec] =
+    &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY, TALUS_SLOPE];
 
 const KR: ParamSpec = float("kr", 0.0, 1.0, 0.01, "height", "Rain added to every cell per iteration.");
 const KE: ParamSpec = float("ke", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
@@ -118,6 +133,14 @@ pub(crate) const DROPLETS: &[ParamSpec] = &[
         default: DefaultValue::Bool(true),
         unit: "",
         doc: "Below the terrain's sea level droplets only deposit (no erosion of the sea floor, small deltas).",
+    },
+    ParamSpec {
+        name: "droplets-per-cell",
+        kind: ParamKind::Float { min: 1e-6, max: 64.0 },
+        default: DefaultValue::Absent,
+        unit: "droplets/cell",
+        doc: "World recipes only (and required there): droplets started per world cell per iteration, \
+              in place of `droplets` (world-anchored droplets, see `WorldDropletEroder`).",
     },
 ];
 
@@ -234,10 +257,58 @@ pub fn steps() -> Vec<StepInfo> {
 /// [`crate::analyze::run_traced`] runs such an eroder while recording ε every k iterations;
 /// the recipe step runs the same loop through [`run_erosion`].
 pub fn build_eroder(kind: Erosion, params: &Params, terrain: &Terrain, seed: u64) -> Result<Box<dyn Eroder>> {
+    build_in(kind, params, terrain, seed, &Frame::Map)
+}
+
+/// The parameters of the `droplets` step (its sea level from `terrain`).
+fn droplet_params(params: &Params, terrain: &Terrain, seed: u64) -> Result<DropletParams> {
+    Ok(DropletParams {
+        droplets: params.usize("droplets")?,
+        radius: params.f64("radius")?,
+        inertia: params.f64("inertia")?,
+        capacity: params.f64("capacity")?,
+        min_capacity: params.f64("min-capacity")?,
+        erode: params.f64("erode")?,
+        deposit: params.f64("deposit")?,
+        evaporate: params.f64("evaporate")?,
+        gravity: params.f64("gravity")?,
+        max_lifetime: params.usize("max-lifetime")?,
+        batch_size: params.usize("batch-size")?,
+        seed,
+        sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
+        ..DropletParams::default()
+    })
+}
+
+/// A world-only parameter that a world recipe must give.
+fn required_in_world(params: &Params, name: &str, instead: &str) -> Result<f64> {
+    params.opt_f64(name)?.ok_or_else(|| {
+        Error::param(name, "(absent)", format!("a value in a world recipe, where `{instead}` has no meaning"))
+    })
+}
+
+/// [`build_eroder`] on a finite map or, with [`Frame::World`], on a window of an endless world:
+/// the talus comes from `talus-slope` (metres per metre) and the cell size instead of the map's
+/// size and range, the coloured passes use world cell parities, and droplets are
+/// world-anchored ([`WorldDropletEroder`]). Stream power is refused in a world (global).
+pub fn build_in(
+    kind: Erosion,
+    params: &Params,
+    terrain: &Terrain,
+    seed: u64,
+    frame: &Frame,
+) -> Result<Box<dyn Eroder>> {
     let map = &terrain.height;
     let nb = || Neighbourhood::from_name(params.text("neighbourhood")?);
     let boundary = || Boundary::from_name(params.text("boundary")?);
-    let talus = || Ok::<_, Error>(talus_from_k(params.f64("talus-k")?, map));
+    let talus = || match frame {
+        Frame::Map => Ok::<_, Error>(talus_from_k(params.f64("talus-k")?, map)),
+        Frame::World(w) => Ok(required_in_world(params, "talus-slope", "talus-k")? * w.cell_size),
+    };
+    let origin = match frame {
+        Frame::Map => None,
+        Frame::World(w) => Some((w.x0, w.y0)),
+    };
     Ok(match kind {
         Erosion::Thermal => Box::new(ThermalEroder::new(
             map,
@@ -250,10 +321,11 @@ pub fn build_eroder(kind: Erosion, params: &Params, terrain: &Terrain, seed: u64
         )?),
         Erosion::ThermalOlsen | Erosion::OlsenErosion => {
             let p = ThermalOlsenParams { talus: talus()?, neighbourhood: nb()?, boundary: boundary()? };
-            if kind == Erosion::ThermalOlsen {
-                Box::new(ThermalOlsenEroder::new(map, p)?)
-            } else {
-                Box::new(OlsenEroder::new(map, p)?)
+            match (kind == Erosion::ThermalOlsen, origin) {
+                (true, None) => Box::new(ThermalOlsenEroder::new(map, p)?),
+                (true, Some((x0, y0))) => Box::new(ThermalOlsenEroder::new(map, p)?.at_world_origin(x0, y0)),
+                (false, None) => Box::new(OlsenEroder::new(map, p)?),
+                (false, Some((x0, y0))) => Box::new(OlsenEroder::new(map, p)?.at_world_origin(x0, y0)),
             }
         }
         Erosion::Hydraulic => Box::new(HydraulicEroder::new(
@@ -267,49 +339,81 @@ pub fn build_eroder(kind: Erosion, params: &Params, terrain: &Terrain, seed: u64
                 boundary: boundary()?,
             },
         )?),
-        Erosion::HydraulicOlsen => Box::new(HydraulicOlsenEroder::new(
-            map,
-            HydraulicOlsenParams {
-                kr: params.f64("kr")?,
-                kc: params.f64("kc")?,
-                ke: params.f64("ke")?,
-                neighbourhood: nb()?,
-                boundary: boundary()?,
-            },
-        )?),
-        Erosion::Droplets => Box::new(DropletEroder::new(
-            map,
-            DropletParams {
-                droplets: params.usize("droplets")?,
-                radius: params.f64("radius")?,
-                inertia: params.f64("inertia")?,
-                capacity: params.f64("capacity")?,
-                min_capacity: params.f64("min-capacity")?,
-                erode: params.f64("erode")?,
-                deposit: params.f64("deposit")?,
-                evaporate: params.f64("evaporate")?,
-                gravity: params.f64("gravity")?,
-                max_lifetime: params.usize("max-lifetime")?,
-                batch_size: params.usize("batch-size")?,
-                seed,
-                sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
-                ..DropletParams::default()
-            },
-        )?),
-        Erosion::StreamPower => Box::new(StreamPowerEroder::new(
-            map,
-            StreamPowerParams {
-                k: params.f64("k")?,
-                m: params.f64("m")?,
-                n: params.f64("n")?,
-                uplift: params.f64("uplift")?,
-                dt: params.f64("dt")?,
-                kd: params.f64("kd")?,
-                dx: 1.0,
-                sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
-            },
-        )?),
+        Erosion::HydraulicOlsen => {
+            let e = HydraulicOlsenEroder::new(
+                map,
+                HydraulicOlsenParams {
+                    kr: params.f64("kr")?,
+                    kc: params.f64("kc")?,
+                    ke: params.f64("ke")?,
+                    neighbourhood: nb()?,
+                    boundary: boundary()?,
+                },
+            )?;
+            match origin {
+                None => Box::new(e),
+                Some((x0, y0)) => Box::new(e.at_world_origin(x0, y0)),
+            }
+        }
+        Erosion::Droplets => {
+            let p = droplet_params(params, terrain, seed)?;
+            match origin {
+                None => Box::new(DropletEroder::new(map, p)?),
+                Some((x0, y0)) => {
+                    let density = required_in_world(params, "droplets-per-cell", "droplets")?;
+                    Box::new(WorldDropletEroder::new(map, p, x0, y0, density)?)
+                }
+            }
+        }
+        Erosion::StreamPower => {
+            if origin.is_some() {
+                return Err(stream_power_is_global());
+            }
+            Box::new(StreamPowerEroder::new(
+                map,
+                StreamPowerParams {
+                    k: params.f64("k")?,
+                    m: params.f64("m")?,
+                    n: params.f64("n")?,
+                    uplift: params.f64("uplift")?,
+                    dt: params.f64("dt")?,
+                    kd: params.f64("kd")?,
+                    dx: 1.0,
+                    sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
+                },
+            )?)
+        }
     })
+}
+
+/// Stream power on a window of a world: refused (its drainage areas depend on the whole map).
+fn stream_power_is_global() -> Error {
+    Error::NotInWorld {
+        what: "stream-power needs the whole map (drainage areas sum over every upstream cell): it \
+               cannot run on a window of a world (a global step; tiled stream power comes later)"
+            .into(),
+    }
+}
+
+/// How far, in cells, `iterations` of erosion `kind` read around a cell on a window of a
+/// world (see each eroder's "Worlds"): 2 per iteration for the gather schemes (thermal,
+/// hydraulic), 3 per colour pass for the coloured exchanges (2 colours, 4 with Moore),
+/// `16·M` per iteration for world droplets; stream power is global.
+pub fn reach_of(kind: Erosion, params: &Params) -> Result<Reach> {
+    let iterations = params.usize("iterations")?;
+    let colours = || Ok::<_, Error>(colours(Neighbourhood::from_name(params.text("neighbourhood")?)?));
+    let per_iteration = match kind {
+        Erosion::Thermal | Erosion::Hydraulic => 2,
+        Erosion::ThermalOlsen | Erosion::OlsenErosion | Erosion::HydraulicOlsen => 3 * colours()?,
+        Erosion::Droplets => {
+            let lifetime = params.usize("max-lifetime")?;
+            let p =
+                DropletParams { radius: params.f64("radius")?, max_lifetime: lifetime, ..Default::default() };
+            WorldDropletEroder::reach(&p)
+        }
+        Erosion::StreamPower => return Ok(Reach::Global),
+    };
+    Ok(Reach::Cells(per_iteration.saturating_mul(iterations)))
 }
 
 /// A validated erosion step: the kind picks the eroder, `iterations` the loop length. The
@@ -330,7 +434,7 @@ impl ErodeStep {
 
 impl Step for ErodeStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        run_erosion(self.kind, &self.params, terrain, ctx.seed, &ctx.progress, &mut |_, _, _| {})
+        run_erosion(self.kind, &self.params, terrain, ctx, &mut |_, _, _| {})
     }
 
     fn run_iterations(
@@ -339,27 +443,31 @@ impl Step for ErodeStep {
         ctx: &StepContext,
         each: &mut IterationHook<'_>,
     ) -> Result<bool> {
-        run_erosion(self.kind, &self.params, terrain, ctx.seed, &ctx.progress, each).map(|()| true)
+        run_erosion(self.kind, &self.params, terrain, ctx, each).map(|()| true)
+    }
+
+    /// See [`reach_of`]; stream power is global.
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        reach_of(self.kind, &self.params).unwrap_or(Reach::Global)
     }
 }
 
-/// Runs the erosion step `kind` with validated `params` on `terrain`: builds the eroder, runs
-/// `iterations` steps with [`run_iterations`] (calling `each` on the surface before the first
-/// and after every iteration), finishes it (final deposit), writes the surface into the
-/// heights and keeps the water map in `terrain.water` when the process has one. Plain runs
-/// and watched runs (a pipeline observer recording `--trace`) both go through here, so they
-/// give the same heights.
+/// Runs the erosion step `kind` with validated `params` on `terrain`: builds the eroder (on a
+/// map, or on a world window when `ctx.frame` is one: [`build_in`]), runs `iterations` steps
+/// with [`run_iterations`] (calling `each` on the surface before the first and after every
+/// iteration), finishes it (final deposit), writes the surface into the heights and keeps the
+/// water map in `terrain.water` when the process has one. Plain runs and watched runs (a
+/// pipeline observer recording `--trace`) both go through here, so they give the same heights.
 pub fn run_erosion(
     kind: Erosion,
     params: &Params,
     terrain: &mut Terrain,
-    seed: u64,
-    progress: &crate::Progress,
+    ctx: &StepContext,
     each: &mut IterationHook<'_>,
 ) -> Result<()> {
     let iterations = params.usize("iterations")?;
-    let mut eroder = build_eroder(kind, params, terrain, seed)?;
-    run_iterations(&mut *eroder, iterations, progress, each)?;
+    let mut eroder = build_in(kind, params, terrain, ctx.seed, &ctx.frame)?;
+    run_iterations(&mut *eroder, iterations, &ctx.progress, each)?;
     eroder.finish();
     write_surface(eroder.surface(), &mut terrain.height)?;
     if let Some(water) = eroder.water() {

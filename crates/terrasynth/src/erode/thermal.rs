@@ -64,6 +64,10 @@ impl ThermalParams {
 /// `c·(d_max − T)/d_total`, a second pass gathers, for each cell, its outflow and its inflow
 /// from every neighbour with the same arithmetic, so the result is bit-identical for any
 /// number of threads. Volume (Σh) is conserved up to `f64` rounding.
+///
+/// **Worlds**: no visit order and no parity, so it runs unchanged on a window of an endless
+/// world; a cell's new height depends on the factors of its neighbours, which depend on theirs:
+/// a reach of 2 cells per iteration.
 #[derive(Clone, Debug)]
 pub struct ThermalEroder {
     surface: Grid<f64>,
@@ -238,6 +242,15 @@ macro_rules! leveller_eroder {
             pub fn new(map: &Heightmap, params: ThermalOlsenParams) -> Result<Self> {
                 Leveller::new(map, params, $mode).map(Self)
             }
+
+            /// The same eroder on a window of an endless world whose cell (0, 0) is world cell
+            /// `(x0, y0)`: the coloured passes use the world cells' colours (see
+            /// [`ThermalOlsenEroder`]'s "Worlds"), so any window gives the same cells as a
+            /// larger one away from its border.
+            pub fn at_world_origin(mut self, x0: i64, y0: i64) -> Self {
+                self.0.exchange = Exchange::at_world_origin(x0, y0);
+                self
+            }
         }
 
         impl Eroder for $name {
@@ -267,6 +280,11 @@ leveller_eroder!(
     /// is alone, as in Olsen). No visit order, so no directional bias; parallel and
     /// bit-identical for any thread count. Volume is conserved up to `f64` rounding. Exact ties
     /// between lowest neighbours go to the first in offset order.
+    ///
+    /// **Worlds** ([`ThermalOlsenEroder::at_world_origin`]): the colours are those of the world
+    /// cells, and a cell's new height after one colour pass depends on the cells within 3 of it
+    /// (its receiver's other feeders and their lowest neighbours), so `iterations` sweeps of
+    /// `c` colours reach `3·c·iterations` cells (c = 2, or 4 for Moore).
     ThermalOlsenEroder,
     Mode::Steep
 );

@@ -1,0 +1,210 @@
+//! The shaping and erosion steps on windows of an endless world (issue 11 part 2): every
+//! chunkable step computes each cell from world coordinates and from input cells within its
+//! declared reach, so **a window equals the same cells cut from a larger window, bit for bit**.
+//!
+//! Each step runs directly (no pipeline) on windows of a fixed world-anchored input relief:
+//! a big window, and smaller windows of odd sizes at other origins (negative, and |x| = 10⁷
+//! cells), each grown by the step's reach on every side and cut back. Their cells must equal the
+//! big window's bit for bit. The steps must also change the input (a test of a step that does
+//! nothing could not fail).
+
+use terrasynth::recipe::registry;
+use terrasynth::step::{Frame, ParamValue, Params, Reach, Step, StepContext, Terrain, WorldFrame};
+use terrasynth::{Error, Heightmap, Progress};
+
+/// Metres per cell of the test world.
+const CELL: f64 = 30.0;
+/// The test world's declared height range, metres.
+const RANGE: [f64; 2] = [-1500.0, 2500.0];
+
+/// The input relief at world cell `(x, y)`, metres: smooth hills and valleys plus a hashed
+/// roughness, a pure function of the world cell (so every window holds the same input).
+fn relief(x: i64, y: i64) -> f32 {
+    let (u, v) = ((x.rem_euclid(1 << 20)) as f64, (y.rem_euclid(1 << 20)) as f64);
+    let smooth = 800.0 * ((u * 0.021).sin() * (v * 0.017).cos()) + 300.0 * ((u * 0.093 + v * 0.061).sin());
+    let h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let h = (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let rough = ((h >> 40) as f64 / (1u64 << 24) as f64 - 0.5) * 40.0;
+    (smooth + rough + 200.0) as f32
+}
+
+fn frame(x0: i64, y0: i64) -> WorldFrame {
+    WorldFrame { x0, y0, cell_size: CELL, height_range: RANGE }
+}
+
+/// The registry step `name` with `params` on top of its defaults.
+fn step(name: &str, params: &[(&str, ParamValue)]) -> Box<dyn Step> {
+    let info = registry().into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no step {name}"));
+    let given = params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let p = Params::validate(info.params, &given).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    (info.build)(&p).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn num(v: f64) -> ParamValue {
+    ParamValue::Number(v)
+}
+
+/// Runs `step` on the world window `(x0, y0, w, h)` of [`relief`]; returns its heights.
+fn run_window(step: &dyn Step, seed: u64, x0: i64, y0: i64, w: usize, h: usize) -> Result<Heightmap, Error> {
+    let mut t = Terrain::new(w, h, CELL)?;
+    t.sea_level = 0.0;
+    for (j, row) in t.height.as_mut_slice().chunks_mut(w).enumerate() {
+        for (i, v) in row.iter_mut().enumerate() {
+            *v = relief(x0 + i as i64, y0 + j as i64);
+        }
+    }
+    let ctx = StepContext { frame: Frame::World(frame(x0, y0)), ..StepContext::new(seed, Progress::new()) };
+    step.run(&mut t, &ctx)?;
+    Ok(t.height)
+}
+
+/// The window `(x0, y0, w, h)` computed as a world pipeline would: grown by the step's reach on
+/// every side, run, cut back.
+fn window(step: &dyn Step, seed: u64, x0: i64, y0: i64, w: usize, h: usize) -> Vec<f32> {
+    let Reach::Cells(r) = step.reach(&frame(x0, y0)) else { panic!("{step:?} is global") };
+    let grown = run_window(step, seed, x0 - r as i64, y0 - r as i64, w + 2 * r, h + 2 * r).unwrap();
+    let mut out = Vec::with_capacity(w * h);
+    for row in grown.as_slice().chunks(w + 2 * r).skip(r).take(h) {
+        out.extend_from_slice(&row[r..r + w]);
+    }
+    out
+}
+
+/// The bit-exact rule for one step: a big window at a negative origin, and odd-size windows
+/// inside it, must agree cell for cell; far windows (|x| = 10⁷) must agree with a larger far
+/// window; and the step must change the input somewhere.
+fn assert_window_is_crop(step: &dyn Step) {
+    let seed = 77;
+    let (bx, by, bw, bh) = (-41i64, -23i64, 67usize, 53usize);
+    let big = window(step, seed, bx, by, bw, bh);
+    let changed = big
+        .iter()
+        .enumerate()
+        .filter(|&(k, v)| *v != relief(bx + (k % bw) as i64, by + (k / bw) as i64))
+        .count();
+    assert!(changed * 10 >= bw * bh, "{step:?} changed only {changed} of {} cells", bw * bh);
+    let subs = [
+        (-41i64, -23i64, 1usize, 1usize),
+        (-30, -20, 17, 9),
+        (-2, 5, 27, 25),
+        (10, -23, 15, 53),
+        (-41, 0, 67, 3),
+    ];
+    for (x, y, w, h) in subs {
+        assert!(x >= bx && y >= by && x + w as i64 <= bx + bw as i64 && y + h as i64 <= by + bh as i64);
+        let sub = window(step, seed, x, y, w, h);
+        for j in 0..h {
+            for i in 0..w {
+                let (gi, gj) = ((x - bx) as usize + i, (y - by) as usize + j);
+                let (a, b) = (sub[j * w + i], big[gj * bw + gi]);
+                assert!(
+                    a.to_bits() == b.to_bits(),
+                    "{step:?}: window ({x}, {y}) {w}×{h} differs at world cell ({}, {}): {a} vs {b}",
+                    x + i as i64,
+                    y + j as i64
+                );
+            }
+        }
+    }
+    for (fx, fy) in [(10_000_000i64, -3i64), (-10_000_017, 9_999_991)] {
+        let far = window(step, seed, fx, fy, 29, 21);
+        let part = window(step, seed, fx + 7, fy + 4, 13, 11);
+        for j in 0..11 {
+            for i in 0..13 {
+                let (a, b) = (part[j * 13 + i], far[(j + 4) * 29 + i + 7]);
+                assert!(
+                    a.to_bits() == b.to_bits(),
+                    "{step:?}: far window ({fx}, {fy}) differs at ({i}, {j})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn thermal_is_chunkable() {
+    let s = step("thermal", &[("iterations", num(6.0)), ("talus-slope", num(0.3))]);
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(12));
+    assert_window_is_crop(&*s);
+}
+
+#[test]
+fn thermal_olsen_is_chunkable_with_world_colours() {
+    for nb in ["rotated-von-neumann", "moore", "von-neumann"] {
+        let s = step(
+            "thermal-olsen",
+            &[
+                ("iterations", num(3.0)),
+                ("talus-slope", num(0.2)),
+                ("neighbourhood", ParamValue::Text(nb.into())),
+            ],
+        );
+        let colours = if nb == "moore" { 4 } else { 2 };
+        assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(3 * 3 * colours));
+        assert_window_is_crop(&*s);
+    }
+}
+
+#[test]
+fn olsen_erosion_is_chunkable() {
+    let s = step("olsen-erosion", &[("iterations", num(4.0)), ("talus-slope", num(2.0))]);
+    assert_window_is_crop(&*s);
+}
+
+#[test]
+fn hydraulic_erosions_are_chunkable() {
+    let s = step("hydraulic", &[("iterations", num(5.0)), ("kr", num(0.5))]);
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(10));
+    assert_window_is_crop(&*s);
+    let s = step("hydraulic-olsen", &[("iterations", num(4.0)), ("kr", num(0.5))]);
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(24));
+    assert_window_is_crop(&*s);
+}
+
+#[test]
+fn world_droplets_are_chunkable() {
+    let s = step(
+        "droplets",
+        &[
+            ("iterations", num(2.0)),
+            ("droplets-per-cell", num(0.3)),
+            ("max-lifetime", num(4.0)),
+            ("radius", num(2.0)),
+            ("capacity", num(40.0)),
+            ("min-capacity", num(0.5)),
+        ],
+    );
+    // M = 4 + 1 + 2 = 7 cells; 16·M per iteration.
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(2 * 16 * 7));
+    assert_window_is_crop(&*s);
+}
+
+/// World-only keys missing in a world: one error naming the key.
+#[test]
+fn world_keys_are_required_in_a_world() {
+    let s = step("thermal", &[("iterations", num(1.0))]);
+    match run_window(&*s, 1, 0, 0, 9, 9) {
+        Err(Error::InvalidParameter { name, allowed, .. }) => {
+            assert_eq!(name, "talus-slope");
+            assert!(allowed.contains("world"), "{allowed}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let s = step("droplets", &[]);
+    assert!(
+        matches!(run_window(&*s, 1, 0, 0, 9, 9), Err(Error::InvalidParameter { name, .. }) if name == "droplets-per-cell")
+    );
+}
+
+/// Stream power and the hydrology steps are global: their reach says so (world recipes refuse
+/// them), and stream power run on a window anyway is refused with an error naming it.
+#[test]
+fn global_steps_say_so() {
+    for name in ["stream-power", "fill", "rivers", "lakes"] {
+        assert_eq!(step(name, &[]).reach(&frame(0, 0)), Reach::Global, "{name}");
+    }
+    match run_window(&*step("stream-power", &[]), 1, 0, 0, 9, 9) {
+        Err(e @ Error::NotInWorld { .. }) => assert!(e.to_string().contains("stream-power"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
