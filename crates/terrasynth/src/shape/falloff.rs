@@ -1,11 +1,12 @@
 //! Fall-off maps (seed 003), island weighting (seed 004 §8) and archipelagos.
 
 use rayon::prelude::*;
-use terrasynth_noise::rng::SplitMix64;
+use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::basic::range;
+use super::world::{centre, dist2, floor_of, metres, required, world_of};
 use crate::step::params::{Choice, choice_enum, step_params};
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
 
@@ -14,6 +15,12 @@ use crate::{Error, Heightmap, Result};
 /// whatever the map's units, and weight 1 keeps it. Rows in parallel.
 pub(crate) fn apply_weight(map: &mut Heightmap, weight: impl Fn(usize, usize) -> f64 + Sync) {
     let (lo, _) = range(map);
+    apply_weight_from(map, lo, weight);
+}
+
+/// [`apply_weight`] relative to a given floor `lo` (in a world, the bottom of the declared
+/// height range, never the window's minimum).
+pub(crate) fn apply_weight_from(map: &mut Heightmap, lo: f32, weight: impl Fn(usize, usize) -> f64 + Sync) {
     let width = map.width();
     map.as_mut_slice().par_chunks_mut(width).enumerate().for_each(|(y, row)| {
         for (x, v) in row.iter_mut().enumerate() {
@@ -36,6 +43,38 @@ pub fn eval_curve(points: &[f64], t: f64) -> f64 {
     }
 }
 
+/// `centre-m`: a world centre in metres, or none.
+const CENTRE_M: crate::step::ParamSpec = crate::step::ParamSpec {
+    name: "centre-m",
+    kind: ParamKind::List { min: -1.0e12, max: 1.0e12, min_len: 0, max_len: 2 },
+    default: DefaultValue::List(&[]),
+    unit: "m",
+    doc: "World recipes only: centre [x, y] in world metres; none (the default) leaves the \
+          terrain unchanged, an endless continent. Ignored on a single map.",
+};
+
+/// `radius-m`: a world radius in metres.
+const RADIUS_M: crate::step::ParamSpec = crate::step::ParamSpec {
+    name: "radius-m",
+    kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
+    default: DefaultValue::Absent,
+    unit: "m",
+    doc: "World recipes only (required with `centre-m`): distance from the centre at which the \
+          weight reaches its border value. Ignored on a single map.",
+};
+
+/// The world keys of `falloff` and `island`.
+const WORLD_DISC: &[crate::step::ParamSpec] = &[CENTRE_M, RADIUS_M];
+
+/// A world centre and radius, or `None` for an endless continent (no centre).
+fn world_disc(centre_m: &[f64], radius_m: Option<f64>) -> Result<Option<(f64, f64, f64)>> {
+    match (centre(centre_m), radius_m) {
+        (None, _) => Ok(None),
+        (Some((x, y)), Some(r)) => Ok(Some((x, y, r))),
+        (Some(_), None) => Err(required("radius-m", "a radius in metres with `centre-m`")),
+    }
+}
+
 choice_enum! {
     /// Shape of a fall-off map.
     pub enum FalloffShape {
@@ -55,6 +94,13 @@ step_params! {
     /// `InverseLerp(1, 0, d)`); the coefficient is `curve(f)`; heights become
     /// `lo + (h − lo) · curve(f)` (relative to the map's minimum, so the border sinks to the
     /// lowest height rather than to 0 whatever the units).
+    ///
+    /// **In a world** the centre is `centre-m` and the half side `radius-m`, in world metres:
+    /// `d = |p − c| / R` (circle) or `max(|x − cx|, |y − cy|) / R` (rectangle) at each cell's
+    /// world position `p`, clamped to [0, 1] (so everything farther than R keeps the border
+    /// value), and `lo` is the bottom of the world's height range. Without `centre-m` the step
+    /// leaves the terrain unchanged (an endless continent). A point step: reach 0, each cell
+    /// from its world coordinates, so any window equals the same cells of a larger window.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Falloff {
         shape: FalloffShape = ParamSpec {
@@ -73,13 +119,17 @@ step_params! {
                 doc: "Fall-off curve (seed 003 `falloffCurve`): coefficients at evenly spaced inputs \
                       from border (first) to centre (last), linearly interpolated. [0, 1] is linear.",
             },
+        /// World centre `[x, y]` in metres, or empty (world recipes only).
+        centre_m: Vec<f64> = shared(WORLD_DISC, "centre-m"),
+        /// World radius in metres (world recipes only).
+        radius_m: Option<f64> = shared(WORLD_DISC, "radius-m"),
     }
 }
 
 impl Falloff {
     /// A checked step.
     pub fn new(shape: FalloffShape, curve: Vec<f64>) -> Result<Self> {
-        let s = Self { shape, curve };
+        let s = Self { shape, curve, centre_m: Vec::new(), radius_m: None };
         s.check_ranges()?;
         Ok(s)
     }
@@ -106,6 +156,20 @@ impl Falloff {
         apply_weight(map, |x, y| self.coefficient(x, y, w, h));
     }
 
+    /// Applies to the window `map` of `world` (see the type's "In a world").
+    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame) -> Result<()> {
+        let Some((cx, cy, r)) = world_disc(&self.centre_m, self.radius_m)? else { return Ok(()) };
+        apply_weight_from(map, floor_of(world), |i, j| {
+            let (x, y) = metres(world, i, j);
+            let d = match self.shape {
+                FalloffShape::Circle => dist2(x, y, cx, cy).sqrt() / r,
+                FalloffShape::Rectangle => ((x - cx).abs() / r).max((y - cy).abs() / r),
+            };
+            eval_curve(&self.curve, 1.0 - d.clamp(0.0, 1.0))
+        });
+        Ok(())
+    }
+
     /// The registry entry.
     pub fn info() -> StepInfo {
         StepInfo {
@@ -121,9 +185,17 @@ impl Falloff {
 }
 
 impl Step for Falloff {
-    fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
-        self.apply(&mut terrain.height);
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        match world_of(&ctx.frame) {
+            None => self.apply(&mut terrain.height),
+            Some(world) => self.apply_world(&mut terrain.height, world)?,
+        }
         Ok(())
+    }
+
+    /// A point step in a world (each cell from its world position).
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
     }
 }
 
@@ -135,6 +207,11 @@ step_params! {
     /// constant factor would cancel `h0`, so here heights become `lo + (h − lo) · p · h0` (the old
     /// range is the [0, 1] scale): with `h0 > 1` the centre rises above the old maximum, as in the
     /// seed's figure 8b.
+    ///
+    /// **In a world** the centre is `centre-m` (world metres) and the weight reaches 0 at
+    /// `radius-m`: `p = max(0, 1 − |p − c| / R) · h0`, with `lo` the bottom of the world's
+    /// height range. Without `centre-m` the terrain is left unchanged (an endless continent).
+    /// A point step (reach 0).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Island {
         h0: f64 = ParamSpec {
@@ -159,6 +236,10 @@ step_params! {
                 unit: "fraction of the height",
                 doc: "Island centre, y.",
             },
+        /// World centre `[x, y]` in metres, or empty (world recipes only).
+        centre_m: Vec<f64> = shared(WORLD_DISC, "centre-m"),
+        /// World radius in metres (world recipes only).
+        radius_m: Option<f64> = shared(WORLD_DISC, "radius-m"),
     }
 }
 
@@ -167,7 +248,7 @@ const FRACTION: ParamKind = ParamKind::Float { min: 0.0, max: 1.0 };
 impl Island {
     /// A checked step.
     pub fn new(h0: f64, centre_x: f64, centre_y: f64) -> Result<Self> {
-        let s = Self { h0, centre_x, centre_y };
+        let s = Self { h0, centre_x, centre_y, centre_m: Vec::new(), radius_m: None };
         s.check_ranges()?;
         Ok(s)
     }
@@ -189,6 +270,17 @@ impl Island {
         });
     }
 
+    /// Applies to the window `map` of `world` (see the type's "In a world").
+    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame) -> Result<()> {
+        let Some((cx, cy, r)) = world_disc(&self.centre_m, self.radius_m)? else { return Ok(()) };
+        let h0 = self.h0;
+        apply_weight_from(map, floor_of(world), |i, j| {
+            let (x, y) = metres(world, i, j);
+            (1.0 - dist2(x, y, cx, cy).sqrt() / r).max(0.0) * h0
+        });
+        Ok(())
+    }
+
     /// The registry entry.
     pub fn info() -> StepInfo {
         StepInfo {
@@ -204,9 +296,17 @@ impl Island {
 }
 
 impl Step for Island {
-    fn run(&self, terrain: &mut Terrain, _ctx: &StepContext) -> Result<()> {
-        self.apply(&mut terrain.height);
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        match world_of(&ctx.frame) {
+            None => self.apply(&mut terrain.height),
+            Some(world) => self.apply_world(&mut terrain.height, world)?,
+        }
         Ok(())
+    }
+
+    /// A point step in a world.
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
     }
 }
 
@@ -220,6 +320,16 @@ step_params! {
     /// are the `centres` list (pairs `x, y` as fractions of width and height, each `r_i =
     /// radius · L`, `L` = longer side) or, when the list is empty, `count` centres drawn from the
     /// step seed uniformly in [0.15, 0.85]² with `r_i = radius · L · u`, `u` uniform in [0.6, 1].
+    ///
+    /// **In a world** lengths are world metres and `lo` is the bottom of the world's height
+    /// range. The centres are `centres-m` (x, y pairs, each of radius `radius-m`) or, when that
+    /// list is empty and `spacing-m` is given, an endless archipelago: the world is cut into
+    /// squares of `spacing-m`, and square `(gx, gy)` holds one island whose centre is uniform in
+    /// the middle [0.15, 0.85]² of the square and whose radius is `radius-m · u`, `u` uniform in
+    /// [0.6, 1], all drawn from `derive_seed(derive_seed(step seed, gx), gy)` (hashed per world
+    /// square, so any window sees the same islands). With neither, the terrain is left
+    /// unchanged (an endless continent). A point step (reach 0): each cell looks at the
+    /// squares within `radius-m` of it.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Archipelago {
         /// Centre height factor (the `island` step's `h0`).
@@ -245,22 +355,113 @@ step_params! {
                 unit: "fractions of width/height",
                 doc: "Island centres as x, y pairs; empty = `count` random centres from the step seed.",
             },
+        centres_m: Vec<f64> = ParamSpec {
+                name: "centres-m",
+                kind: ParamKind::List { min: -1.0e12, max: 1.0e12, min_len: 0, max_len: 512 },
+                default: DefaultValue::List(&[]),
+                unit: "m",
+                doc: "World recipes only: island centres as x, y pairs in world metres; empty = \
+                      islands hashed per square of `spacing-m` (or none without it). Ignored on a \
+                      single map.",
+            },
+        radius_m: Option<f64> = ParamSpec {
+                name: "radius-m",
+                kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
+                default: DefaultValue::Absent,
+                unit: "m",
+                doc: "World recipes only (required with `centres-m` or `spacing-m`): island radius \
+                      in metres (hashed islands: the largest, each is 0.6 to 1 times it).",
+            },
+        spacing_m: Option<f64> = ParamSpec {
+                name: "spacing-m",
+                kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
+                default: DefaultValue::Absent,
+                unit: "m",
+                doc: "World recipes only: side of the world squares that each hold one hashed island \
+                      (an endless archipelago), used when `centres-m` is empty.",
+            },
     }
 }
 
 impl Archipelago {
     /// A checked step (`centres` must have an even length).
     pub fn new(h0: f64, count: u32, radius: f64, centres: Vec<f64>) -> Result<Self> {
-        let s = Self { h0, count, radius, centres };
-        s.check_ranges()?;
-        if !s.centres.len().is_multiple_of(2) {
-            return Err(Error::param(
-                "centres",
-                format!("{:?}", s.centres),
-                "an even number of values (x, y pairs)",
-            ));
+        let s = Self { h0, count, radius, centres, centres_m: Vec::new(), radius_m: None, spacing_m: None };
+        s.checked()
+    }
+
+    /// Range checks plus the pairs rule of both centre lists.
+    fn checked(self) -> Result<Self> {
+        self.check_ranges()?;
+        for (name, list) in [("centres", &self.centres), ("centres-m", &self.centres_m)] {
+            if !list.len().is_multiple_of(2) {
+                return Err(Error::param(name, format!("{list:?}"), "an even number of values (x, y pairs)"));
+            }
         }
-        Ok(s)
+        Ok(self)
+    }
+
+    /// The same step placed in world coordinates: `centres_m` (x, y pairs in metres; empty for
+    /// islands hashed per square of `spacing_m`), island radius `radius_m` metres.
+    pub fn in_world(self, centres_m: Vec<f64>, radius_m: f64, spacing_m: Option<f64>) -> Result<Self> {
+        Self { centres_m, radius_m: Some(radius_m), spacing_m, ..self }.checked()
+    }
+
+    /// The hashed island of world square `(gx, gy)` of side `spacing` metres (see the type's
+    /// docs): centre x, y and radius in metres.
+    fn hashed_island(seed: u64, gx: i64, gy: i64, spacing: f64, radius: f64) -> [f64; 3] {
+        let mut rng = SplitMix64::new(derive_seed(derive_seed(seed, gx as u64), gy as u64));
+        let x = (gx as f64 + rng.range_f64(0.15, 0.85)) * spacing;
+        let y = (gy as f64 + rng.range_f64(0.15, 0.85)) * spacing;
+        [x, y, radius * rng.range_f64(0.6, 1.0)]
+    }
+
+    /// Applies to the window `map` of `world` with the step seed (see the type's "In a world").
+    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
+        let dome = |x: f64, y: f64, [cx, cy, r]: [f64; 3]| {
+            let t = (1.0 - dist2(x, y, cx, cy).sqrt() / r).clamp(0.0, 1.0);
+            t * t * (3.0 - 2.0 * t)
+        };
+        let h0 = self.h0;
+        let lo = floor_of(world);
+        if self.centres_m.is_empty() && self.spacing_m.is_none() {
+            return Ok(());
+        }
+        let radius = self.radius_m.ok_or_else(|| required("radius-m", "an island radius in metres"))?;
+        if !self.centres_m.is_empty() {
+            let islands: Vec<[f64; 3]> =
+                self.centres_m.chunks_exact(2).map(|c| [c[0], c[1], radius]).collect();
+            apply_weight_from(map, lo, |i, j| {
+                let (x, y) = metres(world, i, j);
+                islands.iter().fold(0.0f64, |best, &island| best.max(dome(x, y, island))) * h0
+            });
+            return Ok(());
+        }
+        let spacing = self.spacing_m.unwrap_or(1.0);
+        // The squares whose island can reach the window, hashed once.
+        let square = |m: f64| (m / spacing).floor() as i64;
+        let (w, h) = (map.width(), map.height());
+        let (x_lo, y_lo) = metres(world, 0, 0);
+        let (x_hi, y_hi) = metres(world, w - 1, h - 1);
+        let (gx0, gy0) = (square(x_lo - radius), square(y_lo - radius));
+        let (gx1, gy1) = (square(x_hi + radius), square(y_hi + radius));
+        let cols = (gx1 - gx0 + 1) as usize;
+        let islands: Vec<[f64; 3]> = (gy0..=gy1)
+            .flat_map(|gy| (gx0..=gx1).map(move |gx| (gx, gy)))
+            .map(|(gx, gy)| Self::hashed_island(seed, gx, gy, spacing, radius))
+            .collect();
+        apply_weight_from(map, lo, |i, j| {
+            let (x, y) = metres(world, i, j);
+            let mut best = 0.0f64;
+            for gy in square(y - radius).max(gy0)..=square(y + radius).min(gy1) {
+                for gx in square(x - radius).max(gx0)..=square(x + radius).min(gx1) {
+                    let island = islands[(gy - gy0) as usize * cols + (gx - gx0) as usize];
+                    best = best.max(dome(x, y, island));
+                }
+            }
+            best * h0
+        });
+        Ok(())
     }
 
     /// Centres and radii in cells for a map and seed.
@@ -303,17 +504,22 @@ impl Archipelago {
             doc: "Island weighting around several centres (given or random): a group of islands.",
             source: "seed 004 §8 (suggested improvement: several maxima)",
             params: Self::PARAMS,
-            build: |p| {
-                let Self { h0, count, radius, centres } = Self::read_params(p)?;
-                Ok(Box::new(Self::new(h0, count, radius, centres)?))
-            },
+            build: |p| Ok(Box::new(Self::read_params(p)?.checked()?)),
         }
     }
 }
 
 impl Step for Archipelago {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        self.apply(&mut terrain.height, ctx.seed);
+        match world_of(&ctx.frame) {
+            None => self.apply(&mut terrain.height, ctx.seed),
+            Some(world) => self.apply_world(&mut terrain.height, world, ctx.seed)?,
+        }
         Ok(())
+    }
+
+    /// A point step in a world.
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        Reach::Cells(0)
     }
 }

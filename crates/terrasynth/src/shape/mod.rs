@@ -31,6 +31,7 @@ mod blend;
 mod falloff;
 mod regions;
 mod retouch;
+mod world;
 
 pub use basic::{Clamp, Normalize, Scale, SeaLevel, SeaMode, Terrace};
 pub use blend::{BLEND_SOURCES, Blend, BlendMask, BlendMode};

@@ -1,0 +1,62 @@
+//! What the shaping steps share on windows of an endless world: optional metre parameters, the
+//! world's floor height, and world positions of cells.
+//!
+//! In a world recipe lengths are metres in world coordinates and heights are metres within the
+//! recipe's declared range ([`WorldFrame::height_range`]); no step may read the window's own
+//! extent or min/max, so that any window equals the same cells cut from a larger window.
+
+use crate::Result;
+use crate::step::params::ParamField;
+use crate::step::{Frame, ParamValue, Params, WorldFrame};
+
+/// An optional number (a world-only key such as `radius-m`): absent unless a recipe gives it.
+impl ParamField for Option<f64> {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.opt_f64(name)
+    }
+    fn to_value(&self) -> ParamValue {
+        self.map_or(ParamValue::Absent, ParamValue::Number)
+    }
+}
+
+/// The world frame when the step runs on a window of a world.
+pub(crate) fn world_of(frame: &Frame) -> Option<&WorldFrame> {
+    match frame {
+        Frame::Map => None,
+        Frame::World(w) => Some(w),
+    }
+}
+
+/// The height a weight of 0 sends a cell to: on a map its own minimum, in a world the bottom of
+/// the declared height range (never the window's minimum).
+pub(crate) fn floor_of(world: &WorldFrame) -> f32 {
+    world.height_range[0] as f32
+}
+
+/// `(x, y)` in metres of the window's cell `(i, j)`: the world cell times the cell size, the
+/// same bits whatever window holds the cell.
+#[inline]
+pub(crate) fn metres(world: &WorldFrame, i: usize, j: usize) -> (f64, f64) {
+    (world.x_m(i), world.y_m(j))
+}
+
+/// The `(x, y)` pair of an optional world centre key (`centre-m`): `None` when empty.
+pub(crate) fn centre(list: &[f64]) -> Option<(f64, f64)> {
+    match list {
+        [x, y] => Some((*x, *y)),
+        _ => None,
+    }
+}
+
+/// `(x − cx)² + (y − cy)²` by multiplications (no `powi`, whose result may depend on the
+/// platform's libm).
+#[inline]
+pub(crate) fn dist2(x: f64, y: f64, cx: f64, cy: f64) -> f64 {
+    let (dx, dy) = (x - cx, y - cy);
+    dx * dx + dy * dy
+}
+
+/// The error of a world-only key that a world recipe must give.
+pub(crate) fn required(name: &str, what: &str) -> crate::Error {
+    crate::Error::param(name, "(absent)", format!("{what} in a world recipe"))
+}
