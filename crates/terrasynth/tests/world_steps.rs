@@ -208,3 +208,67 @@ fn global_steps_say_so() {
         other => panic!("{other:?}"),
     }
 }
+
+fn list(v: &[f64]) -> ParamValue {
+    ParamValue::List(v.to_vec())
+}
+
+#[test]
+fn falloff_is_chunkable_around_a_world_centre() {
+    for shape in ["circle", "rectangle"] {
+        let s = step(
+            "falloff",
+            &[
+                ("shape", ParamValue::Text(shape.into())),
+                ("centre-m", list(&[-300.0, 120.0])),
+                ("radius-m", num(700.0)),
+            ],
+        );
+        assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(0));
+        assert_window_is_crop(&*s);
+    }
+    // Far from the centre every cell keeps the border value curve(0) = 0: the world's floor.
+    let s = step("falloff", &[("centre-m", list(&[0.0, 0.0])), ("radius-m", num(700.0))]);
+    let far = run_window(&*s, 1, 1000, 1000, 3, 2).unwrap();
+    assert!(far.as_slice().iter().all(|&v| v == RANGE[0] as f32), "{:?}", far.as_slice());
+}
+
+/// Without a centre, the world fall-off, island and archipelago leave the terrain unchanged (an
+/// endless continent); a centre without a radius is one error naming `radius-m`.
+#[test]
+fn no_centre_is_an_endless_continent() {
+    for name in ["falloff", "island", "archipelago"] {
+        let got = run_window(&*step(name, &[]), 3, -5, 7, 6, 4).unwrap();
+        let want: Vec<f32> = (0..24).map(|k| relief(-5 + k % 6, 7 + k / 6)).collect();
+        assert_eq!(got.as_slice(), &want[..], "{name}");
+    }
+    for (name, key) in [("falloff", "centre-m"), ("island", "centre-m"), ("archipelago", "centres-m")] {
+        let s = step(name, &[(key, list(&[0.0, 0.0]))]);
+        assert!(
+            matches!(run_window(&*s, 1, 0, 0, 4, 4), Err(Error::InvalidParameter { name, .. }) if name == "radius-m"),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn island_is_chunkable_around_a_world_centre() {
+    let s =
+        step("island", &[("centre-m", list(&[-200.0, 90.0])), ("radius-m", num(1100.0)), ("h0", num(1.3))]);
+    assert_window_is_crop(&*s);
+}
+
+#[test]
+fn archipelago_is_chunkable_with_given_or_hashed_islands() {
+    let given = step(
+        "archipelago",
+        &[("centres-m", list(&[-600.0, -300.0, 200.0, 400.0, 10.0, -50.0])), ("radius-m", num(450.0))],
+    );
+    assert_window_is_crop(&*given);
+    let hashed = step("archipelago", &[("spacing-m", num(500.0)), ("radius-m", num(420.0))]);
+    assert_window_is_crop(&*hashed);
+    // Hashed islands are everywhere, also 10⁷ cells away: some cells raised, some sunk to the floor.
+    let far = run_window(&*hashed, 9, 10_000_000, -10_000_000, 60, 60).unwrap();
+    let floor = far.as_slice().iter().filter(|&&v| v == RANGE[0] as f32).count();
+    assert!(floor > 0 && floor < 3600, "{floor} of 3600 cells at the floor");
+}

@@ -4,7 +4,7 @@ use terrasynth_noise::rng::derive_seed;
 
 use super::basic::range;
 use crate::step::params::{Choice, choice_enum, step_params};
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
 
@@ -59,6 +59,14 @@ step_params! {
     /// [`BlendMode`]; then `h' = h + weight · mask(x, y) · (c − h)`. E.g. Olsen's base terrain
     /// (research/algorithms.md §1) is `diamond-square` then `blend` with `source = "voronoi"`,
     /// `mode = "lerp"`, `weight = 1/3`.
+    ///
+    /// **In a world** the second terrain is the source generator's world window (the generator
+    /// must be able to make worlds, else the step is global and refused), and no range is the
+    /// window's own: `source-range = [a, b]` (required) maps the second terrain to
+    /// `ĝ = (g − a)/(b − a)`, `lo`, `hi` are the world's declared height range, and the
+    /// `height` mask is `(h − lo)/(hi − lo)` over that range. The `radial` mask is relative to
+    /// the map's centre and extent, so with it the step is global (refused in worlds). A point
+    /// step otherwise (reach 0).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Blend {
         source: String = ParamSpec {
@@ -98,13 +106,28 @@ step_params! {
             doc: "With source = \"noise\": an inline noise spec (e.g. `kind = \"worley\"`); \
                   empty = the noise step's defaults. Ignored for other sources.",
         },
+        source_range: Vec<f64> = ParamSpec {
+            name: "source-range",
+            kind: ParamKind::List { min: -1.0e9, max: 1.0e9, min_len: 0, max_len: 2 },
+            default: DefaultValue::List(&[]),
+            unit: "",
+            doc: "World recipes only (and required there): the second terrain's value range \
+                  [a, b], a < b, mapped onto the world height range instead of its own min and max.",
+        },
     }
 }
 
 impl Blend {
     /// A checked step.
     pub fn new(source: &str, mode: BlendMode, weight: f64, mask: BlendMask) -> Result<Self> {
-        let s = Self { source: source.to_string(), mode, weight, mask, noise: String::new() };
+        let s = Self {
+            source: source.to_string(),
+            mode,
+            weight,
+            mask,
+            noise: String::new(),
+            source_range: Vec::new(),
+        };
         s.check_ranges()?;
         Ok(s)
     }
@@ -148,6 +171,37 @@ impl Blend {
 
     /// Blends `map` with `second` (same size).
     pub fn combine(&self, map: &mut Heightmap, second: &Heightmap) -> Result<()> {
+        let (lo, r) = range(map);
+        let (glo, gr) = range(second);
+        let unit = |g: f32| if gr > 0.0 { (g - glo) as f64 / gr as f64 } else { 0.0 };
+        self.combine_by(map, second, (lo as f64, r as f64), unit)
+    }
+
+    /// Blends the window `map` of `world` with the source's window `second` (see the type's "In
+    /// a world").
+    pub fn combine_world(&self, map: &mut Heightmap, second: &Heightmap, world: &WorldFrame) -> Result<()> {
+        let [a, b] = self.source_range[..] else {
+            return Err(super::world::required("source-range", "the second terrain's range [a, b]"));
+        };
+        if !(a < b) {
+            return Err(Error::param("source-range", format!("[{a}, {b}]"), "two numbers [a, b] with a < b"));
+        }
+        if self.mask == BlendMask::Radial {
+            return Err(Error::NotInWorld { what: RADIAL_IS_GLOBAL.into() });
+        }
+        let [lo, hi] = world.height_range;
+        self.combine_by(map, second, (lo, hi - lo), |g| (g as f64 - a) / (b - a))
+    }
+
+    /// Blends `map` with `second` over the height range `(lo, hi − lo)`, `unit` mapping a
+    /// second-terrain value to [0, 1].
+    fn combine_by(
+        &self,
+        map: &mut Heightmap,
+        second: &Heightmap,
+        (lo, r): (f64, f64),
+        unit: impl Fn(f32) -> f64,
+    ) -> Result<()> {
         if !map.same_size(second) {
             return Err(Error::SizeMismatch {
                 what: "blend source".into(),
@@ -157,15 +211,12 @@ impl Blend {
                 got_h: second.height(),
             });
         }
-        let (lo, r) = range(map);
-        let (glo, gr) = range(second);
         let (w, h) = (map.width(), map.height());
         let (cx, cy) = ((w - 1) as f64 * 0.5, (h - 1) as f64 * 0.5);
         let dmax = (cx * cx + cy * cy).sqrt().max(1e-9);
-        let (lo, r) = (lo as f64, r as f64);
         for (i, (v, &g)) in map.as_mut_slice().iter_mut().zip(second.as_slice()).enumerate() {
             let hv = *v as f64;
-            let gn = if gr > 0.0 { (g - glo) as f64 / gr as f64 } else { 0.0 };
+            let gn = unit(g);
             let gv = lo + r * gn;
             let c = match self.mode {
                 BlendMode::Add => hv + r * gn,
@@ -207,11 +258,35 @@ impl Blend {
     }
 }
 
+/// Why a radial mask cannot run in a world.
+const RADIAL_IS_GLOBAL: &str = "blend: the radial mask is relative to the map's centre and extent, so it cannot run on a window \
+     of a world (use mask = \"constant\" or \"height\")";
+
 impl Step for Blend {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         let map = &terrain.height;
-        let second = self.second(map.width(), map.height(), map.cell_size(), ctx.seed)?;
-        self.combine(&mut terrain.height, &second)
+        let (w, h, cell) = (map.width(), map.height(), map.cell_size());
+        let Frame::World(world) = &ctx.frame else {
+            let second = self.second(w, h, cell, ctx.seed)?;
+            return self.combine(&mut terrain.height, &second);
+        };
+        let step = self.generator()?;
+        let mut t = Terrain::new(w, h, cell)?;
+        let sub = StepContext {
+            frame: ctx.frame,
+            ..StepContext::new(derive_seed(ctx.seed, 1), crate::Progress::new())
+        };
+        step.run(&mut t, &sub)?;
+        self.combine_world(&mut terrain.height, &t.height, world)
+    }
+
+    /// The source generator's reach (0 when it makes worlds, else global); global with the
+    /// radial mask.
+    fn reach(&self, world: &WorldFrame) -> Reach {
+        if self.mask == BlendMask::Radial {
+            return Reach::Global;
+        }
+        self.generator().map_or(Reach::Global, |g| g.reach(world))
     }
 }
 
