@@ -200,7 +200,7 @@ fn world_keys_are_required_in_a_world() {
 /// them), and stream power run on a window anyway is refused with an error naming it.
 #[test]
 fn global_steps_say_so() {
-    for name in ["stream-power", "fill", "rivers", "lakes"] {
+    for name in ["stream-power", "fill", "rivers", "lakes", "squig-rivers"] {
         assert_eq!(step(name, &[]).reach(&frame(0, 0)), Reach::Global, "{name}");
     }
     match run_window(&*step("stream-power", &[]), 1, 0, 0, 9, 9) {
@@ -271,4 +271,85 @@ fn archipelago_is_chunkable_with_given_or_hashed_islands() {
     let far = run_window(&*hashed, 9, 10_000_000, -10_000_000, 60, 60).unwrap();
     let floor = far.as_slice().iter().filter(|&&v| v == RANGE[0] as f32).count();
     assert!(floor > 0 && floor < 3600, "{floor} of 3600 cells at the floor");
+}
+
+/// A world recipe: noise in metres, then `extra` steps (TOML `[[steps]]` tables).
+fn world_recipe(extra: &str) -> terrasynth::Recipe {
+    let text = format!(
+        r#"
+        name = "w"
+        cell-size = 30.0
+        width = 40
+        height = 30
+        seed = 5
+        sea-level = 0.0
+        [world]
+        height-range = [-1500.0, 2500.0]
+        [[steps]]
+        type = "noise"
+        octaves = 5
+        feature-size-m = 3000.0
+        [[steps]]
+        type = "normalize"
+        input-range = [-1.0, 1.0]
+        min = -1500.0
+        max = 2500.0
+        {extra}
+        "#
+    );
+    terrasynth::Recipe::from_toml_str(&text).unwrap()
+}
+
+/// The steps chained in a world recipe: the pipeline grows each window by the reaches of the
+/// steps after each step, so windows are crops of larger ones (the core's helper: odd sizes,
+/// negative origins, |x| = 10⁷).
+#[test]
+fn world_recipes_of_shaping_and_erosion_steps_give_crops() {
+    let recipe = world_recipe(
+        r#"
+        [[steps]]
+        type = "island"
+        centre-m = [-400.0, 300.0]
+        radius-m = 3000.0
+        [[steps]]
+        type = "archipelago"
+        spacing-m = 900.0
+        radius-m = 700.0
+        h0 = 1.2
+        [[steps]]
+        type = "thermal"
+        iterations = 4
+        talus-slope = 0.4
+        [[steps]]
+        type = "hydraulic-olsen"
+        iterations = 3
+        kr = 0.3
+        [[steps]]
+        type = "droplets"
+        iterations = 1
+        droplets-per-cell = 0.2
+        max-lifetime = 6
+        radius = 2.0
+        "#,
+    );
+    terrasynth::recipe::world::assert_window_is_crop(&recipe);
+}
+
+/// Stream power and the hydrology steps are refused by a world recipe, one problem naming each.
+#[test]
+fn world_recipes_refuse_global_steps_by_name() {
+    let recipe = world_recipe(
+        r#"
+        [[steps]]
+        type = "stream-power"
+        [[steps]]
+        type = "fill"
+        [[steps]]
+        type = "rivers"
+        "#,
+    );
+    let e = terrasynth::recipe::World::new(recipe).unwrap_err().to_string();
+    for (k, name) in [(3, "stream-power"), (4, "fill"), (5, "rivers")] {
+        assert!(e.contains(&format!("step {k} ({name}): cannot run on a window of a world")), "{e}");
+    }
 }

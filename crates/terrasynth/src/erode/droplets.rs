@@ -628,7 +628,7 @@ impl WorldDropletEroder {
             let (fx, fy) = (q.0.floor(), q.1.floor());
             let (cx, cy) = (start.0 as i64 + fx as i64, start.1 as i64 + fy as i64);
             let inside = cx >= 0 && cy >= 0 && cx + 1 < rw as i64 && cy + 1 < rh as i64;
-            inside.then(|| (cx as usize, cy as usize, q.0 - fx, q.1 - fy))
+            inside.then_some((cx as usize, cy as usize, q.0 - fx, q.1 - fy))
         };
         let Some(mut here) = at(q) else { return };
         let mut q = q;

@@ -183,7 +183,7 @@ impl Blend {
         let [a, b] = self.source_range[..] else {
             return Err(super::world::required("source-range", "the second terrain's range [a, b]"));
         };
-        if !(a < b) {
+        if a >= b {
             return Err(Error::param("source-range", format!("[{a}, {b}]"), "two numbers [a, b] with a < b"));
         }
         if self.mask == BlendMask::Radial {
