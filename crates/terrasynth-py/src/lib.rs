@@ -9,7 +9,7 @@
 //! [`Progress`] cancel flag.
 
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use numpy::ndarray::Array2;
@@ -17,7 +17,7 @@ use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedAr
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use terrasynth::export::{self, ExportOptions};
+use terrasynth::export::{self, ExportOptions, Window};
 use terrasynth::hydro::{D8Router, DepressionFiller, FlowGraph, RiversStep};
 use terrasynth::io::engine::Engine;
 use terrasynth::noise::{NoiseSpec, Region};
@@ -25,7 +25,7 @@ use terrasynth::recipe::{
     ErosionRecorder, Pipeline, PipelineProgress, RunOutput, StepEntry, StepScore, registry,
 };
 use terrasynth::step::{Category, ParamValue, Terrain};
-use terrasynth::{Error, Heightmap, Progress};
+use terrasynth::{Error, Heightmap, Progress, World};
 
 /// How often the waiting thread runs the progress callback and checks for Ctrl-C.
 const POLL: Duration = Duration::from_millis(50);
@@ -207,21 +207,10 @@ impl PyRecipe {
         if let Some(s) = seed {
             recipe.seed = s;
         }
-        let threads = match threads {
-            Some(n) if !(1..=MAX_THREADS).contains(&n) => {
-                return Err(PyValueError::new_err(format!(
-                    "invalid threads = {n}: allowed an integer in 1..={MAX_THREADS}"
-                )));
-            }
-            Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        let threads = thread_count(threads)?;
         export::check_recipe(&recipe).map_err(py_err)?;
         let pipeline = Pipeline::new(recipe, &registry()).map_err(py_err)?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")))?;
+        let pool = thread_pool(threads)?;
         let pp = PipelineProgress::new();
         let (run, log) = run_long(
             py,
@@ -236,14 +225,114 @@ impl PyRecipe {
                 })
             },
         )?;
-        PyTerrain::new(py, pipeline, run, threads, log.scores)
+        PyTerrain::new(py, Arc::new(pipeline), run, threads, log.scores)
+    }
+}
+
+/// Worker threads from the `threads` argument (default: all cores).
+fn thread_count(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(n) if !(1..=MAX_THREADS).contains(&n) => Err(PyValueError::new_err(format!(
+            "invalid threads = {n}: allowed an integer in 1..={MAX_THREADS}"
+        ))),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// A rayon pool of `threads` workers.
+fn thread_pool(threads: usize) -> PyResult<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")))
+}
+
+/// An endless world from a world recipe: any window on demand ([`World`]).
+#[pyclass(module = "terrasynth._terrasynth", name = "World")]
+struct PyWorld {
+    world: Arc<World>,
+    /// The same recipe's pipeline, shared by the terrains of its windows (for their export).
+    pipeline: Arc<Pipeline>,
+}
+
+#[pymethods]
+impl PyWorld {
+    /// The world of a world recipe (`ValueError` for a single-map recipe or a global step).
+    /// `seed` replaces the recipe's.
+    #[new]
+    #[pyo3(signature = (recipe, seed=None))]
+    fn new(recipe: PyRecipe, seed: Option<u64>) -> PyResult<Self> {
+        let mut recipe = recipe.inner;
+        if let Some(s) = seed {
+            recipe.seed = s;
+        }
+        let world = World::new(recipe.clone()).map_err(py_err)?;
+        let pipeline = Pipeline::new(recipe, &registry()).map_err(py_err)?;
+        Ok(Self { world: Arc::new(world), pipeline: Arc::new(pipeline) })
+    }
+
+    /// The world's height range in metres, `(lowest, highest)`.
+    #[getter]
+    fn height_range(&self) -> (f64, f64) {
+        let [lo, hi] = self.world.height_range();
+        (lo, hi)
+    }
+
+    /// The recipe.
+    #[getter]
+    fn recipe(&self) -> PyRecipe {
+        PyRecipe { inner: self.world.recipe().clone() }
+    }
+
+    /// The `width × height` window at world cell `(x, y)` (the Python wrapper documents it).
+    #[pyo3(signature = (x, y, width, height, threads=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn _window(
+        &self,
+        py: Python<'_>,
+        x: i64,
+        y: i64,
+        width: usize,
+        height: usize,
+        threads: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<PyTerrain> {
+        let window = Window::new(x, y, width, height).map_err(py_err)?;
+        let threads = thread_count(threads)?;
+        let pool = thread_pool(threads)?;
+        let pp = PipelineProgress::new();
+        let world = &self.world;
+        let run = run_long(
+            py,
+            progress,
+            || pp.fraction(),
+            || pp.cancel(),
+            || pool.install(|| world.run_window(window.x0, window.y0, window.width, window.height, &pp)),
+        )?;
+        PyTerrain::new(py, self.pipeline.clone(), run, threads, Vec::new())
+    }
+
+    /// World cell of chunk `(cx, cy)`'s first cell for chunks of `size` cells.
+    #[staticmethod]
+    fn _chunk_origin(cx: i64, cy: i64, size: usize) -> PyResult<(i64, i64)> {
+        terrasynth::recipe::chunk_origin(cx, cy, size).map_err(py_err)
+    }
+
+    fn __repr__(&self) -> String {
+        let r = self.world.recipe();
+        let [lo, hi] = self.world.height_range();
+        format!(
+            "World(name={:?}, seed={}, cell_size={} m, height_range=({lo}, {hi}) m)",
+            r.name, r.seed, r.cell_size
+        )
     }
 }
 
 /// A generated terrain: heights (numpy, read-only) and what export and the report need.
 #[pyclass(module = "terrasynth._terrasynth", name = "Terrain")]
 struct PyTerrain {
-    pipeline: Pipeline,
+    pipeline: Arc<Pipeline>,
     /// The run with its heights moved out into `height` (rebuilt for an export).
     run: RunOutput,
     height: Py<PyArray2<f32>>,
@@ -255,7 +344,7 @@ struct PyTerrain {
 impl PyTerrain {
     fn new(
         py: Python<'_>,
-        pipeline: Pipeline,
+        pipeline: Arc<Pipeline>,
         mut run: RunOutput,
         threads: usize,
         erosion_scores: Vec<StepScore>,
@@ -288,10 +377,10 @@ impl PyTerrain {
         self.run.terrain.sea_level
     }
 
-    /// Metres per height unit (the recipe's `exports.height-scale`).
+    /// Metres per height unit (the recipe's `exports.height-scale`; 1 for a world: metres).
     #[getter]
     fn height_scale(&self) -> f64 {
-        self.pipeline.recipe().exports.height_scale
+        export::metres_per_unit(self.pipeline.recipe())
     }
 
     /// The resolved recipe this terrain was generated from.
@@ -320,11 +409,9 @@ impl PyTerrain {
             erosion_scores: self.erosion_scores.clone(),
             trace: None,
             progress: cancel.clone(),
+            ..ExportOptions::default()
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.threads)
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")))?;
+        let pool = thread_pool(self.threads)?;
         let pipeline = &self.pipeline;
         let report = run_long(
             py,
@@ -570,6 +657,7 @@ fn _erode<'py>(
 fn _terrasynth(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRecipe>()?;
     m.add_class::<PyTerrain>()?;
+    m.add_class::<PyWorld>()?;
     m.add_function(wrap_pyfunction!(_presets, m)?)?;
     m.add_function(wrap_pyfunction!(_noise, m)?)?;
     m.add_function(wrap_pyfunction!(_fill, m)?)?;

@@ -24,7 +24,10 @@ Long calls (``generate``, ``export``, ``erode``) release the GIL, accept
 library are ``ValueError`` (bad parameters, recipes, sizes) or ``OSError`` (files), with the
 library's message.
 
-Not here yet: unbounded worlds (``terrasynth.World``) come when the library has them.
+Endless worlds: :class:`World` makes any window of a world recipe (one with a ``[world]``
+table, e.g. the ``world`` preset) on demand; a window equals the same cells cut from any
+larger window, bit for bit, so windows can be computed independently (one per
+``dask.array.map_blocks`` block, one per process) and stitched.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from ._terrasynth import __version__
 __all__ = [
     "Recipe",
     "Terrain",
+    "World",
     "presets",
     "noise",
     "fill",
@@ -195,7 +199,8 @@ class Terrain:
 
     @property
     def height_scale(self) -> float:
-        """Metres per height unit (the recipe's ``exports.height-scale``)."""
+        """Metres per height unit (the recipe's ``exports.height-scale``; 1 for a window of a
+        :class:`World`, whose heights are metres)."""
         return self._inner.height_scale
 
     @property
@@ -271,6 +276,98 @@ class Terrain:
     def __repr__(self) -> str:
         h, w = self.shape
         return f"Terrain({w}x{h}, cell_size={self.cell_size} m, recipe={self.recipe.name!r})"
+
+
+class World:
+    """An endless world: a world recipe (one with a ``[world]`` table, every length in metres,
+    heights in metres within the declared ``height_range``) of which any window is computed on
+    demand.
+
+    ``World(preset="world")``, ``World(recipe=Recipe.from_toml(text))`` or
+    ``World(recipe=text)``; ``seed`` overrides the recipe's. ``ValueError`` for a single-map
+    recipe or one with a step that needs the whole map (erosion by droplets, hydrology: the
+    message names the step).
+
+    :meth:`window` returns a :class:`Terrain` of any window (cell coordinates, negative
+    allowed); **a window equals the same cells cut from any larger window, bit for bit**, so
+    windows can be computed independently and stitched. :meth:`chunk` gives chunks that share
+    their edge row and column, as engine landscapes expect. A window's ``Terrain.export``
+    maps its 16-bit files to the world's height range (tiles line up); for seamless shading at
+    tile edges and engine tile sets use the CLI's ``terrasynth tiles``.
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(
+        self,
+        preset: Optional[str] = None,
+        recipe: Union[None, Recipe, str] = None,
+        seed: Optional[int] = None,
+    ) -> None:
+        if preset is not None and recipe is not None:
+            raise ValueError("World: give preset or recipe, not both")
+        if recipe is None:
+            r = Recipe.preset(preset if preset is not None else "world")
+        elif isinstance(recipe, Recipe):
+            r = recipe
+        elif isinstance(recipe, str):
+            r = Recipe.from_toml(recipe)
+        else:
+            raise ValueError(f"invalid recipe = {recipe!r}: allowed a Recipe or TOML text")
+        self._inner = _terrasynth.World(r._inner, _nonneg("seed", seed))
+
+    @property
+    def height_range(self) -> Tuple[float, float]:
+        """The world's height range in metres, ``(lowest, highest)``: what 0 and 65535 of
+        every window's 16-bit files stand for."""
+        return self._inner.height_range
+
+    @property
+    def recipe(self) -> Recipe:
+        """The world recipe."""
+        return Recipe(self._inner.recipe)
+
+    def window(
+        self,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Terrain:
+        """The ``width`` x ``height`` window whose cell ``[0, 0]`` is world cell ``(x, y)``
+        (x grows east, y south, as array columns and rows; negative allowed; each side
+        2..=32769, every cell within ±10¹² cells). Heights in metres (``height_scale`` 1).
+        ``threads`` and ``progress`` as in :meth:`Recipe.generate`."""
+        return Terrain(
+            self._inner._window(
+                _int("x", x), _int("y", y), _int("width", width), _int("height", height),
+                _nonneg("threads", threads), progress,
+            )
+        )
+
+    def chunk(
+        self,
+        cx: int,
+        cy: int,
+        size: int,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Terrain:
+        """Chunk ``(cx, cy)`` of ``size`` cells a side: the window at ``(cx * (size - 1),
+        cy * (size - 1))``, so neighbouring chunks share their edge row and column."""
+        x, y = _terrasynth.World._chunk_origin(_int("cx", cx), _int("cy", cy), _nonneg("size", size))
+        return self.window(x, y, size, size, threads, progress)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
+def _int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"invalid {name} = {value!r}: allowed an integer")
+    return int(value)
 
 
 def _dem(dem: Any, name: str = "dem") -> np.ndarray:

@@ -60,6 +60,35 @@ class Terrain:
     ) -> Dict[str, Any]: ...
     def to_xarray(self, name: str = "height") -> Any: ...
 
+class World:
+    def __init__(
+        self,
+        preset: Optional[str] = None,
+        recipe: Union[None, Recipe, str] = None,
+        seed: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def height_range(self) -> Tuple[float, float]: ...
+    @property
+    def recipe(self) -> Recipe: ...
+    def window(
+        self,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Terrain: ...
+    def chunk(
+        self,
+        cx: int,
+        cy: int,
+        size: int,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Terrain: ...
+
 def noise(
     spec: Union[str, Dict[str, Any]],
     x0: float,
