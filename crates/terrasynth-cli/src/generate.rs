@@ -1,5 +1,6 @@
-//! `terrasynth generate`: load a preset or recipe, apply the flags, validate everything, run
-//! the pipeline on a thread pool of the requested size, then write every output atomically.
+//! `terrasynth generate`: load a preset, recipe or editor project (`--project`: its edits are
+//! replayed after the pipeline), apply the flags, validate everything, run the pipeline on a
+//! thread pool of the requested size, then write every output atomically.
 //!
 //! Order matters for "bad input writes nothing": all flags and the whole recipe are checked,
 //! and the pipeline is run, before the output folder is created or touched.
@@ -14,6 +15,7 @@ use clap::Args;
 use terrasynth::export::{self, ExportOptions, Window};
 use terrasynth::io::engine::Engine;
 use terrasynth::recipe::model::{MAX_LOD, MAX_RECIPE_SIDE};
+use terrasynth::recipe::project::{Document, load_project};
 use terrasynth::recipe::{
     ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, preset, registry,
 };
@@ -25,8 +27,12 @@ pub const MAX_THREADS: usize = 1024;
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
     /// Built-in preset (see `terrasynth presets`); default `island`.
-    #[arg(long, conflicts_with = "recipe")]
+    #[arg(long, conflicts_with_all = ["recipe", "project"])]
     pub preset: Option<String>,
+    /// Editor project (`.tsproj`): its recipe, then its edits (strokes, erosion runs, river
+    /// sources) replayed, as the editor's Export writes it.
+    #[arg(long, conflicts_with = "recipe")]
+    pub project: Option<PathBuf>,
     /// Recipe file, TOML (or JSON with a `.json` extension).
     #[arg(long)]
     pub recipe: Option<PathBuf>,
@@ -121,6 +127,8 @@ pub struct Plan {
     pub trace: Option<usize>,
     /// World recipes: the window to write (`--window`, or the recipe's default window).
     pub window: Option<Window>,
+    /// `--project`: the edits replayed after the recipe (its recipe is the pipeline's).
+    pub project: Option<Document>,
 }
 
 /// Largest `--trace` interval.
@@ -128,10 +136,15 @@ pub const MAX_TRACE: usize = 1_000_000;
 
 /// Loads the recipe, applies the flags and validates everything; touches no file.
 pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
-    let mut recipe: Recipe = match (&args.recipe, &args.preset) {
-        (Some(path), _) => Recipe::from_path(path)?,
-        (None, Some(name)) => preset(name)?.recipe()?,
-        (None, None) => preset(terrasynth::recipe::presets::DEFAULT_PRESET)?.recipe()?,
+    let mut project = match &args.project {
+        Some(path) => Some(load_project::<serde::de::IgnoredAny>(path)?.0),
+        None => None,
+    };
+    let mut recipe: Recipe = match (&project, &args.recipe, &args.preset) {
+        (Some(p), _, _) => p.recipe.clone(),
+        (None, Some(path), _) => Recipe::from_path(path)?,
+        (None, None, Some(name)) => preset(name)?.recipe()?,
+        (None, None, None) => preset(terrasynth::recipe::presets::DEFAULT_PRESET)?.recipe()?,
     };
     if let Some(seed) = args.seed {
         recipe.seed = seed;
@@ -186,8 +199,14 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
         bail!("--out {}: exists and is not a folder", args.out.display());
     }
     export::check_recipe(&recipe)?;
+    if let Some(p) = &mut project {
+        p.recipe = recipe.clone();
+    }
     let pipeline = Pipeline::new(recipe, &registry())?;
-    Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace, window })
+    if project.is_some() && window.is_some() {
+        bail!("--project: a project's edits are made on a single map; a world window cannot replay them");
+    }
+    Ok(Plan { pipeline, engine, threads, out: args.out.clone(), trace: args.trace, window, project })
 }
 
 /// Runs the pipeline with an optional progress bar on stderr, recording ε after each erosion
@@ -197,10 +216,13 @@ fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, Erosi
     let progress = PipelineProgress::new();
     let run = || -> anyhow::Result<_> {
         let mut recorder = ErosionRecorder::new(plan.trace);
-        let out = match &plan.window {
+        let mut out = match &plan.window {
             Some(w) => export::run_window(&plan.pipeline, w, &progress, &mut recorder)?,
             None => plan.pipeline.run_with(&progress, &mut recorder)?,
         };
+        if let Some(p) = &plan.project {
+            p.apply_edits(&mut out.terrain, &progress)?;
+        }
         Ok((out, recorder.into_log()))
     };
     if !show_bar {

@@ -1,11 +1,13 @@
-//! The editor's Export writes what `terrasynth generate` writes: for the same recipe, every
-//! file byte for byte (report.json compared with its machine-dependent fields removed).
+//! The editor's Export writes what `terrasynth generate` writes: for the same recipe (and for
+//! the same project, with `--project`), every file byte for byte (report.json compared with its
+//! machine-dependent fields removed).
 
 use std::path::Path;
 
 use serde_json::Value;
 use terrasynth::recipe::{PipelineProgress, Recipe, preset};
-use terrasynth_gui::document::Document;
+use terrasynth::shape::brush::BrushMode;
+use terrasynth_gui::document::{Document, EditOp, erosion_entry, save_project};
 
 mod common;
 
@@ -27,15 +29,27 @@ fn report_without_timings(path: &Path, drop_scores: bool) -> Value {
 /// Runs `generate --recipe` and the editor's export (the document built headless, as the
 /// editor's worker builds it) on `recipe`; compares every file.
 fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) {
+    editor_export_equals_cli(name, Document::new(recipe), has_erosion);
+}
+
+/// Runs `generate` on `doc` (`--recipe` without edits, else `--project`) and the editor's
+/// export of it; compares every file.
+fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool) {
     let dir = temp_dir(name);
-    let recipe_path = dir.join("recipe.toml");
-    std::fs::write(&recipe_path, recipe.to_toml_string().unwrap()).unwrap();
+    let input = if doc.edits.is_empty() {
+        let path = dir.join("recipe.toml");
+        std::fs::write(&path, doc.recipe.to_toml_string().unwrap()).unwrap();
+        ["--recipe".to_string(), path.display().to_string()]
+    } else {
+        let path = dir.join("in.tsproj");
+        save_project(&path, &doc, &()).unwrap();
+        ["--project".to_string(), path.display().to_string()]
+    };
     let cli = dir.join("cli");
-    let out = common::generate(&cli, &["--recipe", recipe_path.to_str().unwrap()]);
+    let out = common::generate(&cli, &[input[0].as_str(), input[1].as_str()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let editor = dir.join("editor");
-    let doc = Document::new(recipe);
     let terrain = doc.build(&PipelineProgress::new()).unwrap();
     let written = terrasynth_gui::export::export(&doc, &terrain, &editor).unwrap();
 
@@ -77,4 +91,42 @@ fn editor_export_of_a_recipe_with_rivers_lakes_and_carving_equals_generate() {
     recipe.exports.obj = true;
     recipe.exports.carve_mesh = true;
     editor_export_equals_generate("rivers", recipe, true);
+}
+
+#[test]
+fn generate_project_equals_the_editors_export_of_it() {
+    // A stroke, an erosion run and two river sources on the rivers preset: the placed rivers
+    // must be in rivers.geojson, water.png, the painted images and the carved mesh of both.
+    let mut recipe = preset("rivers").unwrap().recipe().unwrap();
+    (recipe.width, recipe.height) = (65, 65);
+    recipe.exports.carve_mesh = true;
+    let mut doc = Document::new(recipe);
+    let progress = PipelineProgress::new();
+    let plain = doc.build(&progress).unwrap();
+    let h = plain.height.as_slice();
+    let summit = (0..h.len()).max_by(|&a, &b| h[a].total_cmp(&h[b])).unwrap();
+    doc.edits = vec![
+        EditOp::Stroke {
+            mode: BrushMode::Raise,
+            radius: 5.0,
+            strength: 0.04,
+            dabs: vec![[20.0, 20.0], [24.0, 22.0]],
+            map: Some([65, 65]),
+        },
+        EditOp::Erode { step: erosion_entry("thermal", 3), seed: 11 },
+        EditOp::RiverSource { x: summit % 65, y: summit / 65, map: Some([65, 65]) },
+        EditOp::RiverSource { x: 22, y: 21, map: Some([65, 65]) },
+    ];
+    let rivers = |d: &Document| {
+        let dir = temp_dir("project-rivers");
+        let t = d.build(&progress).unwrap();
+        terrasynth_gui::export::export(d, &t, &dir).unwrap();
+        let n = common::json(&dir.join("rivers.geojson"))["features"].as_array().unwrap().len();
+        let _ = std::fs::remove_dir_all(&dir);
+        n
+    };
+    let mut no_sources = doc.clone();
+    no_sources.edits.truncate(2);
+    assert!(rivers(&doc) > rivers(&no_sources), "the placed rivers are exported");
+    editor_export_equals_cli("project", doc, true);
 }

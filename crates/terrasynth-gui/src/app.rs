@@ -17,6 +17,13 @@ use crate::panels::{
 pub use crate::settings::{AppOptions, BrushSettings, Tool, ViewSettings};
 use crate::view3d_gpu::View3dGpu;
 
+/// Width of the left panel (recipe, steps, brush, erosion), points: fixed.
+pub const LEFT_PANEL_WIDTH: f32 = 380.0;
+
+/// Environment variable naming a file to which the window appends one line per frame it
+/// draws: the Unix time in seconds (`scripts/gui-fps.sh` counts the frames of a drag with it).
+pub const FRAME_LOG_ENV: &str = "TERRASYNTH_FRAME_LOG";
+
 /// The editor window: the model and its panels. It dereferences to its [`Editor`], so callers
 /// (and the GUI tests) read and drive the model through the app.
 pub struct TerrainApp {
@@ -34,6 +41,8 @@ pub struct TerrainApp {
     dialogs: Dialogs,
     /// The window title last sent (the project's file name and the unsaved mark).
     title: String,
+    /// [`FRAME_LOG_ENV`]'s file, when set and writable.
+    frame_log: Option<std::fs::File>,
 }
 
 impl Deref for TerrainApp {
@@ -73,6 +82,19 @@ impl TerrainApp {
             help: HelpPanel,
             dialogs: Dialogs::default(),
             title: String::new(),
+            frame_log: std::env::var_os(FRAME_LOG_ENV)
+                .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok()),
+        }
+    }
+
+    /// Appends this frame's time to the frame log (see [`FRAME_LOG_ENV`]).
+    fn log_frame(&mut self) {
+        if let Some(f) = &mut self.frame_log {
+            use std::io::Write;
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            if writeln!(f, "{:.6}", t.as_secs_f64()).is_err() {
+                self.frame_log = None;
+            }
         }
     }
 
@@ -110,6 +132,7 @@ impl TerrainApp {
 impl eframe::App for TerrainApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        self.log_frame();
         self.editor.poll();
         self.shortcuts(&ctx);
         if ctx.input(|i| i.viewport().close_requested()) {
@@ -128,8 +151,10 @@ impl eframe::App for TerrainApp {
         if editor.error.is_some() {
             egui::Panel::bottom("error-bar").show(ui, |ui| dialogs.error_bar_ui(ui, editor));
         }
-        egui::Panel::left("left-panel").resizable(true).default_size(340.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        // A fixed width: opening a step or a value's text changing width never moves the map;
+        // rows wider than the panel scroll sideways instead of widening it.
+        egui::Panel::left("left-panel").resizable(false).exact_size(LEFT_PANEL_WIDTH).show(ui, |ui| {
+            egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
                 recipe.ui(ui, editor);
                 ui.separator();
                 steps.ui(ui, editor);

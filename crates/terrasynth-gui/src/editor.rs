@@ -101,11 +101,28 @@ pub struct ErosionSettings {
 }
 
 impl ErosionSettings {
-    /// Switches to the erosion step `kind` with its default parameters.
+    /// The erosion step `kind` with its default parameters and its own default iteration count
+    /// (the library's: e.g. one round of 50 000 droplets, not 20 of them, which melted the
+    /// island).
+    pub fn new(kind: &str) -> Self {
+        let iterations = default_iterations(kind);
+        Self { entry: erosion_entry(kind, iterations), iterations, eps: None }
+    }
+
+    /// Switches to the erosion step `kind` with its default parameters and iterations.
     pub fn set_kind(&mut self, kind: &str) {
         if kind != self.entry.kind {
-            self.entry = erosion_entry(kind, self.iterations);
+            let eps = self.eps;
+            *self = Self { eps, ..Self::new(kind) };
         }
+    }
+}
+
+/// The default of the erosion step `kind`'s `iterations` parameter (1 when it has none).
+pub fn default_iterations(kind: &str) -> u32 {
+    match crate::limits::iterations_spec(kind).map(|s| s.default.to_value()) {
+        Some(ParamValue::Number(n)) if n >= 1.0 => n as u32,
+        _ => 1,
     }
 }
 
@@ -199,7 +216,7 @@ impl Editor {
             export_dir: "terrain-export".into(),
             exported: Vec::new(),
             last_generation_s: None,
-            erosion: ErosionSettings { entry: erosion_entry(DEFAULT_EROSION, 20), iterations: 20, eps: None },
+            erosion: ErosionSettings::new(DEFAULT_EROSION),
             requested: None,
             map_gen: 0,
             version: 0,
@@ -311,6 +328,11 @@ impl Editor {
     /// Version of the heights shown: it changes with every new map and every edit.
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// Map version the water layers shown were computed for (it changes when new ones arrive).
+    pub fn water_version(&self) -> Option<u64> {
+        self.water_version
     }
 
     /// The colour mapping of the current map (None before the first map).
@@ -792,7 +814,10 @@ impl Editor {
             || self.water.as_ref().is_some_and(|w| !w.rivers.is_empty())
     }
 
-    fn set_terrain(&mut self, terrain: Terrain, preview: bool) {
+    fn set_terrain(&mut self, mut terrain: Terrain, preview: bool) {
+        // The sources' rivers are traced again on every edit (with the water layers): the map
+        // keeps only the recipe's own water.
+        let _ = crate::document::place_rivers(&mut terrain, &[]);
         if preview {
             // Keep the full map a preview replaces, to bring it back if the job is cancelled
             // or fails.
@@ -908,15 +933,23 @@ impl Editor {
                 JobResult::Water { map_gen, water } => {
                     self.water_pending = None;
                     if map_gen == self.version {
+                        // The colour and shaded views paint the sources' rivers too.
+                        let placed = |w: &Water| !w.rivers.is_empty();
+                        let redraw = self.view.mode.shows_water()
+                            || placed(&water)
+                            || self.water.as_ref().is_some_and(placed);
                         self.water = Some(water);
                         self.water_version = Some(map_gen);
-                        if self.view.mode.shows_water() {
+                        if redraw {
                             self.changes.full = true;
                         }
                     }
                 }
                 _ => {}
             }
+        }
+        if let Some(a) = self.worker.active.as_mut() {
+            a.observe_step();
         }
         // Water layers for the current heights, once no stroke or job is running.
         if self.needs_water()
@@ -1147,6 +1180,19 @@ mod tests {
         assert_eq!(e.erosion_scores(), Some((eps_before, eps_after)), "redo shows the run's ε again");
         e.load_preset("mountains");
         assert_eq!(e.erosion_scores(), None, "a new preset has no erosion run");
+    }
+
+    #[test]
+    fn each_erosion_starts_with_its_own_default_iterations() {
+        let mut e = editor();
+        assert_eq!(e.erosion.entry.kind, DEFAULT_EROSION);
+        e.erosion.set_kind("droplets");
+        // One round of 50 000 droplets (the panel used to run 20 of them and melt the island).
+        assert_eq!(e.erosion.iterations, 1);
+        assert_eq!(e.erosion.entry.params.get("iterations"), Some(&ParamValue::Number(1.0)));
+        e.erosion.set_kind("thermal");
+        assert_eq!(e.erosion.iterations, default_iterations("thermal"));
+        assert!(default_iterations("thermal") >= 1 && default_iterations("no-such-step") == 1);
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! export, `terrasynth::export::write` — the function `terrasynth generate` calls — with the
 //! recipe's `[exports]` settings. So the files are those of `generate` on the same recipe,
 //! byte for byte, with the editor's edits in the heights (report.json differs in its timing
-//! fields, and has no per-step timings or erosion scores: the editor records none).
+//! fields, and has no per-step timings or erosion scores: the editor records none). The rivers
+//! of the document's river sources are traced on the terrain first
+//! ([`terrasynth::recipe::project::place_rivers`]), as `terrasynth generate --project` does, so
+//! they are in `rivers.geojson`, `water.png`, the painted images and the carved mesh.
 //! `recipe.toml` and `project.tsproj` (the document with its edits) are written too, so the
 //! export can be regenerated. Every file is written atomically (temp file, then rename).
 
@@ -13,13 +16,15 @@ use terrasynth::recipe::{Pipeline, RunOutput, registry};
 use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
 
-use crate::document::{Document, save_project};
+use crate::document::{Document, place_rivers, save_project};
 
 /// Writes every output of `doc.recipe.exports` for `terrain` into `dir` (created if missing),
 /// then report.json, `recipe.toml` and `project.tsproj`; returns the file names written.
 pub fn export(doc: &Document, terrain: &Terrain, dir: &Path) -> Result<Vec<String>> {
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
-    let run = RunOutput { terrain: terrain.clone(), timings: Vec::new(), seconds: 0.0, peak_bytes: None };
+    let mut terrain = terrain.clone();
+    place_rivers(&mut terrain, &doc.sources())?;
+    let run = RunOutput { terrain, timings: Vec::new(), seconds: 0.0, peak_bytes: None };
     let opts = ExportOptions { threads: rayon::current_num_threads(), ..ExportOptions::default() };
     let report = write(dir, &run, &pipeline, &opts)?;
     let mut files = report.files;

@@ -49,6 +49,50 @@ pub fn number_range(spec: &ParamSpec) -> Option<RangeInclusive<f64>> {
     }
 }
 
+/// Widest span of a slider: a logarithmic slider covers at most this factor on each side of
+/// its centre (two decades in all), a linear one this many times the centre's size on each
+/// side. The typed field beside the slider takes the whole range of the spec.
+pub const SLIDER_SPAN: f64 = 10.0;
+
+/// Shift held while dragging a slider moves it this many times slower.
+pub const FINE_DRAG: f64 = 10.0;
+
+/// The range and scale of the slider of a number spanning `min ..= max` whose default is
+/// `default` and whose value now is `current`: `(lo, hi, logarithmic)`. A usable slider, not the
+/// whole range of the spec (a slider over 6–12 decades moves by orders of magnitude per pixel):
+/// around the default, `default / 10 ..= default · 10` on a logarithmic scale when the range is
+/// positive and spans more than 100×, else `default ± 10 · max(|default|, 1)` on a linear scale;
+/// cut to `min ..= max`, and widened to hold `current` (so a typed value is never outside its
+/// slider). None when the range is not finite.
+pub fn slider_range(min: f64, max: f64, default: f64, current: f64) -> Option<(f64, f64, bool)> {
+    if !(min.is_finite() && max.is_finite() && max > min) {
+        return None;
+    }
+    let d = if default.is_finite() { default.clamp(min, max) } else { min };
+    let log = min > 0.0 && max / min > 100.0;
+    let (lo, hi) = if log {
+        (d / SLIDER_SPAN, d * SLIDER_SPAN)
+    } else {
+        let size = if d != 0.0 { d.abs() } else { 1.0 };
+        (d - SLIDER_SPAN * size, d + SLIDER_SPAN * size)
+    };
+    let (mut lo, mut hi) = (lo.max(min), hi.min(max));
+    if current.is_finite() && (min..=max).contains(&current) {
+        lo = lo.min(current);
+        hi = hi.max(current);
+    }
+    Some((lo, hi, log && hi / lo > 20.0))
+}
+
+/// The value after a fine drag (Shift held) of `dx_px` pixels on a slider `width_px` wide over
+/// `lo ..= hi`: the pointer moves the value [`FINE_DRAG`] times less than a plain drag would
+/// (on the slider's own scale, logarithmic or linear), kept inside `lo ..= hi`.
+pub fn fine_drag(value: f64, dx_px: f64, width_px: f64, (lo, hi, log): (f64, f64, bool)) -> f64 {
+    let t = dx_px / width_px.max(1.0) / FINE_DRAG;
+    let v = if log { (value.max(lo).ln() + t * (hi / lo).ln()).exp() } else { value + t * (hi - lo) };
+    v.clamp(lo, hi)
+}
+
 /// The `iterations` parameter of the erosion step `kind`, if it has one.
 pub fn iterations_spec(kind: &str) -> Option<ParamSpec> {
     registry().iter().find(|s| s.name == kind)?.params.iter().copied().find(|p| p.name == "iterations")
@@ -218,6 +262,49 @@ mod tests {
             let spec = if matches!(v, ParamValue::Text(_)) { path } else { spec("noise", "feature-size") };
             if spec.check(&v).is_ok() {
                 assert_eq!(parse_param(&spec, &value_text(&v)), Ok(v));
+            }
+        }
+    }
+
+    #[test]
+    fn sliders_cover_two_decades_around_the_default_and_shift_drags_ten_times_finer() {
+        use terrasynth::recipe::registry;
+        let reg = registry();
+        let noise = reg.iter().find(|s| s.name == "noise").unwrap();
+        let fs = noise.params.iter().find(|p| p.name == "feature-size").unwrap();
+        let ParamKind::Float { min, max } = fs.kind else { panic!("feature-size is a float") };
+        assert!(max / min >= 1e6, "feature-size spans {min}..{max}");
+        let range = slider_range(min, max, 0.5, 0.5).unwrap();
+        assert_eq!(range, (0.05, 5.0, true));
+        // The review's drag: 50 px on a 100 px slider. Plain: half the slider, one decade; with
+        // Shift a tenth of that. (It used to take 0.5 to 0.0002.)
+        let at = |t: f64| (range.0.ln() + t * (range.1 / range.0).ln()).exp();
+        assert!((at(0.0) - 0.05).abs() < 1e-12 && (at(0.25) / 0.05 - 10f64.sqrt()).abs() < 1e-9);
+        let fine = fine_drag(0.5, -50.0, 100.0, range);
+        assert!((fine / 0.5 - 10f64.powf(-0.1)).abs() < 1e-9, "{fine}");
+        assert_eq!(fine_drag(0.5, 1e6, 100.0, range), 5.0, "kept on the slider");
+        // Linear: default ± 10 × its size, cut to the range; a typed value outside widens it.
+        assert_eq!(slider_range(0.0, 1e6, 0.0, 0.0), Some((0.0, 10.0, false)));
+        assert_eq!(slider_range(0.0, 1e6, 0.0, 250.0), Some((0.0, 250.0, false)));
+        assert_eq!(slider_range(1.0, 16.0, 8.0, 8.0), Some((1.0, 16.0, false)));
+        assert_eq!(slider_range(0.0, 1.0, 0.5, 0.5), Some((0.0, 1.0, false)));
+        assert_eq!(fine_drag(0.5, 10.0, 100.0, (0.0, 1.0, false)), 0.51);
+        assert_eq!(slider_range(0.0, f64::INFINITY, 1.0, 1.0), None);
+        // Every parameter of every step gets a slider of at most two decades (log) or
+        // 20 × its default's size (linear), holding its default.
+        for step in reg.iter() {
+            for p in step.params {
+                let (Some(r), ParamValue::Number(d)) = (number_range(p), p.default.to_value()) else {
+                    continue;
+                };
+                if let Some((lo, hi, log)) = slider_range(*r.start(), *r.end(), d, d) {
+                    assert!(lo <= d && d <= hi, "{}.{}", step.name, p.name);
+                    assert!(if log {
+                        hi / lo <= 100.0 + 1e-9
+                    } else {
+                        hi - lo <= 20.0 * d.abs().max(1.0) + 1e-9
+                    });
+                }
             }
         }
     }

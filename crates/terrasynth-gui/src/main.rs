@@ -3,6 +3,7 @@
 //! ```text
 //! terrasynth-gui [PROJECT.tsproj] [--preset NAME] [--tool inspect|terraform|river]
 //!                [--view colour|shaded|grayscale|slope|water|flow] [--3d] [--no-help]
+//!                [--size N]     # an N×N map (2..=the library's largest side)
 //! terrasynth-gui --bench-ui      # prints the editor's speed figures and exits
 //! ```
 
@@ -25,7 +26,18 @@ fn main() -> eframe::Result<()> {
     let preset = value("--preset");
     let show_3d = args.iter().any(|a| a == "--3d");
     let no_help = args.iter().any(|a| a == "--no-help");
-    let flags_with_value = ["--tool", "--view", "--preset"];
+    let size = match value("--size").map(|s| s.parse::<usize>()) {
+        Some(Ok(n)) if (2..=terrasynth::recipe::model::MAX_RECIPE_SIDE).contains(&n) => Some(n),
+        Some(_) => {
+            eprintln!(
+                "terrasynth-gui: invalid --size: allowed an integer in 2..={}",
+                terrasynth::recipe::model::MAX_RECIPE_SIDE
+            );
+            std::process::exit(2);
+        }
+        None => None,
+    };
+    let flags_with_value = ["--tool", "--view", "--preset", "--size"];
     let project = args
         .iter()
         .enumerate()
@@ -45,6 +57,9 @@ fn main() -> eframe::Result<()> {
             let mut app = TerrainApp::with_options(cc, options);
             if let Some(name) = preset {
                 app.load_preset(&name);
+            }
+            if let Some(n) = size {
+                (app.doc.recipe.width, app.doc.recipe.height) = (n, n);
             }
             match tool.as_deref() {
                 Some("terraform") => app.view.tool = Tool::Terraform,

@@ -10,7 +10,8 @@
 //! and rivers (its `rivers`, `lakes`, `squig-rivers` steps: `export::recipe_water_mask`, the
 //! cells the export paints) are painted in the export's fresh-water colour before shading in
 //! "Colour" and "Shaded relief", as on `color.png` and `shaded.png`, so what the view shows is
-//! what the export writes. The water view shades its muted land with the same light.
+//! what the export writes. So are the rivers of the user's sources (`Water::placed_cells`, the
+//! cells `export` paints for them). The water view shades its muted land with the same light.
 //! Slope in degrees is `atan(|∇z|)` from central differences in metres.
 
 use eframe::egui::Color32;
@@ -114,7 +115,11 @@ const WATER_BLUE: [u8; 3] = [40, 100, 200];
 /// modes, from [`Hillshader`]).
 fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: usize, hs: f32) -> Color32 {
     let hv = map.as_slice()[y * map.width() + x];
-    let wet = || style.recipe_water.is_some_and(|m| m[y * map.width() + x]);
+    let i = y * map.width() + x;
+    let wet = || {
+        style.recipe_water.is_some_and(|m| m[i])
+            || style.water.is_some_and(|w| w.placed_cells.len() == map.len() && w.placed_cells[i])
+    };
     let base = || if wet() { [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]] } else { style.base(hv) };
     let height_scale = style.height_scale as f32;
     match mode {

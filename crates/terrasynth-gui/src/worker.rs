@@ -66,6 +66,51 @@ pub struct Active {
     pub progress: PipelineProgress,
     /// Whether the preview of a generation has arrived.
     pub preview_done: bool,
+    /// The step running and when the UI first saw it ([`Active::observe_step`]).
+    pub step_started: Option<(String, std::time::Instant)>,
+}
+
+impl Active {
+    /// Notes when the running step changed (call once a frame): the time estimate counts from
+    /// there.
+    pub fn observe_step(&mut self) {
+        let step = self.progress.current_step();
+        if self.step_started.as_ref().is_none_or(|(s, _)| *s != step) {
+            self.step_started = Some((step, std::time::Instant::now()));
+        }
+    }
+
+    /// The running step's name, the fraction of it done, and the seconds it still needs,
+    /// extrapolated from its own progress so far (`elapsed · (1 − f) / f`, once at least 2 %
+    /// is done and half a second passed; None before).
+    pub fn step_status(&self) -> (String, f64, Option<f64>) {
+        let f = self.progress.step_fraction().clamp(0.0, 1.0);
+        let (name, left) = match &self.step_started {
+            Some((name, t0)) => {
+                let elapsed = t0.elapsed().as_secs_f64();
+                (name.clone(), (f >= 0.02 && elapsed >= 0.5).then(|| elapsed * (1.0 - f) / f))
+            }
+            None => (self.progress.current_step(), None),
+        };
+        (name, f, left)
+    }
+}
+
+/// The progress line of a job: `label step f % · about N s left`, with the step's own fraction
+/// and time estimate ([`Active::step_status`]) when known.
+pub fn progress_text(label: &str, step: &str, fraction: f64, left: Option<f64>) -> String {
+    if step.is_empty() {
+        return label.to_string();
+    }
+    let mut t = format!("{label} {step} {:.0} %", fraction * 100.0);
+    if let Some(s) = left {
+        t.push_str(&if s >= 90.0 {
+            format!(" · about {:.0} min left", s / 60.0)
+        } else {
+            format!(" · about {:.0} s left", s.max(1.0))
+        });
+    }
+    t
 }
 
 /// Called on the job's thread after each result is sent (the app wakes its UI with it).
@@ -114,8 +159,13 @@ impl Worker {
         let id = self.next_id;
         self.next_id += 1;
         let progress = PipelineProgress::new();
-        self.active =
-            Some(Active { id, label: job.label(), progress: progress.clone(), preview_done: false });
+        self.active = Some(Active {
+            id,
+            label: job.label(),
+            progress: progress.clone(),
+            preview_done: false,
+            step_started: None,
+        });
         let tx = self.tx.clone();
         let waker = self.waker.clone();
         std::thread::spawn(move || {
@@ -198,5 +248,59 @@ impl Worker {
             out.push(r);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use terrasynth::Grid;
+    use terrasynth::recipe::{RunObserver, StepEvent, preset};
+
+    use super::*;
+
+    /// Reads the step's progress at every iteration of the watched steps.
+    struct Seen<'a> {
+        progress: &'a PipelineProgress,
+        fractions: Vec<(usize, usize, f64)>,
+    }
+
+    impl RunObserver for Seen<'_> {
+        fn watches_iterations(&self, step: &StepEvent) -> bool {
+            step.name == "stream-power"
+        }
+        fn on_iteration(&mut self, _: &StepEvent, done: usize, total: usize, _: &Grid<f64>) {
+            self.fractions.push((done, total, self.progress.step_fraction()));
+        }
+    }
+
+    #[test]
+    fn stream_power_reports_its_progress_every_iteration() {
+        let mut recipe = preset("rivers").unwrap().recipe().unwrap();
+        (recipe.width, recipe.height) = (33, 33);
+        let pipeline = terrasynth::recipe::Pipeline::new(recipe, &terrasynth::recipe::registry()).unwrap();
+        let progress = PipelineProgress::new();
+        let mut seen = Seen { progress: &progress, fractions: Vec::new() };
+        pipeline.run_with(&progress, &mut seen).unwrap();
+        let n = seen.fractions[0].1;
+        assert!(n >= 10, "{n} iterations");
+        assert_eq!(seen.fractions.len(), n + 1);
+        // When iteration k's hook runs, the k − 1 iterations before it are reported done.
+        for &(done, total, f) in &seen.fractions[1..] {
+            assert_eq!(f, (done - 1) as f64 / total as f64);
+        }
+    }
+
+    #[test]
+    fn the_progress_line_gives_the_steps_share_and_time_left() {
+        assert_eq!(progress_text("Generating…", "", 0.0, None), "Generating…");
+        assert_eq!(progress_text("Generating…", "stream-power", 0.4, None), "Generating… stream-power 40 %");
+        assert_eq!(
+            progress_text("Generating…", "stream-power", 0.25, Some(30.0)),
+            "Generating… stream-power 25 % · about 30 s left"
+        );
+        assert_eq!(
+            progress_text("Eroding…", "droplets", 0.1, Some(300.0)),
+            "Eroding… droplets 10 % · about 5 min left"
+        );
     }
 }

@@ -4,7 +4,7 @@
 use eframe::egui;
 use terrasynth::shape::brush::BrushMode;
 
-use super::entry::{entry_ui, error_note};
+use super::entry::{entry_ui, error_note, fine_slider};
 use crate::editor::Editor;
 use crate::limits;
 use crate::settings::Tool;
@@ -78,7 +78,8 @@ impl BrushPanel {
     }
 }
 
-/// One row: `name`, a slider over `range` (logarithmic when `log`) and a typed field beside
+/// One row: `name`, a slider over `range` (logarithmic when `log`; Shift drags ten times
+/// finer) and a typed field beside
 /// it that commits on Enter (checked against `range`, not clamped), then `unit`; returns the
 /// typed field's error, if any.
 fn typed_slider(
@@ -90,7 +91,7 @@ fn typed_slider(
 ) -> Option<String> {
     ui.horizontal(|ui| {
         ui.label(name);
-        ui.add(egui::Slider::new(value, range.clone()).logarithmic(log).show_value(false)).on_hover_text(tip);
+        fine_slider(ui, value, (*range.start(), *range.end(), log)).on_hover_text(tip);
         let shown = format!("{:.4}", *value).trim_end_matches('0').trim_end_matches('.').to_string();
         let e = entry_ui(ui, ("brush", name), &format!("{name} field"), &shown, 60.0, |t| {
             parse_in(t, name, &range)

@@ -144,6 +144,8 @@ impl Dialogs {
                     match purpose {
                         Purpose::Open => editor.open_project(&p),
                         Purpose::ExportFolder => editor.export_dir = p.display().to_string(),
+                        // Opened by the steps panel, never here.
+                        Purpose::ImportFile => {}
                         Purpose::SaveAs => {
                             editor.save_project_to(&p);
                             if std::mem::take(&mut self.close_after_save) && !editor.has_unsaved_changes() {

@@ -87,3 +87,22 @@ pub fn error_note(ui: &mut egui::Ui, error: Option<&str>) {
         );
     }
 }
+
+/// A slider over `range` = `(lo, hi, logarithmic)` (from [`crate::limits::slider_range`]),
+/// without its own value text, that moves [`crate::limits::FINE_DRAG`] times slower while
+/// Shift is held (fine adjustment: the value moves by the pointer's motion, not to the
+/// pointer). Returns the response; `value` changes while dragging.
+pub fn fine_slider(ui: &mut egui::Ui, value: &mut f64, range: (f64, f64, bool)) -> egui::Response {
+    let (lo, hi, log) = range;
+    let before = *value;
+    let r = ui.add(
+        egui::Slider::new(value, lo..=hi)
+            .logarithmic(log)
+            .show_value(false)
+            .clamping(egui::SliderClamping::Edits),
+    );
+    if ui.input(|i| i.modifiers.shift) && (r.dragged() || r.drag_started()) {
+        *value = crate::limits::fine_drag(before, r.drag_delta().x as f64, r.rect.width() as f64, range);
+    }
+    r
+}

@@ -1,6 +1,7 @@
 //! A small file browser inside the editor (pure egui, testable headless): the folder's
 //! sub-folders and project files, Up, a file name field (a full path typed there works too),
-//! and a confirm button. Used by Open…, Save As… and the export folder.
+//! and a confirm button. Used by Open…, Save As…, the export folder and the `import` step's
+//! heightmap path.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,14 @@ pub enum Purpose {
     SaveAs,
     /// A folder to export into (created if missing).
     ExportFolder,
+    /// An existing heightmap file for the `import` step (the listing shows the formats it
+    /// reads: [`HEIGHTMAP_EXTENSIONS`]).
+    ImportFile,
 }
+
+/// File extensions the browser lists for [`Purpose::ImportFile`]: the formats the library's
+/// `import` step reads (16-bit PNG, R16/RAW, OpenEXR, GeoTIFF).
+pub const HEIGHTMAP_EXTENSIONS: &[&str] = &["png", "r16", "raw", "exr", "tif", "tiff"];
 
 impl Purpose {
     fn title(self) -> &'static str {
@@ -25,6 +33,19 @@ impl Purpose {
             Purpose::Open => "Open project",
             Purpose::SaveAs => "Save project as",
             Purpose::ExportFolder => "Export folder",
+            Purpose::ImportFile => "Heightmap to import",
+        }
+    }
+
+    /// Whether the listing shows the file `name`.
+    fn lists(self, name: &str) -> bool {
+        match self {
+            Purpose::Open | Purpose::SaveAs => name.ends_with(".tsproj"),
+            Purpose::ExportFolder => false,
+            Purpose::ImportFile => Path::new(name)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| HEIGHTMAP_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())),
         }
     }
 
@@ -33,6 +54,7 @@ impl Purpose {
             Purpose::Open => "Open file",
             Purpose::SaveAs => "Save here",
             Purpose::ExportFolder => "Choose folder",
+            Purpose::ImportFile => "Use file",
         }
     }
 }
@@ -109,7 +131,7 @@ impl FileBrowser {
                 for e in entries.flatten() {
                     let name = e.file_name().to_string_lossy().into_owned();
                     let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                    let shown = is_dir || self.purpose != Purpose::ExportFolder && name.ends_with(".tsproj");
+                    let shown = is_dir || self.purpose.lists(&name);
                     if shown && !name.starts_with('.') {
                         self.items.push(Item { name, is_dir });
                     }
@@ -128,7 +150,9 @@ impl FileBrowser {
             return Err("Type a file name or pick a file.".into());
         }
         match self.purpose {
-            Purpose::Open if !p.is_file() => Err(format!("{} is not a file", p.display())),
+            Purpose::Open | Purpose::ImportFile if !p.is_file() => {
+                Err(format!("{} is not a file", p.display()))
+            }
             Purpose::SaveAs if p.is_dir() => Err(format!("{} is a folder", p.display())),
             Purpose::SaveAs if !p.parent().is_some_and(Path::is_dir) => {
                 Err(format!("the folder of {} does not exist", p.display()))
@@ -156,7 +180,10 @@ impl FileBrowser {
                 });
                 egui::ScrollArea::vertical().max_height(260.0).auto_shrink([false, true]).show(ui, |ui| {
                     if self.items.is_empty() {
-                        ui.weak("(no folders or project files here)");
+                        ui.weak(match self.purpose {
+                            Purpose::ImportFile => "(no folders or heightmap files here)",
+                            _ => "(no folders or project files here)",
+                        });
                     }
                     let mut enter = None;
                     for item in &self.items {
@@ -236,6 +263,16 @@ mod tests {
         assert!(b.check().is_err());
         b.list();
         assert_eq!(b.items.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["a.tsproj"]);
+        // Import: heightmap files only, and the chosen one must exist.
+        std::fs::write(dir.join("dem.PNG"), "x").unwrap();
+        std::fs::write(dir.join("dem.r16"), "x").unwrap();
+        let mut b = FileBrowser::new(Purpose::ImportFile, &dir);
+        b.list();
+        assert_eq!(b.items.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["dem.PNG", "dem.r16"]);
+        b.name = "dem.r16".into();
+        assert_eq!(b.check(), Ok(dir.join("dem.r16")));
+        b.name = "a.tsproj.png".into();
+        assert!(b.check().unwrap_err().contains("is not a file"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,18 +5,28 @@ use eframe::egui;
 use terrasynth::recipe::StepEntry;
 use terrasynth::step::{ParamKind, ParamSpec, ParamValue};
 
-use super::entry::{Entry, entry_ui, error_note};
+use super::entry::{Entry, entry_ui, error_note, fine_slider};
 use crate::limits::{self, value_text};
 
 /// Sliders and fields for `specs`, editing `entry.params`. Numbers have a slider (dragging
-/// previews live) with a typed field beside it; text, lists and numbers without a finite range
+/// previews live; its range is a usable part of the spec's around the default,
+/// [`limits::slider_range`], and Shift drags ten times finer) with a typed field beside it that
+/// takes the spec's whole range; text, lists and numbers without a finite range
 /// have the typed field alone. Typed fields commit on Enter or focus loss, checked with the
 /// spec (no clamping); a bad value shows its error under the row and changes nothing. An
 /// optional number ([`ParamSpec::optional`]) has an "auto" checkbox first: ticked, the key is
 /// left out of the recipe (absent) and no number is shown; unticked, it takes its range's
 /// lower end and the number widgets appear. [`ParamKind::LegacyText`] parameters (kept only for
-/// older recipes) get no widget ([`shown`]). `salt` keeps widget ids unique.
-pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, salt: usize) {
+/// older recipes) get no widget ([`shown`]). A file path (a text parameter named `path`, the
+/// `import` step's) has a Browse… button: the function returns that parameter's name when it
+/// was clicked (the caller opens the file browser). `salt` keeps widget ids unique.
+pub fn params_ui(
+    ui: &mut egui::Ui,
+    specs: &[ParamSpec],
+    entry: &mut StepEntry,
+    salt: usize,
+) -> Option<&'static str> {
+    let mut browse = None;
     for spec in specs.iter().filter(|s| shown(s)) {
         let current = entry.params.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
         let mut clear = false;
@@ -51,35 +61,33 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
                 error = e.error;
                 e.committed
             };
+            let default = match spec.default.to_value() {
+                ParamValue::Number(d) => d,
+                _ => f64::NAN,
+            };
+            let slider = |v: f64| {
+                let (min, max) = limits::number_range(spec).map_or((0.0, 0.0), |r| (*r.start(), *r.end()));
+                limits::slider_range(min, max, default, v)
+            };
             match (spec.kind, &current) {
-                (ParamKind::Float { min, max }, ParamValue::Number(v))
-                    if min.is_finite() && max.is_finite() && max > min =>
-                {
+                (ParamKind::Float { .. }, ParamValue::Number(v)) if slider(*v).is_some() => {
                     let mut x = *v;
-                    let log = min > 0.0 && max / min > 1000.0;
-                    ui.add(
-                        egui::Slider::new(&mut x, min..=max)
-                            .logarithmic(log)
-                            .show_value(false)
-                            .clamping(egui::SliderClamping::Edits),
-                    )
-                    .on_hover_text(tip.as_str());
+                    fine_slider(ui, &mut x, slider(*v).expect("checked")).on_hover_text(tip.as_str());
                     if x != *v {
                         new_value = Some(ParamValue::Number(x));
                     }
                     new_value = typed(ui, 70.0).or(new_value.take());
                     ui.label(spec.unit);
                 }
-                (ParamKind::Int { min, max }, ParamValue::Number(v)) if max - min <= 4096 => {
-                    let mut x = *v as i64;
-                    ui.add(
-                        egui::Slider::new(&mut x, min..=max)
-                            .show_value(false)
-                            .clamping(egui::SliderClamping::Edits),
-                    )
-                    .on_hover_text(tip.as_str());
-                    if x as f64 != *v {
-                        new_value = Some(ParamValue::Number(x as f64));
+                // Seeds and other huge integer ranges: the typed field alone.
+                (ParamKind::Int { min, max }, ParamValue::Number(v))
+                    if (max as f64 - min as f64) <= 1e9 && slider(*v).is_some() =>
+                {
+                    let mut x = *v;
+                    fine_slider(ui, &mut x, slider(*v).expect("checked")).on_hover_text(tip.as_str());
+                    let x = x.round();
+                    if x != *v {
+                        new_value = Some(ParamValue::Number(x));
                     }
                     new_value = typed(ui, 70.0).or(new_value.take());
                     ui.label(spec.unit);
@@ -105,10 +113,19 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
                         new_value = Some(ParamValue::Text(x));
                     }
                 }
+                (ParamKind::Text, _) if spec.name == "path" => {
+                    new_value = typed(ui, 180.0);
+                    if ui.button("Browse…").on_hover_text("Pick the heightmap file.").clicked() {
+                        browse = Some(spec.name);
+                    }
+                }
                 (ParamKind::Text | ParamKind::List { .. }, _) => new_value = typed(ui, 180.0),
                 _ => {
                     new_value = typed(ui, 100.0);
                     ui.label(spec.unit);
+                    if let Some(note) = seed_note(spec, &current) {
+                        ui.weak(note).on_hover_text(tip.as_str());
+                    }
                 }
             }
         });
@@ -120,6 +137,7 @@ pub fn params_ui(ui: &mut egui::Ui, specs: &[ParamSpec], entry: &mut StepEntry, 
             entry.params.insert(spec.name.to_string(), v);
         }
     }
+    browse
 }
 
 /// A typed field for the recipe-level field `name` (see [`limits::recipe_field`]) holding
@@ -137,6 +155,17 @@ pub fn field_ui(ui: &mut egui::Ui, name: &str, value: f64, width: f32) -> Entry<
     });
     let response = e.response.on_hover_text(param_tooltip(spec));
     Entry { response, ..e }
+}
+
+/// What a special seed value of a step means, shown beside its field: `-1` is the step's own
+/// seed (derived from the recipe seed and the step's position, so Random and the seed field
+/// change it), `-2` the fixed reference seed of the noise tables. None for other values.
+pub fn seed_note(spec: &ParamSpec, value: &ParamValue) -> Option<&'static str> {
+    match (spec.name, value) {
+        ("seed", ParamValue::Number(v)) if *v == -1.0 => Some("-1 = the step's seed (from the recipe seed)"),
+        ("seed", ParamValue::Number(v)) if *v == -2.0 => Some("-2 = the fixed reference seed"),
+        _ => None,
+    }
 }
 
 /// Whether the editor shows a widget for `spec`: every kind but [`ParamKind::LegacyText`].

@@ -125,8 +125,9 @@ impl RecipePanel {
             }
         });
         if let Some(a) = editor.active_job() {
-            let step = a.progress.current_step();
-            let text = if step.is_empty() { a.label.to_string() } else { format!("{} {step}", a.label) };
+            // The bar is the whole job; the text the running step's own share and time left.
+            let (step, f, left) = a.step_status();
+            let text = crate::worker::progress_text(a.label, &step, f, left);
             ui.add(egui::ProgressBar::new(a.progress.fraction() as f32).text(text).animate(true));
         }
     }

@@ -5,24 +5,27 @@ use eframe::egui::{self, Color32};
 use terrasynth::recipe::{StepEntry, registry};
 use terrasynth::step::Category;
 
+use super::file_browser::{FileBrowser, Outcome, Purpose};
 use super::params::params_ui;
 use crate::editor::Editor;
 
-/// The steps panel; remembers the step chosen in the "Add step" menu.
+/// The steps panel; remembers the step chosen in the "Add step" menu, and the file browser
+/// open for a step's path parameter (step index, parameter, browser).
 pub struct StepsPanel {
     add_step: &'static str,
+    browser: Option<(usize, &'static str, FileBrowser)>,
 }
 
 impl Default for StepsPanel {
     fn default() -> Self {
-        Self { add_step: "noise" }
+        Self { add_step: "noise", browser: None }
     }
 }
 
 impl StepsPanel {
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
-        let Self { add_step } = self;
+        let Self { add_step, browser } = self;
         ui.heading("Steps").on_hover_text("The recipe: steps run top to bottom.");
         let reg = registry();
         let steps = &mut editor.doc.recipe.steps;
@@ -68,7 +71,16 @@ impl StepsPanel {
                     }
                 })
                 .body(|ui| match info {
-                    Some(info) => params_ui(ui, info.params, entry, i),
+                    Some(info) => {
+                        if let Some(name) = params_ui(ui, info.params, entry, i) {
+                            let current = match entry.params.get(name) {
+                                Some(terrasynth::step::ParamValue::Text(t)) if !t.is_empty() => t.clone(),
+                                _ => ".".to_string(),
+                            };
+                            let start = std::path::PathBuf::from(current);
+                            *browser = Some((i, name, FileBrowser::new(Purpose::ImportFile, &start)));
+                        }
+                    }
                     None => {
                         ui.colored_label(Color32::RED, format!("unknown step type `{}`", entry.kind));
                     }
@@ -80,10 +92,29 @@ impl StepsPanel {
             state.toggle(ui);
             state.store(ui.ctx());
         }
+        if let Some((i, name, b)) = browser {
+            match b.ui(ui.ctx()) {
+                Outcome::Open => {}
+                Outcome::Cancelled => *browser = None,
+                Outcome::Chosen(p) => {
+                    if let Some(entry) = steps.get_mut(*i) {
+                        let text = terrasynth::step::ParamValue::Text(p.display().to_string());
+                        entry.params.insert(name.to_string(), text);
+                    }
+                    *browser = None;
+                }
+            }
+        }
         if let Some(i) = remove {
+            if browser.as_ref().is_some_and(|(b, _, _)| *b >= i) {
+                *browser = None;
+            }
             steps.remove(i);
         }
         if let Some((a, b)) = swap {
+            if browser.as_ref().is_some_and(|(i, _, _)| *i == a || *i == b) {
+                *browser = None;
+            }
             steps.swap(a, b);
         }
         ui.horizontal(|ui| {

@@ -73,8 +73,21 @@ impl View3dPanel {
         let detail = cam.lod_detail(moving);
         let cam = *cam;
         let Some(s) = editor.colours() else { return };
-        let version = editor.version();
-        let build = || Mesh3d::build(&t.height, &s.palette, &s.fraction, t.sea_level, hs, detail);
+        // The fresh water the colour view paints: the recipe's lakes and rivers and the
+        // sources' rivers. The mesh is rebuilt when new water layers arrive.
+        let water = editor.water_for_map();
+        let version = editor.version() ^ editor.water_version().map_or(0, |v| v.rotate_left(32) ^ 1);
+        let build = || {
+            let placed = water.map(|w| &w.placed_cells).filter(|m| m.contains(&true));
+            let mask = match (s.recipe_water.as_ref().filter(|m| m.len() == t.height.len()), placed) {
+                (None, None) => None,
+                (Some(m), None) | (None, Some(m)) => Some(std::sync::Arc::new(m.clone())),
+                (Some(a), Some(b)) => {
+                    Some(std::sync::Arc::new(a.iter().zip(b).map(|(a, b)| *a || *b).collect()))
+                }
+            };
+            Mesh3d::build_with_water(&t.height, &s.palette, &s.fraction, t.sea_level, hs, detail, mask)
+        };
         let ppp = ui.ctx().pixels_per_point();
         let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
         let lod = if let Some(gpu) = &mut self.gpu {

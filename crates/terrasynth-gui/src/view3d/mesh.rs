@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use terrasynth::Heightmap;
 use terrasynth::render::Palette;
 use terrasynth::render::palette::FractionMap;
+use terrasynth::render::water::LAKE_RGBA;
 
 use super::{Camera, DETAIL_RANGE, Light, WALL, WALL_DEPTH};
 
@@ -27,14 +28,16 @@ fn map_half(map: &Heightmap) -> [f32; 2] {
 
 /// The grid vertices of `map` at columns `xs` × rows `ys` (increasing cell indices), row by
 /// row: position, slope by central differences over the neighbouring samples (one-sided at
-/// the ends of the lists), palette colour.
+/// the ends of the lists), palette colour — or the fresh-water colour when a cell of `water`
+/// within `reach` cells (a square) of the sample is wet, so rivers narrower than the sample
+/// spacing still show.
 fn grid_vertices(
     map: &Heightmap,
     palette: &Palette,
     fraction: &FractionMap,
     zk: f32,
-    xs: &[usize],
-    ys: &[usize],
+    (xs, ys): (&[usize], &[usize]),
+    water: Option<(&[bool], usize)>,
 ) -> Vec<Vertex3d> {
     let w = map.width();
     let span = (w.max(map.height()) - 1).max(1) as f32;
@@ -44,6 +47,14 @@ fn grid_vertices(
     let px = |i: usize| xs[i] as f32 / span - half[0];
     let py = |j: usize| half[1] - ys[j] as f32 / span;
     let z = |i: usize, j: usize| s[ys[j] * w + xs[i]] * zk;
+    let water = water.filter(|(m, _)| m.len() == s.len());
+    let wet = |x: usize, y: usize| {
+        water.is_some_and(|(m, r)| {
+            let (x0, x1) = (x.saturating_sub(r), (x + r).min(w - 1));
+            let (y0, y1) = (y.saturating_sub(r), (y + r).min(map.height() - 1));
+            (y0..=y1).any(|yy| m[yy * w + x0..=yy * w + x1].contains(&true))
+        })
+    };
     let mut vertices = vec![Vertex3d { pos: [0.0; 3], grad: [0.0; 2], color: [0; 4] }; nx * ny];
     vertices.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, out)| {
         let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
@@ -52,7 +63,11 @@ fn grid_vertices(
             let gx = if i1 > i0 { (z(i1, j) - z(i0, j)) / (px(i1) - px(i0)) } else { 0.0 };
             let gy = if j1 > j0 { (z(i, j1) - z(i, j0)) / (py(j1) - py(j0)) } else { 0.0 };
             let hv = s[ys[j] * w + xs[i]];
-            let c = palette.color_at(fraction.fraction(hv));
+            let c = if wet(xs[i], ys[j]) {
+                [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]]
+            } else {
+                palette.color_at(fraction.fraction(hv))
+            };
             *v = Vertex3d { pos: [px(i), py(j), hv * zk], grad: [gx, gy], color: [c[0], c[1], c[2], 255] };
         }
     });
@@ -113,6 +128,7 @@ pub struct PatchSource {
     palette: Palette,
     fraction: FractionMap,
     height_scale: f32,
+    water: Option<Arc<Vec<bool>>>,
 }
 
 /// Half size of the near-camera patch, in camera distances (see [`Mesh3d::patch_rect`]).
@@ -149,18 +165,40 @@ impl Mesh3d {
         height_scale: f32,
         detail: u32,
     ) -> Self {
+        Self::build_with_water(map, palette, fraction, sea_level, height_scale, detail, None)
+    }
+
+    /// [`Mesh3d::build`] with the fresh water (lakes and rivers, row-major cells of `map`)
+    /// painted in the export's lake colour: a vertex is wet when a wet cell lies within half a
+    /// sample spacing of it (so a one-cell river shows at any level of detail).
+    pub fn build_with_water(
+        map: &Heightmap,
+        palette: &Palette,
+        fraction: &FractionMap,
+        sea_level: f32,
+        height_scale: f32,
+        detail: u32,
+        water: Option<Arc<Vec<bool>>>,
+    ) -> Self {
         let (w, h) = (map.width(), map.height());
         let long = w.max(h);
         let step = long.div_ceil(detail.clamp(DETAIL_RANGE[0], DETAIL_RANGE[1]) as usize).max(1);
         let xs: Vec<usize> = terrasynth::render::mesh::lod_samples(w, step);
         let ys: Vec<usize> = terrasynth::render::mesh::lod_samples(h, step);
         let zk = z_scale(map, height_scale);
-        let vertices = grid_vertices(map, palette, fraction, zk, &xs, &ys);
+        let reach = step / 2;
+        let vertices =
+            grid_vertices(map, palette, fraction, zk, (&xs, &ys), water.as_deref().map(|m| (&m[..], reach)));
         let (nx, ny) = (xs.len(), ys.len());
         let sea_z = sea_level * zk;
         let lowest = vertices.iter().map(|v| v.pos[2]).fold(sea_z, f32::min);
-        let source =
-            PatchSource { map: map.clone(), palette: palette.clone(), fraction: *fraction, height_scale };
+        let source = PatchSource {
+            map: map.clone(),
+            palette: palette.clone(),
+            fraction: *fraction,
+            height_scale,
+            water,
+        };
         let half = map_half(map);
         let mut mesh = Self { nx, ny, vertices, sea_z, half, step, xs, ys, source: Some(Arc::new(source)) };
         mesh.add_walls(lowest - WALL_DEPTH, sea_z);
@@ -226,7 +264,8 @@ impl Mesh3d {
         let xs = samples(&self.xs, rect.i0, rect.i1);
         let ys = samples(&self.ys, rect.j0, rect.j1);
         let zk = z_scale(&src.map, src.height_scale);
-        let vertices = grid_vertices(&src.map, &src.palette, &src.fraction, zk, &xs, &ys);
+        let water = src.water.as_deref().map(|m| (&m[..], rect.fine / 2));
+        let vertices = grid_vertices(&src.map, &src.palette, &src.fraction, zk, (&xs, &ys), water);
         let (nx, ny) = (xs.len(), ys.len());
         let mut patch = Mesh3d {
             nx,
@@ -393,6 +432,25 @@ mod tests {
         let (lo, hi) = map.min_max().unwrap();
         let fraction = palette.fraction_map(lo, hi, Some(sea));
         Mesh3d::build(map, &palette, &fraction, sea, 100.0, detail)
+    }
+
+    #[test]
+    fn rivers_thinner_than_the_sample_spacing_still_colour_the_mesh() {
+        // A one-cell river down column 50 of a 129² map sampled every 4 cells (33 samples a
+        // side, detail 33): column 50 lies between samples 48 and 52, within reach 2 of both.
+        let map = Heightmap::from_fn(129, 129, 1.0, |x, y| (x + y) as f32 * 0.01).unwrap();
+        let palette = Palette::named("classic").unwrap();
+        let fraction = palette.fraction_map(0.0, 2.56, Some(-1.0));
+        let mut water = vec![false; 129 * 129];
+        (0..129).for_each(|y| water[y * 129 + 50] = true);
+        let m = Mesh3d::build_with_water(&map, &palette, &fraction, -1.0, 100.0, 33, Some(Arc::new(water)));
+        assert_eq!(m.step, 4);
+        let lake = [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2], 255];
+        let wet: Vec<usize> = (0..m.nx).filter(|&i| m.vertices[10 * m.nx + i].color == lake).collect();
+        assert_eq!(wet.iter().map(|&i| m.xs[i]).collect::<Vec<_>>(), [48, 52]);
+        let dry = Mesh3d::build(&map, &palette, &fraction, -1.0, 100.0, 33);
+        assert!(dry.vertices.iter().all(|v| v.color != lake));
+        assert_eq!(dry.vertices.len(), m.vertices.len());
     }
 
     #[test]

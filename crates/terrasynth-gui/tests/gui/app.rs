@@ -1,7 +1,7 @@
 //! Behaviour tests: clicks, drags and keys go through egui's input, and the assertions read
 //! the app's state.
 
-use eframe::egui::{Key, Modifiers};
+use eframe::egui::{Color32, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use terrasynth_gui::TerrainApp;
@@ -113,11 +113,10 @@ fn a_stroke_changes_the_map_and_undo_redo_return_the_exact_bytes() {
     assert_eq!(h.state().height_bytes(), after, "regeneration replays the stroke exactly");
 }
 
-#[test]
-fn a_river_source_traces_a_river_to_the_sea_or_edge() {
-    let mut h = app_harness();
-    click_label(&mut h, "Rivers");
-    // The highest land cell: the island's interior.
+/// Clicks a river source on the highest land cell (the island's interior) with the Rivers
+/// tool and waits for its river; returns the cell.
+fn place_source_on_the_summit(h: &mut Harness<'static, TerrainApp>) -> (usize, usize) {
+    click_label(h, "Rivers");
     let (x, y) = highest_cell(h.state());
     let p = h.state().cell_to_screen(x as f32, y as f32).unwrap();
     h.hover_at(p);
@@ -126,7 +125,14 @@ fn a_river_source_traces_a_river_to_the_sea_or_edge() {
     h.step();
     h.drop_at(p);
     h.step();
-    wait_idle(&mut h);
+    wait_idle(h);
+    (x, y)
+}
+
+#[test]
+fn a_river_source_traces_a_river_to_the_sea_or_edge() {
+    let mut h = app_harness();
+    let (x, y) = place_source_on_the_summit(&mut h);
     let app = h.state();
     assert_eq!(app.doc.sources(), vec![(x, y)]);
     let water = app.water.as_ref().expect("water computed");
@@ -336,6 +342,30 @@ fn cancel_restores_the_previous_full_map_and_disabled_buttons_say_why() {
     assert_eq!(app.doc.recipe.name, "rivers");
 }
 
+/// Exports the app's map into `dir` and checks that the shaded view's pixels (the map view's
+/// style and renderer: the recipe's water and the sources' rivers) equal shaded.png's, pixel
+/// for pixel; returns them.
+fn shaded_view_equals_the_export(
+    h: &mut Harness<'static, TerrainApp>,
+    dir: &std::path::Path,
+) -> Vec<Color32> {
+    h.state_mut().export_to(&dir.display().to_string());
+    wait_idle(h);
+    assert_eq!(h.state().error, None);
+    let app = h.state();
+    let t = app.terrain.as_ref().unwrap();
+    let c = app.colours().unwrap();
+    let scale = app.doc.recipe.exports.height_scale;
+    let style = MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, scale, app.water_for_map())
+        .with_recipe_water(c.recipe_water.as_deref());
+    let view = render_rect(&t.height, &style, ViewMode::Shaded, (0, 0, SIDE, SIDE));
+    let png = image::open(dir.join("shaded.png")).unwrap().to_rgb8();
+    for (i, (v, p)) in view.iter().zip(png.pixels()).enumerate() {
+        assert_eq!([v.r(), v.g(), v.b()], p.0, "cell {i}");
+    }
+    view
+}
+
 /// What you see is what you export: the shaded view of a recipe with `rivers` and `lakes`
 /// steps shows its rivers and lakes, pixel for pixel the exported shaded.png (they used to be
 /// missing from the view).
@@ -347,25 +377,41 @@ fn the_shaded_view_shows_the_rivers_and_lakes_the_export_writes() {
     (h.state_mut().doc.recipe.width, h.state_mut().doc.recipe.height) = (SIDE, SIDE);
     wait_idle(&mut h);
     assert_eq!(h.state().view.mode, ViewMode::Shaded);
-    h.state_mut().export_to(&dir.display().to_string());
-    wait_idle(&mut h);
-    assert_eq!(h.state().error, None);
-    let app = h.state();
-    let t = app.terrain.as_ref().unwrap();
-    let c = app.colours().unwrap();
-    let mask = c.recipe_water.as_deref().expect("the rivers preset has rivers and lakes");
+    let view = shaded_view_equals_the_export(&mut h, &dir);
+    let mask =
+        h.state().colours().unwrap().recipe_water.clone().expect("the rivers preset has rivers and lakes");
     let wet = mask.iter().filter(|&&w| w).count();
     assert!(wet > 50, "only {wet} river/lake cells");
-    // The pixels the 2D view draws (the map view's style and renderer).
-    let style =
-        MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, app.doc.recipe.exports.height_scale, None)
-            .with_recipe_water(Some(mask));
-    let view = render_rect(&t.height, &style, ViewMode::Shaded, (0, 0, SIDE, SIDE));
-    let png = image::open(dir.join("shaded.png")).unwrap().to_rgb8();
-    for (i, (v, p)) in view.iter().zip(png.pixels()).enumerate() {
-        assert_eq!([v.r(), v.g(), v.b()], p.0, "cell {i} (wet: {})", mask[i]);
-    }
     // And the water is blue there: rivers are visible.
     let blue = (0..SIDE * SIDE).filter(|&i| mask[i] && view[i].b() > view[i].r() + 20).count();
     assert!(blue * 10 >= wet * 9, "{blue} of {wet} water cells are blue");
+}
+
+/// Placed rivers are part of the terrain: a source clicked on the map gives a river that the
+/// shaded view paints exactly as the exported shaded.png does, and that rivers.geojson lists
+/// after the network (they used to be an overlay only, never exported).
+#[test]
+fn a_placed_river_is_painted_and_exported_as_the_view_shows_it() {
+    let dir = temp_dir("placed-river");
+    let mut h = app_harness();
+    let (x, y) = place_source_on_the_summit(&mut h);
+    assert_eq!(h.state().doc.sources(), vec![(x, y)]);
+    let view = shaded_view_equals_the_export(&mut h, &dir);
+    let app = h.state();
+    let t = app.terrain.as_ref().unwrap();
+    let water = app.water_for_map().expect("water computed");
+    let placed = water.placed_cells.iter().filter(|&&w| w).count();
+    assert!(placed >= water.rivers[0].len(), "{placed} painted cells");
+    assert!(water.placed_cells[y * SIDE + x], "the source's cell is painted");
+    let blue = (0..SIDE * SIDE).filter(|&i| water.placed_cells[i] && view[i].b() > view[i].r() + 20).count();
+    assert!(blue * 10 >= placed * 9, "{blue} of {placed} river cells are blue");
+    // rivers.geojson: the network, then the placed river from the source.
+    let geo: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rivers.geojson")).unwrap()).unwrap();
+    let features = geo["features"].as_array().unwrap();
+    assert_eq!(features.len(), water.network.len());
+    let last = features.last().unwrap()["geometry"]["coordinates"][0].as_array().unwrap().clone();
+    let cs = t.height.cell_size();
+    assert_eq!((last[0].as_f64().unwrap(), last[1].as_f64().unwrap()), (x as f64 * cs, y as f64 * cs));
+    let _ = std::fs::remove_dir_all(&dir);
 }

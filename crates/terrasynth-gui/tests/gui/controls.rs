@@ -60,3 +60,88 @@ fn the_preset_menu_shows_every_preset_with_its_description() {
     let about = terrasynth::recipe::preset("rivers").unwrap().recipe().unwrap().description;
     assert!(h.query_by_label(&about).is_some(), "the description shows on hover");
 }
+
+/// Where the map's corners are drawn: they move when the left panel changes width.
+fn map_corners(h: &egui_kittest::Harness<'static, terrasynth_gui::TerrainApp>) -> [eframe::egui::Pos2; 2] {
+    let s = crate::common::SIDE as f32 - 1.0;
+    [h.state().cell_to_screen(0.0, 0.0).unwrap(), h.state().cell_to_screen(s, s).unwrap()]
+}
+
+#[test]
+fn the_left_panel_keeps_its_width_when_a_step_opens_and_while_dragging() {
+    let mut h = app_harness();
+    let before = map_corners(&h);
+    click_label(&mut h, "1. noise");
+    assert!(h.query_by_label("feature-size field").is_some(), "the step is open");
+    assert_eq!(map_corners(&h), before, "opening a step");
+    // Drag a slider across its whole width: the values' text changes, the panel does not.
+    let slider = h.get_by_label("feature-size field").rect();
+    let y = slider.center().y;
+    let start = eframe::egui::pos2(slider.min.x - 60.0, y);
+    h.hover_at(start);
+    h.step();
+    h.drag_at(start);
+    for k in 0..6 {
+        h.hover_at(eframe::egui::pos2(start.x - 40.0 + 20.0 * k as f32, y));
+        h.step();
+        assert_eq!(map_corners(&h), before, "while dragging");
+    }
+    h.drop_at(start);
+    wait_idle(&mut h);
+    assert_eq!(map_corners(&h), before);
+    // The map starts right of the fixed-width panel.
+    assert!(before[0].x >= terrasynth_gui::app::LEFT_PANEL_WIDTH, "{before:?}");
+}
+
+#[test]
+fn the_noise_seed_field_says_what_minus_one_means() {
+    use terrasynth::step::ParamValue;
+    let mut h = app_harness();
+    assert_eq!(h.state().doc.recipe.steps[0].kind, "noise");
+    click_label(&mut h, "1. noise");
+    // The recipe's seed field first, then the step's.
+    let value = |h: &egui_kittest::Harness<'static, terrasynth_gui::TerrainApp>| {
+        h.query_all_by_label("seed field").nth(1).and_then(|n| n.value())
+    };
+    assert_eq!(value(&h).as_deref(), Some("-1"));
+    assert!(h.query_by_label("-1 = the step's seed (from the recipe seed)").is_some());
+    let set = |h: &mut egui_kittest::Harness<'static, terrasynth_gui::TerrainApp>, v: f64| {
+        h.state_mut().doc.recipe.steps[0].params.insert("seed".into(), ParamValue::Number(v));
+        wait_idle(h);
+    };
+    set(&mut h, -2.0);
+    assert!(h.query_by_label("-2 = the fixed reference seed").is_some());
+    set(&mut h, 42.0);
+    assert_eq!(value(&h).as_deref(), Some("42"));
+    assert!(h.query_all_by_label_contains("= the").next().is_none(), "a plain seed needs no note");
+}
+
+#[test]
+fn the_import_path_can_be_picked_with_the_file_browser() {
+    let dir = crate::common::temp_dir("import-browse");
+    let img = image::ImageBuffer::<image::Luma<u16>, _>::from_fn(17, 17, |x, y| {
+        image::Luma([(x * 900 + y * 100) as u16])
+    });
+    img.save(dir.join("ramp.png")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a heightmap").unwrap();
+    let mut h = app_harness();
+    let mut step = terrasynth::recipe::StepEntry::new("import");
+    step.enabled = false;
+    step.params
+        .insert("path".into(), terrasynth::step::ParamValue::Text(dir.join("x.png").display().to_string()));
+    h.state_mut().doc.recipe.steps.insert(0, step);
+    wait_idle(&mut h);
+    click_label(&mut h, "1. import");
+    click_label(&mut h, "Browse…");
+    // The browser opens in the path's folder and lists heightmaps only.
+    assert!(h.query_by_label("Heightmap to import").is_some());
+    assert!(h.query_by_label("ramp.png").is_some());
+    assert!(h.query_by_label("notes.txt").is_none());
+    click_label(&mut h, "ramp.png");
+    click_label(&mut h, "Use file");
+    wait_idle(&mut h);
+    let want = terrasynth::step::ParamValue::Text(dir.join("ramp.png").display().to_string());
+    assert_eq!(h.state().doc.recipe.steps[0].params.get("path"), Some(&want));
+    assert!(h.query_by_label("Heightmap to import").is_none(), "the browser closed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

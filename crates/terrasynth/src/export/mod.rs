@@ -18,7 +18,8 @@
 //!
 //! Images and the mesh are rendered from the heights in metres (hillshade z-factor 1, the
 //! map's cell size), coloured by the recipe palette with the terrain's sea level; lakes and
-//! rivers from the recipe's hydrology steps are painted over the colours (the layers computed
+//! rivers from the recipe's hydrology steps (and rivers placed by a project's sources,
+//! [`crate::recipe::project`]) are painted over the colours (the layers computed
 //! when the recipe has none, see [`crate::hydro::WaterLayers`], are not). `water.png`,
 //! `flow.png`, `biomes.png`, `splat.png` (with the images) and `rivers.geojson` (always) come
 //! from the same hydrology layers; biomes and splat weights from
@@ -309,7 +310,8 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = ctx.recipe.palette.resolve()?;
     let steps = terrain.layers.get::<HydroLayers>();
-    let has_water = steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty());
+    let has_water =
+        steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty() || !l.placed.is_empty());
     let recipe_water = (ex.images && has_water).then(|| recipe_water_mask(terrain));
     Ok(Prepared {
         lo,
@@ -351,7 +353,7 @@ fn hydro<'t>(
 }
 
 /// Lake and river cells of the recipe's own hydrology steps (`rivers`, `lakes`,
-/// `squig-rivers`), painted in fresh water over `color.png` and `shaded.png`. Layers the
+/// `squig-rivers`) and the rivers placed by a project's sources, painted in fresh water over `color.png` and `shaded.png`. Layers the
 /// outputs computed themselves are not painted there (they show in `water.png`, `flow.png`
 /// and the biomes), so a recipe without hydrology keeps its plain colour map.
 pub fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
@@ -363,6 +365,7 @@ pub fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
     };
     if let Some(l) = steps {
         stamp_rivers(w, h, &l.rivers, |i, _| mask[i] = true);
+        stamp_rivers(w, h, &l.placed, |i, _| mask[i] = true);
     }
     mask
 }

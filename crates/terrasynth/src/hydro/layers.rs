@@ -9,6 +9,8 @@
 //!   drainage area is at least the `rivers` step's default `threshold` of the map, at its
 //!   default `max-width` (both from [`RiversStep::default`](super::RiversStep), the one
 //!   declaration of the step's parameters).
+//! - **Placed rivers** (traced from a project's river sources, [`HydroLayers::placed`]) come
+//!   after the network, whichever way it was made.
 //! - **Lakes**: the `lakes` step's layers when the recipe has one; otherwise the depressions
 //!   of the final heights covering at least max(4, cells / 2000) cells (small pits are left
 //!   out), [`find_lakes`] with the `lakes` step's default min depth (0).
@@ -82,6 +84,16 @@ pub fn computed_lake_min_area(cells: usize) -> usize {
     (cells / 2000).max(4)
 }
 
+/// `network` followed by the rivers traced from placed sources ([`HydroLayers::placed`]).
+fn with_placed<'t>(network: Cow<'t, [River]>, placed: &[River]) -> Cow<'t, [River]> {
+    if placed.is_empty() {
+        return network;
+    }
+    let mut all = network.into_owned();
+    all.extend_from_slice(placed);
+    Cow::Owned(all)
+}
+
 /// Flow accumulation and rivers of [`WaterLayers`], with which of them were computed.
 #[derive(Debug)]
 pub struct FlowPart<'t> {
@@ -131,11 +143,12 @@ impl<'t> WaterLayers<'t> {
         let steps = terrain.layers.get::<HydroLayers>();
         let flow = steps.and_then(|l| l.flow.as_ref());
         let rivers = steps.map_or(&[][..], |l| l.rivers.as_slice());
+        let placed = steps.map_or(&[][..], |l| l.placed.as_slice());
         let have_rivers = flow.is_some() || !rivers.is_empty();
         if let Some(f) = flow {
             return Ok(FlowPart {
                 flow: Cow::Borrowed(f.as_slice()),
-                rivers: Cow::Borrowed(rivers),
+                rivers: with_placed(Cow::Borrowed(rivers), placed),
                 computed: vec![],
             });
         }
@@ -149,7 +162,7 @@ impl<'t> WaterLayers<'t> {
         };
         Ok(FlowPart {
             flow: Cow::Owned(graph.accumulation.as_slice().iter().map(|&a| a as f32).collect()),
-            rivers,
+            rivers: with_placed(rivers, placed),
             computed,
         })
     }

@@ -65,4 +65,7 @@ pub struct HydroLayers {
     pub lake_labels: Option<crate::Grid<u32>>,
     /// D8 flow accumulation (drainage area in cells) from the `rivers` step.
     pub flow: Option<crate::Heightmap>,
+    /// Rivers traced from user-placed sources (a project's river sources,
+    /// `recipe::project::place_rivers`); [`WaterLayers`] adds them after the network.
+    pub placed: Vec<River>,
 }

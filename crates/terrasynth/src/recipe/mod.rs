@@ -1,7 +1,8 @@
 //! Recipes: plain serde data describing a whole pipeline ([`Recipe`]), validated once into a
 //! runtime [`Pipeline`]; the [`registry()`] of every step with its
 //! [`ParamSpec`](crate::step::ParamSpec)s; built-in
-//! [`presets`].
+//! [`presets`]; [`project`]: a recipe plus hand edits (strokes, river sources, erosion runs),
+//! the `.tsproj` file the editor saves and `terrasynth generate --project` runs.
 //!
 //! ```
 //! use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, registry};
@@ -16,6 +17,7 @@ pub mod model;
 pub mod observe;
 pub mod pipeline;
 pub mod presets;
+pub mod project;
 pub mod registry;
 pub mod world;
 

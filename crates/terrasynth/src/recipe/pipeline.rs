@@ -92,6 +92,12 @@ impl PipelineProgress {
         ((done as f64 + part) / total as f64).clamp(0.0, 1.0)
     }
 
+    /// Fraction of the running step done, in [0, 1], as the step last reported it (erosion
+    /// steps report after every iteration).
+    pub fn step_fraction(&self) -> f64 {
+        self.step.fraction()
+    }
+
     /// The name of the step running now (empty before the first and after the last).
     pub fn current_step(&self) -> String {
         self.name.lock().map(|n| n.clone()).unwrap_or_default()
