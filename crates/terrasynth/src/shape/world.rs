@@ -1,23 +1,11 @@
-//! What the shaping steps share on windows of an endless world: optional metre parameters, the
-//! world's floor height, and world positions of cells.
+//! What the shaping steps share on windows of an endless world: the world's floor height, world
+//! positions of cells, world centres.
 //!
 //! In a world recipe lengths are metres in world coordinates and heights are metres within the
 //! recipe's declared range ([`WorldFrame::height_range`]); no step may read the window's own
 //! extent or min/max, so that any window equals the same cells cut from a larger window.
 
-use crate::Result;
-use crate::step::params::ParamField;
-use crate::step::{Frame, ParamValue, Params, WorldFrame};
-
-/// An optional number (a world-only key such as `radius-m`): absent unless a recipe gives it.
-impl ParamField for Option<f64> {
-    fn read(p: &Params, name: &str) -> Result<Self> {
-        p.opt_f64(name)
-    }
-    fn to_value(&self) -> ParamValue {
-        self.map_or(ParamValue::Absent, ParamValue::Number)
-    }
-}
+use crate::step::{Frame, WorldFrame};
 
 /// The world frame when the step runs on a window of a world.
 pub(crate) fn world_of(frame: &Frame) -> Option<&WorldFrame> {

@@ -410,6 +410,16 @@ macro_rules! int_field {
 }
 int_field!(u32, u64, usize, i32, i64);
 
+/// An optional number (a spec with [`DefaultValue::Absent`]): `None` is the key left out.
+impl ParamField for Option<f64> {
+    fn read(p: &Params, name: &str) -> Result<Self> {
+        p.opt_f64(name)
+    }
+    fn to_value(&self) -> ParamValue {
+        self.map_or(ParamValue::Absent, ParamValue::Number)
+    }
+}
+
 /// The recipe value that means "none" for an optional seed ([`ParamField`] for `Option<u64>`).
 pub const NO_SEED: i64 = -1;
 
