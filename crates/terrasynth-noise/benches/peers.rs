@@ -5,6 +5,9 @@
 //! TERRASYNTH_BENCH_SIZE=1024 TERRASYNTH_BENCH_RUNS=3 cargo bench -p terrasynth-noise   # quick
 //! ```
 //!
+//! The last table (issue 11 part 7) times terrasynth alone on small fills: the same samples
+//! as 16-row strips and as 513² windows, per sample, against one whole-map fill.
+//!
 //! Workloads (all on a `size × size` f32 map, default 4096):
 //! - Perlin, one octave, one noise cell = 64 px;
 //! - Perlin fBm, 8 octaves, lacunarity 2, gain 0.5, base cell 256 px;
@@ -87,17 +90,7 @@ where
 }
 
 fn terrasynth(work: Work) -> FillFn {
-    let spec = NoiseSpec {
-        kind: if work.is_simplex() { NoiseKind::OpenSimplex2 } else { NoiseKind::Perlin },
-        seed: Seed::Number(u64::from(SEED)),
-        frequency: work.frequency(),
-        fractal: if work.octaves() > 1 { FractalKind::Fbm } else { FractalKind::None },
-        octaves: work.octaves(),
-        lacunarity: LACUNARITY,
-        persistence: GAIN,
-        ..NoiseSpec::default()
-    };
-    let noise: Noise = spec.build().expect("valid bench spec");
+    let noise = spec_of(work);
     // Single-threaded timings run inside a 1-thread rayon pool (see `main`).
     Box::new(move |out, size, _parallel| {
         let region = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: size, height: size };
@@ -346,6 +339,110 @@ fn main() {
     println!();
     println!("Msamples/s (higher is better); `n/a`: the crate has no such noise.");
     scaling(size, runs, only.as_deref());
+    small_regions(size, runs, only.as_deref());
+}
+
+/// terrasynth's noise for `work`.
+fn spec_of(work: Work) -> Noise {
+    NoiseSpec {
+        kind: if work.is_simplex() { NoiseKind::OpenSimplex2 } else { NoiseKind::Perlin },
+        seed: Seed::Number(u64::from(SEED)),
+        frequency: work.frequency(),
+        fractal: if work.octaves() > 1 { FractalKind::Fbm } else { FractalKind::None },
+        octaves: work.octaves(),
+        lacunarity: LACUNARITY,
+        persistence: GAIN,
+        ..NoiseSpec::default()
+    }
+    .build()
+    .expect("valid bench spec")
+}
+
+/// Issue 11 part 7: the per-sample cost of small fills against one whole-map fill. The same
+/// `size × size` samples are filled as one region, as `size / 16` strips of 16 rows, and as
+/// windows of 513² cells (`fill_cells`, as a world streams chunks), with all threads (wall
+/// time) and on one thread (CPU time); the table gives ns per sample (median of `runs`) and
+/// the ratio to the whole map (goal ≤ 1.5×).
+fn small_regions(size: usize, runs: usize, only: Option<&str>) {
+    const STRIP: usize = 16;
+    const WINDOW: usize = 513;
+    let threads = rayon::current_num_threads();
+    let samples = (size * size) as f64;
+    let mut out = vec![0.0f32; size * size];
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    println!();
+    println!(
+        "| small fills ({size}² samples in all) | threads | whole map, ns/sample | 16-row strips | ratio | 513² windows | ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for work in [Work::Perlin1, Work::PerlinFbm8, Work::SimplexFbm8] {
+        if only.is_some_and(|w| w != work.key()) {
+            continue;
+        }
+        let noise = spec_of(work);
+        let mut whole = |out: &mut [f32]| {
+            let region = Region { x0: 0.0, y0: 0.0, dx: 1.0, dy: 1.0, width: size, height: size };
+            black_box(noise.fill(&region, out).expect("fill"));
+        };
+        let mut strips = |out: &mut [f32]| {
+            for (k, strip) in out.chunks_mut(size * STRIP).enumerate() {
+                let rows = strip.len() / size;
+                let region =
+                    Region { x0: 0.0, y0: (k * STRIP) as f64, dx: 1.0, dy: 1.0, width: size, height: rows };
+                black_box(noise.fill(&region, strip).expect("fill"));
+            }
+        };
+        let mut window = vec![0.0f32; WINDOW * WINDOW];
+        let mut windows = |_: &mut [f32]| {
+            let n = (size * size).div_ceil(WINDOW * WINDOW);
+            for k in 0..n {
+                let cells = terrasynth_noise::CellRegion {
+                    col0: (k * WINDOW) as i64,
+                    row0: 0,
+                    width: WINDOW,
+                    height: WINDOW,
+                    scale_x: 1.0,
+                    scale_y: 1.0,
+                    offset_x: 0.0,
+                    offset_y: 0.0,
+                };
+                black_box(noise.fill_cells(&cells, &mut window).expect("fill"));
+            }
+        };
+        let window_samples = ((size * size).div_ceil(WINDOW * WINDOW) * WINDOW * WINDOW) as f64;
+        for parallel in [false, true] {
+            let measure = |f: &mut dyn FnMut(&mut [f32]), out: &mut [f32]| {
+                f(out);
+                let mut times: Vec<f64> = (0..runs)
+                    .map(|_| {
+                        let cpu = if parallel { None } else { thread_cpu_seconds() };
+                        let t = Instant::now();
+                        f(out);
+                        match (cpu, thread_cpu_seconds()) {
+                            (Some(a), Some(b)) => b - a,
+                            _ => t.elapsed().as_secs_f64(),
+                        }
+                    })
+                    .collect();
+                times.sort_by(f64::total_cmp);
+                times[runs / 2]
+            };
+            let mut row = || {
+                let w = measure(&mut whole, &mut out) / samples * 1e9;
+                let s = measure(&mut strips, &mut out) / samples * 1e9;
+                let v = measure(&mut windows, &mut out) / window_samples * 1e9;
+                (w, s, v)
+            };
+            let (w, s, v) = if parallel { row() } else { one_thread.install(row) };
+            println!(
+                "| {} | {} | {w:.2} | {s:.2} | {:.2}× | {v:.2} | {:.2}× |",
+                work.label(),
+                if parallel { threads } else { 1 },
+                s / w,
+                v / w
+            );
+        }
+    }
 }
 
 /// CPU time of every thread of this process, in seconds (sum of

@@ -162,12 +162,20 @@ impl ColumnPlan {
             fx.push(t as f32);
             u.push(octave.fade.weight(t) as f32);
         }
-        let mut cols: Vec<i64> = cell.iter().flat_map(|&c| [c, c.wrapping_add(1)]).collect();
-        cols.sort_unstable();
-        cols.dedup();
-        let slot = |c: i64| cols.binary_search(&c).expect("column planned") as i32;
-        let slot: Vec<i32> = cell.iter().map(|&c| slot(c)).collect();
-        debug_assert!(cell.iter().zip(&slot).all(|(&c, &s)| cols[s as usize + 1] == c + 1));
+        let (cols, slot) = if cell.is_sorted() {
+            plan_sorted_columns(&cell)
+        } else {
+            // Decreasing (negative spacing) or otherwise unordered columns: sort.
+            let mut cols: Vec<i64> = cell.iter().flat_map(|&c| [c, c.wrapping_add(1)]).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let slot = |c: i64| cols.binary_search(&c).expect("column planned") as i32;
+            let slot: Vec<i32> = cell.iter().map(|&c| slot(c)).collect();
+            (cols, slot)
+        };
+        debug_assert!(
+            cell.iter().zip(&slot).all(|(&c, &s)| cols[s as usize] == c && cols[s as usize + 1] == c + 1)
+        );
         let chunk_base = slot
             .chunks(lanes)
             .map(|s| {
@@ -184,6 +192,27 @@ impl ColumnPlan {
     pub(crate) fn padded_len(&self) -> usize {
         self.fx.len()
     }
+}
+
+/// The distinct lattice columns (`c` and `c + 1` of every sample, sorted) and each sample's
+/// slot of `c`, for non-decreasing cells `cell` (every fill with a positive spacing): one
+/// linear pass instead of a sort and a binary search per sample, so that the plan of a wide,
+/// short fill (a 16-row strip) costs little beside its samples (issue 11 part 7).
+fn plan_sorted_columns(cell: &[i64]) -> (Vec<i64>, Vec<i32>) {
+    let mut cols: Vec<i64> = Vec::with_capacity(cell.len() + 1);
+    let mut slot = Vec::with_capacity(cell.len());
+    for &c in cell {
+        let next = c.wrapping_add(1);
+        match cols.last() {
+            // Same cell as the previous sample: `c` and `c + 1` are the last two columns.
+            Some(&last) if last == next => {}
+            // The previous sample's `c + 1` is this `c`.
+            Some(&last) if last == c => cols.push(next),
+            _ => cols.extend([c, next]),
+        }
+        slot.push((cols.len() - 2) as i32);
+    }
+    (cols, slot)
 }
 
 /// Corner values of every planned column at one lattice row, structure of arrays.
@@ -390,5 +419,31 @@ unsafe fn noise_vector<V: Lanes>(v: V, src: &RowSource, k: usize) -> V::F {
         let t0 = v.add(v.mul(a0, fx), b0);
         let t1 = v.add(v.mul(a1, v.sub(fx, v.splat(1.0))), b1);
         v.add(t0, v.mul(u, v.sub(t1, t0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan_sorted_columns;
+
+    /// The linear plan equals the sort-based one (sorted distinct `c`, `c + 1`; slot of `c`)
+    /// on non-decreasing cells with repeats, steps of one and gaps.
+    #[test]
+    fn linear_column_plan_equals_the_sorted_plan() {
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for _ in 0..200 {
+            let mut c = rng.range_i64(-1_000, 1_000);
+            let cell: Vec<i64> = (0..rng.range_i64(1, 40))
+                .map(|_| {
+                    c += [0, 0, 1, 1, 2, 5][rng.below(6) as usize];
+                    c
+                })
+                .collect();
+            let mut cols: Vec<i64> = cell.iter().flat_map(|&c| [c, c + 1]).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let slot: Vec<i32> = cell.iter().map(|c| cols.binary_search(c).unwrap() as i32).collect();
+            assert_eq!(plan_sorted_columns(&cell), (cols, slot), "{cell:?}");
+        }
     }
 }

@@ -54,7 +54,8 @@
 //! [`NoiseError::InvalidParameter`] naming `TERRASYNTH_SIMD` (and
 //! [`Noise::bulk_simd_level`] return `"invalid TERRASYNTH_SIMD"`).
 //!
-//! Determinism: rows are split into fixed bands of [`BAND_ROWS`] rows; every sample is
+//! Determinism: rows are split into bands of at most [`BAND_ROWS`] rows (fewer for short
+//! regions, so that every thread gets work); every sample is
 //! computed by the same arithmetic whatever the band, the column tile, the thread or the
 //! region tile it falls in, so the output is bit-identical for any thread count and a region
 //! filled in tiles equals the region filled whole (for tile origins that are exact in f64).
@@ -79,7 +80,7 @@ use lanes::{Avx2, Avx2x2, Avx512};
 use lanes::{Lanes, Portable};
 use lattice::{ColumnPlan, Fade, LatticeOctave, RowCoord, RowState, Write, corner_rows};
 
-/// Rows per rayon task.
+/// Rows per rayon task (at most; see [`rows_per_band`]).
 pub(crate) const BAND_ROWS: usize = 16;
 
 /// Columns per tile of the lattice path: a band is computed tile by tile, so that the column
@@ -417,10 +418,18 @@ where
             .map(|(b, band)| fill_band(b * BAND_ROWS, band))
             .fold(none, merge);
     }
-    out.par_chunks_mut(region.width * BAND_ROWS)
+    let rows = rows_per_band(region.height, rayon::current_num_threads());
+    out.par_chunks_mut(region.width * rows)
         .enumerate()
-        .map(|(b, band)| fill_band(b * BAND_ROWS, band))
+        .map(|(b, band)| fill_band(b * rows, band))
         .reduce(|| none, merge)
+}
+
+/// Rows per rayon task: [`BAND_ROWS`], or fewer for a short region so that every one of
+/// `threads` threads gets work (a 16-row strip on 2 threads: 8 tasks of 2 rows; issue 11 part
+/// 7). Output bits do not depend on it.
+fn rows_per_band(height: usize, threads: usize) -> usize {
+    (height / (4 * threads.max(1))).clamp(1, BAND_ROWS)
 }
 
 thread_local! {
