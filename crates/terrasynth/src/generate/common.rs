@@ -33,7 +33,7 @@ pub(crate) fn symmetric(rng: &mut SplitMix64) -> f64 {
 /// inputs give the same value on any thread, in any order.
 #[inline]
 pub(crate) fn lattice_value(seed: u64, ix: i64, iy: i64) -> f64 {
-    let h = mix64(derive_seed(seed, ix as u64) ^ (iy as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    let h = lattice_hash(seed, ix, iy);
     (h >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
 }
 
@@ -41,6 +41,113 @@ pub(crate) fn lattice_value(seed: u64, ix: i64, iy: i64) -> f64 {
 #[inline]
 pub(crate) fn smoothstep(t: f64) -> f64 {
     t * t * (3.0 - 2.0 * t)
+}
+
+/// A reproducible `u64` for world lattice point `(ix, iy)` of stream `seed` (the hash behind
+/// [`lattice_value`]): a pure function of its inputs, so every window of a world sees the same
+/// value at the same point.
+#[inline]
+pub(crate) fn lattice_hash(seed: u64, ix: i64, iy: i64) -> u64 {
+    mix64(derive_seed(seed, ix as u64) ^ (iy as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+}
+
+/// `2^y` without the platform's libm, the same bits on every machine: `y = n + f` with `n`
+/// an integer and `f ∈ [0, 1)`; `2^f` is the product of the factors `2^(2^−k)` (each the
+/// square root of the previous one, and IEEE square roots are correctly rounded) for the bits
+/// of `f`, then scaled by `2^n` with exact halvings or doublings. Relative error below 1e-14.
+/// Used for the per-level decay `2^(−smoothness)` of the world forms of diamond-square.
+pub(crate) fn exp2_exact_ops(y: f64) -> f64 {
+    if !y.is_finite() {
+        return if y > 0.0 {
+            f64::INFINITY
+        } else if y < 0.0 {
+            0.0
+        } else {
+            f64::NAN
+        };
+    }
+    let n = y.floor();
+    let mut rest = y - n; // one IEEE rounding: the same bits everywhere
+    let (mut r, mut root, mut bit) = (1.0f64, 2.0f64, 0.5f64);
+    for _ in 0..53 {
+        root = root.sqrt();
+        if rest >= bit {
+            rest -= bit;
+            r *= root;
+        }
+        bit *= 0.5;
+    }
+    let (factor, count) = if n >= 0.0 { (2.0, n) } else { (0.5, -n) };
+    let count = count.min(2100.0) as u32;
+    for _ in 0..count {
+        r *= factor;
+    }
+    r
+}
+
+/// The lattice points of spacing `step` (world cells) covering `[xa, xb] × [ya, yb]`: index
+/// ranges `i0..=i1`, `j0..=j1` with `i0·step ≤ xa`, `i1·step ≥ xb` (rounded outward).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LatticeRect {
+    pub step: i64,
+    pub i0: i64,
+    pub j0: i64,
+    pub nx: usize,
+    pub ny: usize,
+}
+
+impl LatticeRect {
+    /// The smallest lattice rectangle of spacing `step` covering the world cells
+    /// `[xa, xb] × [ya, yb]` (inclusive).
+    pub(crate) fn covering(step: i64, xa: i64, xb: i64, ya: i64, yb: i64) -> Self {
+        let (i0, j0) = (xa.div_euclid(step), ya.div_euclid(step));
+        let (i1, j1) = (-(-xb).div_euclid(step), -(-yb).div_euclid(step));
+        Self { step, i0, j0, nx: (i1 - i0 + 1) as usize, ny: (j1 - j0 + 1) as usize }
+    }
+
+    /// Grown by `n` lattice points on every side.
+    pub(crate) fn grown(self, n: i64) -> Self {
+        Self {
+            i0: self.i0 - n,
+            j0: self.j0 - n,
+            nx: self.nx + 2 * n as usize,
+            ny: self.ny + 2 * n as usize,
+            ..self
+        }
+    }
+
+    /// Index in a row-major buffer of lattice point `(i, j)` (lattice indices).
+    #[inline]
+    pub(crate) fn at(&self, i: i64, j: i64) -> usize {
+        debug_assert!(i >= self.i0 && j >= self.j0, "({i}, {j}) outside {self:?}");
+        (j - self.j0) as usize * self.nx + (i - self.i0) as usize
+    }
+}
+
+/// Largest top lattice spacing of the world subdivisions, in cells (`2^24`).
+pub(crate) const MAX_TOP_SPACING_CELLS: i64 = 1 << 24;
+
+/// The coarsest lattice spacing, in cells, of a world subdivision ([`DiamondSquare`] and
+/// [`MidpointDisplacement`] in a world): the power of two nearest (in ratio) to
+/// `spacing_m / cell_size_m`, at least 2 and at most [`MAX_TOP_SPACING_CELLS`]. `2^L` is nearest
+/// when `2^(2L) ≤ 2r² < 2^(2L+2)`, a comparison of exact powers of two (no logarithm).
+///
+/// [`DiamondSquare`]: super::DiamondSquare
+/// [`MidpointDisplacement`]: super::MidpointDisplacement
+pub(crate) fn top_spacing_cells(spacing_m: f64, cell_size_m: f64) -> i64 {
+    let r = spacing_m / cell_size_m;
+    let t = 2.0 * r * r;
+    let mut l = 1u32;
+    while (1i64 << l) < MAX_TOP_SPACING_CELLS && ((1u64 << (2 * (l + 1))) as f64) <= t {
+        l += 1;
+    }
+    1 << l
+}
+
+/// The level index of a subdivision step whose fine spacing is `step` under a top spacing
+/// `top` (both powers of two): 0 for `step = top / 2`, 1 for `top / 4`, …
+pub(crate) fn level_index(top: i64, step: i64) -> u32 {
+    (top / (2 * step)).trailing_zeros()
 }
 
 /// Replaces the terrain's heights with `map`, keeping the terrain's cell size.
@@ -163,6 +270,44 @@ pub(crate) fn diamond_square_fill(buf: &mut [f64], side: usize, start: usize, su
     }
 }
 
+/// Checks a world window function `window((x0, y0), (width, height))` (row-major heights)
+/// for the bit-exact rule: every sub-window (odd sizes, negative origins, single cells, and
+/// windows at |x| = 10⁷ cells) equals the same cells cut from a larger window. Panics naming
+/// the first differing cell.
+#[cfg(test)]
+pub(crate) fn assert_world_window_is_crop(window: &dyn Fn((i64, i64), (usize, usize)) -> Vec<f32>) {
+    let far = 10_000_000i64;
+    for (big_origin, big_size) in [((-41, -29), (97usize, 83usize)), ((far - 30, -far - 17), (61, 45))] {
+        let big = window(big_origin, big_size);
+        assert_eq!(big.len(), big_size.0 * big_size.1);
+        let subs = [
+            ((0usize, 0usize), (big_size.0, 1usize)),
+            ((3, 5), (31, 17)),
+            ((40, 41), (1, 1)),
+            ((11, 2), (7, 77)),
+        ];
+        for ((dx, dy), (w, h)) in subs {
+            let (w, h) = (w.min(big_size.0 - dx), h.min(big_size.1 - dy));
+            let origin = (big_origin.0 + dx as i64, big_origin.1 + dy as i64);
+            let sub = window(origin, (w, h));
+            for y in 0..h {
+                for x in 0..w {
+                    let (a, b) = (sub[y * w + x], big[(y + dy) * big_size.0 + x + dx]);
+                    assert_eq!(
+                        a.to_bits(),
+                        b.to_bits(),
+                        "world cell ({}, {}): window {origin:?} {w}x{h} gives {a}, window {big_origin:?} gives {b}",
+                        origin.0 + x as i64,
+                        origin.1 + y as i64
+                    );
+                }
+            }
+        }
+        // The windows are not flat (the check above would pass trivially on a constant).
+        assert!(big.iter().any(|&v| v != big[0]), "window {big_origin:?} is flat");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +343,40 @@ mod tests {
         for ((seed, ix, iy), want) in reference {
             assert_eq!(lattice_value(seed, ix, iy).to_bits(), f64::to_bits(want), "({seed}, {ix}, {iy})");
         }
+    }
+
+    #[test]
+    fn exp2_without_libm_matches_libm_closely_and_exactly_on_integers() {
+        for k in -60..=60 {
+            assert_eq!(exp2_exact_ops(k as f64), (k as f64).exp2(), "2^{k}");
+        }
+        for i in -400..=400 {
+            let y = i as f64 * 0.0137;
+            let (got, want) = (exp2_exact_ops(y), y.exp2());
+            assert!(((got - want) / want).abs() < 1e-14, "2^{y}: {got} vs {want}");
+        }
+        assert_eq!(exp2_exact_ops(-0.5).to_bits(), exp2_exact_ops(-0.5).to_bits());
+        assert_eq!(exp2_exact_ops(f64::NEG_INFINITY), 0.0);
+    }
+
+    #[test]
+    fn top_spacing_is_the_nearest_power_of_two() {
+        assert_eq!(top_spacing_cells(3840.0, 30.0), 128);
+        assert_eq!(top_spacing_cells(181.0 * 30.0, 30.0), 128); // 128·√2 = 181.02
+        assert_eq!(top_spacing_cells(182.0 * 30.0, 30.0), 256);
+        assert_eq!(top_spacing_cells(91.0, 1.0), 128); // 64·√2 = 90.5
+        assert_eq!(top_spacing_cells(1.0, 30.0), 2);
+        assert_eq!(top_spacing_cells(1e12, 1.0), MAX_TOP_SPACING_CELLS);
+        assert_eq!((level_index(128, 64), level_index(128, 1)), (0, 6));
+    }
+
+    #[test]
+    fn lattice_rect_covers_outward() {
+        let r = LatticeRect::covering(4, -5, 6, 0, 0);
+        assert_eq!((r.i0, r.nx, r.j0, r.ny), (-2, 5, 0, 1)); // -8 ..= 8
+        let r = LatticeRect::covering(4, -8, 8, 3, 4);
+        assert_eq!((r.i0, r.nx, r.j0, r.ny), (-2, 5, 0, 2));
+        assert_eq!(r.grown(1).at(-3, -1), 0);
     }
 
     #[test]

@@ -2,9 +2,10 @@
 
 use std::collections::VecDeque;
 
-use terrasynth_noise::rng::SplitMix64;
+use rayon::prelude::*;
+use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
-use super::common::pow2_exponent;
+use super::common::{LatticeRect, lattice_hash, level_index, pow2_exponent, top_spacing_cells};
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
@@ -35,6 +36,18 @@ step_params! {
     /// early squares show as faint straight creases (visible in a hillshade). That is this form's
     /// classic artefact, kept for fidelity to seed 000; [`DiamondSquare`](super::DiamondSquare)
     /// averages 4 diamond neighbours and has none.
+    ///
+    /// **In a world** (an endless plane, any window on demand) the same integer law is defined
+    /// level by level on the world lattice: the top level `T` (`spacing` metres rounded to the
+    /// nearest power of two cells, `T ≥ 2`) holds `randint(−a, a)` hashed from (seed, world
+    /// lattice point); at level `s = T/2, T/4, … 1` a centre is `⌊(sum of its 4 level-2s
+    /// corners) / 4⌋ + randint(−r, r)` and an edge midpoint `⌊(sum of its 2 ends) / 2⌋ +
+    /// randint(−r, r)`, with `r = ⌊a / 2^l⌋` at the `l`-th level below `T` and the random integers
+    /// hashed from (seed, `s`, world lattice point). Each edge midpoint is now defined once, by its
+    /// two ends (the queue's "later square wins" needs a finite queue). Integer arithmetic only,
+    /// so every window of the world is bit-exact on every machine. Reach per level: level `s`
+    /// over a window needs level `2s` over that window grown by `s` cells on each side (rounded
+    /// out to multiples of `2s`), computed recursively up to `T` (about `2T` cells of margin).
     #[derive(Clone, Debug, PartialEq)]
     pub struct MidpointDisplacement {
         amplitude: i64 = ParamSpec {
@@ -45,15 +58,54 @@ step_params! {
             doc: "Initial random range `alea_in` (seed 000 annex): corners and first offsets are \
                   integers in [-amplitude, amplitude], halved (integer division) at each level.",
         },
+        spacing: f64 = ParamSpec {
+            name: "spacing",
+            kind: ParamKind::Float { min: 1.0, max: 1e7 },
+            default: DefaultValue::Number(4000.0),
+            unit: "m",
+            doc: "World recipes only: spacing of the coarsest lattice (the first squares' corners), \
+                  rounded to the nearest power of two cells; nothing in the relief is wider. \
+                  Ignored in a single map, whose first square is the map.",
+        },
     }
 }
 
 impl MidpointDisplacement {
     /// A checked generator.
     pub fn new(amplitude: i64) -> Result<Self> {
-        let s = Self { amplitude };
+        let s = Self { amplitude, spacing: 4000.0 };
         s.check_ranges()?;
         Ok(s)
+    }
+
+    /// The same generator with the world top spacing `spacing_m` (metres), checked.
+    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
+        let s = Self { spacing: spacing_m, ..self };
+        s.check_ranges()?;
+        Ok(s)
+    }
+
+    /// The window `width × height` at world cell `(x0, y0)` of the endless midpoint-displacement
+    /// world with cells of `cell_size_m` metres (see the type's docs).
+    pub(crate) fn world_window(
+        &self,
+        (x0, y0): (i64, i64),
+        cell_size_m: f64,
+        (width, height): (usize, usize),
+        seed: u64,
+        progress: &Progress,
+    ) -> Result<Heightmap> {
+        crate::grid::check_size::<i64>(width, height)?;
+        let world = MdpWorld {
+            top: top_spacing_cells(self.spacing, cell_size_m),
+            amplitude: self.amplitude,
+            top_seed: derive_seed(seed, 2),
+            disp_seed: derive_seed(seed, 3),
+            progress,
+        };
+        let (x1, y1) = (x0 + width as i64 - 1, y0 + height as i64 - 1);
+        let values = world.level(LatticeRect::covering(1, x0, x1, y0, y1))?;
+        Heightmap::from_vec(width, height, 1.0, values.into_iter().map(|v| v as f32).collect())
     }
 
     /// The registry entry.
@@ -67,6 +119,68 @@ impl MidpointDisplacement {
             params: Self::PARAMS,
             build: |p| Ok(Box::new(GeneratorStep(Self::read_params(p)?))),
         }
+    }
+}
+
+/// The world form of midpoint displacement (see [`MidpointDisplacement`]), for one window.
+struct MdpWorld<'a> {
+    /// Top lattice spacing, cells (a power of two, at least 2).
+    top: i64,
+    amplitude: i64,
+    top_seed: u64,
+    disp_seed: u64,
+    progress: &'a Progress,
+}
+
+/// `randint(−r, r)` (inclusive) from a 64-bit hash: the high bits of `hash · (2r + 1)`.
+#[inline]
+fn randint(hash: u64, r: i64) -> i64 {
+    ((hash as u128 * (2 * r as u128 + 1)) >> 64) as i64 - r
+}
+
+impl MdpWorld<'_> {
+    /// The values at every point of `rect` (spacing `rect.step`, a power of two ≤ `top`).
+    fn level(&self, rect: LatticeRect) -> Result<Vec<i64>> {
+        self.progress.check_cancelled()?;
+        let s = rect.step;
+        if s == self.top {
+            let mut out = vec![0; rect.nx * rect.ny];
+            for (j, row) in out.chunks_mut(rect.nx).enumerate() {
+                for (i, v) in row.iter_mut().enumerate() {
+                    let h = lattice_hash(self.top_seed, rect.i0 + i as i64, rect.j0 + j as i64);
+                    *v = randint(h, self.amplitude);
+                }
+            }
+            return Ok(out);
+        }
+        let (x1, y1) = ((rect.i0 + rect.nx as i64) * s, (rect.j0 + rect.ny as i64) * s);
+        let crect = LatticeRect::covering(2 * s, (rect.i0 - 1) * s, x1, (rect.j0 - 1) * s, y1);
+        let coarse = self.level(crect)?;
+        let level = level_index(self.top, s);
+        let r = if level >= 63 { 0 } else { self.amplitude >> level };
+        let seed = derive_seed(self.disp_seed, s as u64);
+        let c = |i: i64, j: i64| coarse[crect.at(i.div_euclid(2), j.div_euclid(2))];
+        let mut out = vec![0; rect.nx * rect.ny];
+        out.par_chunks_mut(rect.nx).enumerate().for_each(|(q, row)| {
+            let j = rect.j0 + q as i64;
+            let j_odd = j.rem_euclid(2) == 1;
+            for (p, v) in row.iter_mut().enumerate() {
+                let i = rect.i0 + p as i64;
+                let mean = match (i.rem_euclid(2) == 1, j_odd) {
+                    (false, false) => {
+                        *v = c(i, j);
+                        continue;
+                    }
+                    (true, true) => {
+                        (c(i - 1, j - 1) + c(i + 1, j - 1) + c(i - 1, j + 1) + c(i + 1, j + 1)).div_euclid(4)
+                    }
+                    (true, false) => (c(i - 1, j) + c(i + 1, j)).div_euclid(2),
+                    (false, true) => (c(i, j - 1) + c(i, j + 1)).div_euclid(2),
+                };
+                *v = mean + randint(lattice_hash(seed, i, j), r);
+            }
+        });
+        Ok(out)
     }
 }
 
@@ -103,5 +217,50 @@ impl Generator for MidpointDisplacement {
         let data =
             (0..height).flat_map(|y| res[y * side..y * side + width].iter().map(|&v| v as f32)).collect();
         Heightmap::from_vec(width, height, 1.0, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::common::assert_world_window_is_crop;
+
+    fn window(g: &MidpointDisplacement, cell: f64, origin: (i64, i64), size: (usize, usize)) -> Vec<f32> {
+        g.world_window(origin, cell, size, 4, &Progress::new()).unwrap().as_slice().to_vec()
+    }
+
+    #[test]
+    fn world_windows_are_crops_of_larger_windows() {
+        for (a, spacing) in [(4096, 16.0 * 30.0), (1 << 20, 128.0 * 30.0)] {
+            let g = MidpointDisplacement::new(a).unwrap().with_spacing(spacing).unwrap();
+            assert_world_window_is_crop(&|o, s| window(&g, 30.0, o, s));
+        }
+    }
+
+    /// The integer law: top points in [−a, a]; every height an integer; an edge midpoint at
+    /// the finest level is within `r = a >> (levels − 1)` of the floored mean of its two ends.
+    #[test]
+    fn world_follows_the_integer_law() {
+        let a = 1000;
+        let g = MidpointDisplacement::new(a).unwrap().with_spacing(16.0).unwrap(); // T = 16
+        let (x0, y0, n) = (-32i64, -48i64, 65usize);
+        let m = window(&g, 1.0, (x0, y0), (n, n));
+        let at = |x: usize, y: usize| m[y * n + x] as i64;
+        assert!(m.iter().all(|v| v.fract() == 0.0));
+        for y in (0..n).step_by(16) {
+            for x in (0..n).step_by(16) {
+                assert!((-a..=a).contains(&at(x, y)));
+            }
+        }
+        let r = a >> 3; // levels 8, 4, 2, 1 below T = 16: the finest is level 3
+        for y in (0..n).step_by(2) {
+            for x in (1..n - 1).step_by(2) {
+                let mean = (at(x - 1, y) + at(x + 1, y)).div_euclid(2);
+                assert!((at(x, y) - mean).abs() <= r, "({x}, {y})");
+            }
+        }
+        // Amplitude 0: flat.
+        let flat = window(&MidpointDisplacement::new(0).unwrap(), 1.0, (5, 5), (9, 9));
+        assert!(flat.iter().all(|&v| v == 0.0));
     }
 }

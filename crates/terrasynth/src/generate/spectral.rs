@@ -30,6 +30,17 @@ step_params! {
     /// computed independently (rayon over rows, bit-identical for any thread count). The seed's
     /// figure 6 uses start 4, step 2, persistence 0.5, 4 passes, linear interpolation; Olsen 2004
     /// (research/algorithms.md §1) uses up to 9 octaves at N = 512.
+    ///
+    /// **In a world** (an endless plane, any window on demand) there is no map side and no
+    /// global FFT-like pass: layer `i` is the lattice of spacing `λ_i = spacing / step^i` metres
+    /// (at least one cell), its values hashed from (layer seed, world lattice coordinates) and
+    /// its origin shifted by a hashed fraction of `λ_i` (so the layers' lattice lines do not all
+    /// meet at the world origin), interpolated as `interpolation` says at each cell's position in
+    /// metres, and weighted by the seed's amplitude law `A_i = p^i` for frequencies
+    /// `f_i = f_0 · step^i` (seed 001 §1.1.2): `A ∝ f^(−β)` with `β = −ln p / ln step`, the
+    /// `1/f^β` spectrum (β = 1 for the default `p = 0.5`, `step = 2`). Powers are repeated
+    /// multiplications, interpolation is polynomial: no libm. Each cell depends only on its world
+    /// coordinates (reach 0), so any window equals the same cells of any larger window.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Spectral {
         start_frequency: f64 = ParamSpec {
@@ -70,6 +81,14 @@ step_params! {
             doc: "`linear` (the seed's choice, faint creases on lattice lines) or `smooth` \
                   (smoothstep weights, no creases).",
         },
+        spacing: f64 = ParamSpec {
+            name: "spacing",
+            kind: ParamKind::Float { min: 1.0, max: 1e7 },
+            default: DefaultValue::Number(8000.0),
+            unit: "m",
+            doc: "World recipes only: lattice spacing of the first pass (its wavelength); pass i \
+                  has spacing / step^i. Ignored in a single map, where start-frequency sets it.",
+        },
     }
 }
 
@@ -82,7 +101,14 @@ impl Spectral {
         passes: u32,
         interpolation: Interpolation,
     ) -> Result<Self> {
-        let s = Self { start_frequency, step, persistence, passes, interpolation };
+        let s = Self { start_frequency, step, persistence, passes, interpolation, spacing: 8000.0 };
+        s.check_ranges()?;
+        Ok(s)
+    }
+
+    /// The same generator with the world first-pass spacing `spacing_m` (metres), checked.
+    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
+        let s = Self { spacing: spacing_m, ..self };
         s.check_ranges()?;
         Ok(s)
     }
@@ -152,6 +178,60 @@ impl Spectral {
     }
 }
 
+impl Spectral {
+    /// The sum of the passes over the window `width × height` at world cell `(x0, y0)` of the
+    /// endless world with cells of `cell_size_m` metres (see the type's docs), in f64.
+    pub(crate) fn world_field(
+        &self,
+        (x0, y0): (i64, i64),
+        cell_size_m: f64,
+        (width, height): (usize, usize),
+        seed: u64,
+    ) -> Vec<f64> {
+        let amps = self.amplitudes();
+        let smooth = self.interpolation == Interpolation::Smooth;
+        let weight = |t: f64| if smooth { smoothstep(t) } else { t };
+        let mut out = vec![0.0f64; width * height];
+        let mut wavelength = self.spacing;
+        for (pass, &amp) in amps.iter().enumerate() {
+            let seed = derive_seed(seed, pass as u64);
+            // Cells per lattice step (at most one lattice value per cell).
+            let scale = cell_size_m / wavelength.max(cell_size_m);
+            wavelength /= self.step;
+            // The layer's origin, shifted by a hashed fraction of its spacing.
+            let shift = derive_seed(seed, 0x7368_6966);
+            let (ox, oy) =
+                ((lattice_value(shift, 0, 0) + 1.0) * 0.5, (lattice_value(shift, 1, 0) + 1.0) * 0.5);
+            // Per column: lattice column and weight (the same for every row).
+            let columns: Vec<(i64, f64)> = (0..width)
+                .map(|i| {
+                    let u = (x0 + i as i64) as f64 * scale + ox;
+                    let iu = u.floor();
+                    (iu as i64, weight(u - iu))
+                })
+                .collect();
+            let first = columns[0].0;
+            let count = (columns[width - 1].0 - first + 2) as usize;
+            out.par_chunks_mut(width).enumerate().for_each(|(r, row)| {
+                let v = (y0 + r as i64) as f64 * scale + oy;
+                let iv = v.floor();
+                let ty = weight(v - iv);
+                let iv = iv as i64;
+                let top: Vec<f64> = (0..count).map(|k| lattice_value(seed, first + k as i64, iv)).collect();
+                let bottom: Vec<f64> =
+                    (0..count).map(|k| lattice_value(seed, first + k as i64, iv + 1)).collect();
+                for (cell, &(iu, tx)) in row.iter_mut().zip(&columns) {
+                    let k = (iu - first) as usize;
+                    let t = top[k] + (top[k + 1] - top[k]) * tx;
+                    let b = bottom[k] + (bottom[k + 1] - bottom[k]) * tx;
+                    *cell += amp * (t + (b - t) * ty);
+                }
+            });
+        }
+        out
+    }
+}
+
 /// `x^n` by repeated multiplication.
 fn mul_pow(x: f64, n: u32) -> f64 {
     (0..n).fold(1.0, |acc, _| acc * x)
@@ -162,5 +242,42 @@ impl Generator for Spectral {
         crate::grid::check_size::<f64>(width, height)?;
         let data = self.field(width, height, seed).into_iter().map(|v| v as f32).collect();
         Heightmap::from_vec(width, height, 1.0, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::common::assert_world_window_is_crop;
+
+    #[test]
+    fn world_windows_are_crops_of_larger_windows() {
+        for interpolation in [Interpolation::Linear, Interpolation::Smooth] {
+            let s = Spectral::new(4.0, 2.0, 0.5, 6, interpolation).unwrap().with_spacing(1200.0).unwrap();
+            assert_world_window_is_crop(&|o, size| {
+                s.world_field(o, 30.0, size, 3).into_iter().map(|v| v as f32).collect()
+            });
+        }
+        // A step that is not a power of two, spacings that do not divide the cell size.
+        let s = Spectral::new(4.0, 2.7, 0.6, 5, Interpolation::Smooth).unwrap().with_spacing(777.7).unwrap();
+        assert_world_window_is_crop(&|o, size| {
+            s.world_field(o, 13.3, size, 5).into_iter().map(|v| v as f32).collect()
+        });
+    }
+
+    /// One linear pass is bilinear between lattice points: along a row the second difference is
+    /// zero except next to a lattice column (at most 2 cells per column, 20 columns in 200
+    /// cells at spacing 10); the sum of the passes is bounded by `Σ p^i`.
+    #[test]
+    fn world_passes_are_interpolated_lattices() {
+        let s = Spectral::new(4.0, 2.0, 0.5, 1, Interpolation::Linear).unwrap().with_spacing(10.0).unwrap();
+        let row = s.world_field((-100, 3), 1.0, (200, 1), 1);
+        let kinks = (1..199).filter(|&i| (row[i - 1] - 2.0 * row[i] + row[i + 1]).abs() > 1e-12).count();
+        assert!((19..=42).contains(&kinks), "{kinks} kinks over 20 lattice columns");
+        let s = Spectral::new(4.0, 2.0, 0.5, 8, Interpolation::Smooth).unwrap().with_spacing(300.0).unwrap();
+        let field = s.world_field((-50, -50), 10.0, (101, 101), 2);
+        let bound = s.amplitudes().iter().sum::<f64>();
+        assert!(field.iter().all(|v| v.abs() <= bound));
+        assert!(field.iter().any(|&v| v != field[0]));
     }
 }

@@ -207,6 +207,17 @@ step_params! {
     /// squared distances make heights grow with the square of a cell's size, so one large cell
     /// dwarfs the rest of the map. The default is therefore `euclidean`; `squared` reproduces the
     /// seed.
+    ///
+    /// **In a world** (an endless plane, any window on demand) the points cannot be drawn for a
+    /// map: the plane is cut into a feature grid of `spacing` metres, and each grid cell
+    /// `(cx, cy)` holds `N` points (`N` Poisson with mean 1, so the layout is, like the map's, a
+    /// uniform random scatter of density `1 / spacing²`) at positions drawn from a stream seeded
+    /// by a hash of (point seed, `cx`, `cy`). A cell's height is the same `Σ c_i d_i` over its
+    /// `k` nearest points, with distances in units of `spacing` (the mean point spacing, as in a
+    /// map). The nearest points are found ring by ring of grid cells around the cell's own grid
+    /// cell, stopping once the `k`-th distance is below the distance to the next unsearched ring.
+    /// Each cell depends only on its world coordinates (reach 0), so any window equals the same
+    /// cells of any larger window, bit for bit (`√` is correctly rounded IEEE, no libm).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Voronoi {
         count: usize = ParamSpec {
@@ -241,6 +252,14 @@ step_params! {
             doc: "Seed of the point layout; -1 (`None` in the library) = the step's seed. Use the \
                   same value in `voronoi-regions` (or `voronoi-ds`) to share the cells.",
         },
+        spacing: f64 = ParamSpec {
+            name: "spacing",
+            kind: ParamKind::Float { min: 1.0, max: 1e7 },
+            default: DefaultValue::Number(2000.0),
+            unit: "m",
+            doc: "World recipes only: mean distance between feature points (one point per \
+                  spacing² on average). Ignored in a single map, where count sets it.",
+        },
     }
 }
 
@@ -252,9 +271,53 @@ impl Voronoi {
         metric: Metric,
         point_seed: Option<u64>,
     ) -> Result<Self> {
-        let s = Self { count, coefficients, metric, point_seed };
+        let s = Self { count, coefficients, metric, point_seed, spacing: 2000.0 };
         s.check_ranges()?;
         Ok(s)
+    }
+
+    /// The same generator with the world point spacing `spacing_m` (metres), checked.
+    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
+        let s = Self { spacing: spacing_m, ..self };
+        s.check_ranges()?;
+        Ok(s)
+    }
+
+    /// The window `width × height` at world cell `(x0, y0)` of the endless Voronoi world with
+    /// cells of `cell_size_m` metres (see the type's docs), in f64.
+    pub(crate) fn world_field(
+        &self,
+        (x0, y0): (i64, i64),
+        cell_size_m: f64,
+        (width, height): (usize, usize),
+        seed: u64,
+    ) -> Vec<f64> {
+        let points = WorldPoints { seed: derive_seed(self.point_seed.unwrap_or(seed), 0x776f_726c) };
+        // Sample positions in feature-grid units (one grid cell = `spacing` metres).
+        let to_grid = |c: i64| c as f64 * cell_size_m / self.spacing;
+        let gx: Vec<f64> = (0..width).map(|i| to_grid(x0 + i as i64)).collect();
+        let k = self.coefficients.len();
+        let mut out = vec![0.0; width * height];
+        out.par_chunks_mut(width).enumerate().for_each(|(j, row)| {
+            let gy = to_grid(y0 + j as i64);
+            let mut near = Nearest::new(k);
+            let mut cache = CellCache::default();
+            for (cell, &gx) in row.iter_mut().zip(&gx) {
+                points.nearest(gx, gy, &mut near, &mut cache);
+                *cell = near
+                    .distances()
+                    .iter()
+                    .zip(&self.coefficients)
+                    .map(|(&d2, c)| {
+                        c * match self.metric {
+                            Metric::Squared => d2,
+                            Metric::Euclidean => d2.sqrt(),
+                        }
+                    })
+                    .sum();
+            }
+        });
+        out
     }
 
     /// From validated recipe parameters.
@@ -317,6 +380,131 @@ impl Voronoi {
     }
 }
 
+/// Cumulative Poisson(1) probabilities `P(N ≤ n) = e^−1 Σ_{m≤n} 1/m!`, n = 0..=8 (the tail
+/// beyond 9 points, below 1e-7, counts as 9).
+const POISSON1_CDF: [f64; 9] = [
+    0.36787944117144233,
+    0.7357588823428847,
+    0.9196986029286058,
+    0.9810118431238462,
+    0.9963401531726562,
+    0.9994058151824182,
+    0.999916758850712,
+    0.9999897508033254,
+    0.9999988747974021,
+];
+
+/// Most feature points in one world grid cell.
+const MAX_POINTS_PER_CELL: usize = POISSON1_CDF.len();
+
+/// The feature points of an endless world: a Poisson(1) number per feature-grid cell, placed
+/// uniformly in it, from a stream seeded by a hash of (seed, cell).
+struct WorldPoints {
+    seed: u64,
+}
+
+/// The points of the last few grid cells a row of samples visited (rows move slowly across
+/// the grid, so most lookups hit).
+#[derive(Default)]
+struct CellCache {
+    entries: Vec<((i64, i64), usize, [[f64; 2]; MAX_POINTS_PER_CELL])>,
+}
+
+/// The `k` smallest squared distances seen, ascending.
+struct Nearest {
+    k: usize,
+    len: usize,
+    d2: [f64; MAX_COEFFICIENTS],
+}
+
+impl Nearest {
+    fn new(k: usize) -> Self {
+        Self { k: k.min(MAX_COEFFICIENTS), len: 0, d2: [0.0; MAX_COEFFICIENTS] }
+    }
+
+    fn insert(&mut self, d: f64) {
+        if self.len == self.k && d >= self.d2[self.len - 1] {
+            return;
+        }
+        let mut p = self.len.min(self.k - 1);
+        if self.len < self.k {
+            self.len += 1;
+        }
+        while p > 0 && self.d2[p - 1] > d {
+            self.d2[p] = self.d2[p - 1];
+            p -= 1;
+        }
+        self.d2[p] = d;
+    }
+
+    fn distances(&self) -> &[f64] {
+        &self.d2[..self.len]
+    }
+}
+
+impl WorldPoints {
+    /// The points of grid cell `(cx, cy)` (grid units); returns how many.
+    fn cell(&self, cx: i64, cy: i64, out: &mut [[f64; 2]; MAX_POINTS_PER_CELL]) -> usize {
+        let mut rng = SplitMix64::new(super::common::lattice_hash(self.seed, cx, cy));
+        let u = rng.next_f64();
+        let n = POISSON1_CDF.iter().position(|&p| u < p).unwrap_or(MAX_POINTS_PER_CELL);
+        for p in out.iter_mut().take(n) {
+            *p = [cx as f64 + rng.next_f64(), cy as f64 + rng.next_f64()];
+        }
+        n
+    }
+
+    /// Fills `near` with the `k` smallest squared distances from `(x, y)` (grid units) to the
+    /// points: ring `r` of grid cells (Chebyshev distance `r` from the sample's own cell) is
+    /// searched until the `k`-th distance is at most the distance to ring `r + 1`, which is at
+    /// least `r + min(fx, 1 − fx, fy, 1 − fy)` (`fx`, `fy` the sample's position in its cell).
+    fn nearest(&self, x: f64, y: f64, near: &mut Nearest, cache: &mut CellCache) {
+        /// A bound on the search (never reached in practice: 9 empty rings have probability
+        /// e^−361).
+        const MAX_RING: i64 = 64;
+        near.len = 0;
+        let (fx, fy) = (x.floor(), y.floor());
+        let (cx, cy) = (fx as i64, fy as i64);
+        let margin = (x - fx).min(fx + 1.0 - x).min(y - fy).min(fy + 1.0 - y);
+        for ring in 0..MAX_RING {
+            for by in cy - ring..=cy + ring {
+                let edge_row = by == cy - ring || by == cy + ring;
+                let mut bx = cx - ring;
+                while bx <= cx + ring {
+                    for p in cache.get(self, bx, by) {
+                        near.insert((p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y));
+                    }
+                    bx += if edge_row || ring == 0 { 1 } else { 2 * ring };
+                }
+            }
+            if near.len == near.k {
+                let reach = ring as f64 + margin;
+                if near.d2[near.k - 1] <= reach * reach {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl CellCache {
+    /// Cells remembered: enough for a 7 × 7 block of grid cells.
+    const SIZE: usize = 64;
+
+    fn get(&mut self, points: &WorldPoints, cx: i64, cy: i64) -> &[[f64; 2]] {
+        let slot = (cx.rem_euclid(8) * 8 + cy.rem_euclid(8)) as usize;
+        if self.entries.is_empty() {
+            self.entries = vec![((i64::MIN, i64::MIN), 0, [[0.0; 2]; MAX_POINTS_PER_CELL]); Self::SIZE];
+        }
+        let e = &mut self.entries[slot];
+        if e.0 != (cx, cy) {
+            e.1 = points.cell(cx, cy, &mut e.2);
+            e.0 = (cx, cy);
+        }
+        &e.2[..e.1]
+    }
+}
+
 /// A regular grid of sample positions in cell units.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SampleGrid {
@@ -340,6 +528,7 @@ impl Generator for Voronoi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::common::assert_world_window_is_crop;
     use crate::step::ParamValue;
     use crate::step::params::assert_ranges_enforced;
 
@@ -350,7 +539,7 @@ mod tests {
     fn voronoi_enforces_exactly_its_spec_ranges() {
         let with = |name: &str, v: ParamValue| Params::defaults(Voronoi::PARAMS).with(name, v);
         let build = |name: &str, v: f64| Voronoi::read_params(&with(name, ParamValue::Number(v))).map(drop);
-        assert_eq!(assert_ranges_enforced(Voronoi::PARAMS, &build), 2, "count and point-seed");
+        assert_eq!(assert_ranges_enforced(Voronoi::PARAMS, &build), 3, "count, point-seed and spacing");
         assert_eq!(
             Voronoi::read_params(&with("point-seed", ParamValue::Number(-1.0))).unwrap().point_seed,
             None
@@ -370,6 +559,62 @@ mod tests {
         }
         // A seed beyond the spec's 2^52 is refused by the constructor too.
         assert!(Voronoi::new(4, vec![1.0], Metric::Euclidean, Some((1 << 52) + 1)).is_err());
+    }
+
+    /// The world ring search finds exactly the nearest points: compared with a brute force over
+    /// every feature point within 8 grid cells, at positions near and far from the origin.
+    #[test]
+    fn world_nearest_points_match_brute_force() {
+        let points = WorldPoints { seed: 77 };
+        let mut buf = [[0.0; 2]; MAX_POINTS_PER_CELL];
+        let mut rng = SplitMix64::new(5);
+        for _ in 0..400 {
+            let base = if rng.next_f64() < 0.5 { 0.0 } else { 1.5e5 };
+            let (x, y) = (base + rng.range_f64(-20.0, 20.0), -base + rng.range_f64(-20.0, 20.0));
+            let mut all = Vec::new();
+            for cy in y.floor() as i64 - 8..=y.floor() as i64 + 8 {
+                for cx in x.floor() as i64 - 8..=x.floor() as i64 + 8 {
+                    let n = points.cell(cx, cy, &mut buf);
+                    all.extend(buf[..n].iter().map(|p| (p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y)));
+                }
+            }
+            all.sort_by(f64::total_cmp);
+            let (mut near, mut cache) = (Nearest::new(MAX_COEFFICIENTS), CellCache::default());
+            points.nearest(x, y, &mut near, &mut cache);
+            assert_eq!(near.distances(), &all[..MAX_COEFFICIENTS], "({x}, {y})");
+        }
+        // The point counts are Poisson(1): mean 1 over many cells.
+        let total: usize = (0..10_000).map(|i| points.cell(i % 100, i / 100, &mut buf)).sum();
+        assert!((9_700..10_300).contains(&total), "{total} points in 10 000 cells");
+    }
+
+    #[test]
+    fn poisson_table_is_the_poisson_cdf() {
+        let (mut term, mut sum) = (1.0f64, 0.0f64);
+        for (n, &p) in POISSON1_CDF.iter().enumerate() {
+            if n > 0 {
+                term /= n as f64;
+            }
+            sum += term;
+            assert!((p - sum * (-1.0f64).exp()).abs() < 1e-15, "P(N <= {n})");
+        }
+    }
+
+    #[test]
+    fn world_windows_are_crops_of_larger_windows() {
+        for (coefficients, metric) in
+            [(vec![-1.0, 1.0], Metric::Euclidean), (vec![0.5, -2.0, 1.0], Metric::Squared)]
+        {
+            let v = Voronoi::new(40, coefficients, metric, None).unwrap().with_spacing(400.0).unwrap();
+            assert_world_window_is_crop(&|o, s| {
+                v.world_field(o, 30.0, s, 6).into_iter().map(|h| h as f32).collect()
+            });
+        }
+        // c = [-1, 1]: d2 - d1 >= 0 everywhere, 0 on cell borders.
+        let v = Voronoi::default().with_spacing(300.0).unwrap();
+        let field = v.world_field((-64, 9), 10.0, (128, 128), 1);
+        assert!(field.iter().all(|&h| h >= 0.0));
+        assert!(field.iter().any(|&h| h < 0.02) && field.iter().any(|&h| h > 0.3));
     }
 
     #[test]

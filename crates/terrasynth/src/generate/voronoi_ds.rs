@@ -42,7 +42,8 @@ step_params! {
 /// match a `voronoi` or `voronoi-regions` step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VoronoiDiamondSquare {
-    /// The Voronoi part (`count`, `coefficients`, `metric`, `point-seed`).
+    /// The Voronoi part (`count`, `coefficients`, `metric`, `point-seed`; its world-only
+    /// `spacing` is unused: `voronoi-ds` is a single-map step).
     voronoi: Voronoi = nested,
     /// Voronoi sample spacing in cells, a power of two (default 8).
     step: usize = ParamSpec {
@@ -156,15 +157,15 @@ mod tests {
         let names: Vec<_> = VoronoiDiamondSquare::PARAMS.iter().map(|s| s.name).collect();
         assert_eq!(
             names,
-            ["count", "coefficients", "metric", "point-seed", "step", "roughness", "smoothness"]
+            ["count", "coefficients", "metric", "point-seed", "spacing", "step", "roughness", "smoothness"]
         );
-        assert_eq!(&VoronoiDiamondSquare::PARAMS[..4], Voronoi::PARAMS);
+        assert_eq!(&VoronoiDiamondSquare::PARAMS[..5], Voronoi::PARAMS);
         let with = |name: &str, v: f64| {
             Params::defaults(VoronoiDiamondSquare::PARAMS).with(name, ParamValue::Number(v))
         };
         // `step`'s upper bound 2^20 is a power of two, so both its ends are accepted.
         let build = |name: &str, v: f64| VoronoiDiamondSquare::from_params(&with(name, v)).map(drop);
-        assert_eq!(assert_ranges_enforced(VoronoiDiamondSquare::PARAMS, &build), 5);
+        assert_eq!(assert_ranges_enforced(VoronoiDiamondSquare::PARAMS, &build), 6);
         assert!(matches!(build("step", 6.0), Err(Error::InvalidParameter { name, .. }) if name == "step"));
         let d = VoronoiDiamondSquare::default();
         assert_eq!((d.voronoi.count, d.voronoi.coefficients.as_slice()), (40, &[-1.0, 1.0][..]));
