@@ -28,6 +28,12 @@ step_params! {
     /// `d < r` gets `+ (r / L) · profile((d/r)²)`. Heights scale with the relative radius, so the
     /// map looks the same at any resolution. The hills are drawn first, then rows are summed in
     /// parallel (each cell adds its hills in drawing order: bit-identical for any thread count).
+    ///
+    /// **Single map only** (refused in world recipes): the hill algorithm is defined over *the
+    /// map*: `count` hills for the whole map, centres uniform over it, radii and heights as
+    /// fractions of its longer side `L`. An endless plane has no `L` and no hill count; hills
+    /// hashed per world cell with radii in metres would be a different parameterisation (and a
+    /// Voronoi with `c = [−1]` or a `noise` step already gives round hills in a world).
     #[derive(Clone, Debug, PartialEq)]
     pub struct Circles {
         count: u32 = ParamSpec {

@@ -25,6 +25,14 @@ step_params! {
     /// Raising one side by `d/2` and lowering the other by `d/2` keeps the mean near 0. Cells are
     /// independent (rows in parallel, every cell sums the faults in the same order), so the
     /// output is bit-identical for any thread count. Cost: `N ×` cells.
+    ///
+    /// **Single map only** (refused in world recipes, whose windows of an endless plane must not
+    /// depend on which window is asked for): a fault is a line through a point of *the map*
+    /// that raises one half-plane, so every fault reaches every cell and the relief at a cell
+    /// depends on all the faults ever drawn. An endless plane would need infinitely many
+    /// faults, each with unbounded reach, and the sum of their displacements has no limit; a
+    /// variant with finite fault segments hashed per region would be a different algorithm from
+    /// Shankel's. Use `noise`, `spectral`, `diamond-square` or `voronoi` in worlds.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Fault {
         iterations: u32 = ParamSpec {

@@ -300,10 +300,27 @@ impl Voronoi {
         let mut out = vec![0.0; width * height];
         out.par_chunks_mut(width).enumerate().for_each(|(j, row)| {
             let gy = to_grid(y0 + j as i64);
+            let cy = gy.floor() as i64;
             let mut near = Nearest::new(k);
             let mut cache = CellCache::default();
+            let (mut inner, mut outer) = (Vec::new(), Vec::new());
+            let mut run_cx = None;
             for (cell, &gx) in row.iter_mut().zip(&gx) {
-                points.nearest(gx, gy, &mut near, &mut cache);
+                // The points of the 3 × 3 and 5 × 5 blocks of grid cells around the sample's,
+                // gathered once per run of samples in the same grid cell.
+                let cx = gx.floor() as i64;
+                if run_cx != Some(cx) {
+                    run_cx = Some(cx);
+                    (inner.clear(), outer.clear());
+                    for by in cy - 2..=cy + 2 {
+                        for bx in cx - 2..=cx + 2 {
+                            let ring1 = (bx - cx).abs() <= 1 && (by - cy).abs() <= 1;
+                            let list = if ring1 { &mut inner } else { &mut outer };
+                            list.extend_from_slice(cache.get(&points, bx, by));
+                        }
+                    }
+                }
+                points.nearest_from_blocks(gx, gy, [&inner, &outer], &mut near, &mut cache);
                 *cell = near
                     .distances()
                     .iter()
@@ -454,6 +471,34 @@ impl WorldPoints {
         n
     }
 
+    /// [`nearest`](Self::nearest) from the points of the blocks of 3 × 3 and 5 × 5 grid cells
+    /// around `(x, y)`'s (`blocks[0]`: the 3 × 3 block, `blocks[1]`: the rest of the 5 × 5):
+    /// the `k`-th distance found in a block is final when it is at most the distance to the
+    /// first cell outside it; otherwise the full ring search decides. The same distances as
+    /// [`nearest`](Self::nearest) (ties do not matter: only the distances are kept).
+    fn nearest_from_blocks(
+        &self,
+        x: f64,
+        y: f64,
+        blocks: [&[[f64; 2]]; 2],
+        near: &mut Nearest,
+        cache: &mut CellCache,
+    ) {
+        near.len = 0;
+        let (fx, fy) = (x.floor(), y.floor());
+        let margin = (x - fx).min(fx + 1.0 - x).min(y - fy).min(fy + 1.0 - y);
+        for (ring, block) in blocks.into_iter().enumerate() {
+            for p in block {
+                near.insert((p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y));
+            }
+            let reach = (ring + 1) as f64 + margin;
+            if near.len == near.k && near.d2[near.k - 1] <= reach * reach {
+                return;
+            }
+        }
+        self.nearest(x, y, near, cache);
+    }
+
     /// Fills `near` with the `k` smallest squared distances from `(x, y)` (grid units) to the
     /// points: ring `r` of grid cells (Chebyshev distance `r` from the sample's own cell) is
     /// searched until the `k`-th distance is at most the distance to ring `r + 1`, which is at
@@ -582,6 +627,22 @@ mod tests {
             let (mut near, mut cache) = (Nearest::new(MAX_COEFFICIENTS), CellCache::default());
             points.nearest(x, y, &mut near, &mut cache);
             assert_eq!(near.distances(), &all[..MAX_COEFFICIENTS], "({x}, {y})");
+            // The block form, for every k.
+            let (cx, cy) = (x.floor() as i64, y.floor() as i64);
+            let (mut inner, mut outer) = (Vec::new(), Vec::new());
+            for by in cy - 2..=cy + 2 {
+                for bx in cx - 2..=cx + 2 {
+                    let n = points.cell(bx, by, &mut buf);
+                    let list =
+                        if (bx - cx).abs() <= 1 && (by - cy).abs() <= 1 { &mut inner } else { &mut outer };
+                    list.extend_from_slice(&buf[..n]);
+                }
+            }
+            for k in 1..=MAX_COEFFICIENTS {
+                let mut near = Nearest::new(k);
+                points.nearest_from_blocks(x, y, [&inner, &outer], &mut near, &mut cache);
+                assert_eq!(near.distances(), &all[..k], "({x}, {y}), k = {k}");
+            }
         }
         // The point counts are Poisson(1): mean 1 over many cells.
         let total: usize = (0..10_000).map(|i| points.cell(i % 100, i / 100, &mut buf)).sum();
