@@ -124,6 +124,77 @@ impl LatticeRect {
     }
 }
 
+/// The world length (`feature-size-m`, metres) a generator needs to make a window of a world,
+/// or [`Error::NotInWorld`] naming the key.
+pub(crate) fn world_length(feature_size_m: Option<f64>, step: &str) -> Result<f64> {
+    feature_size_m.ok_or_else(|| Error::NotInWorld {
+        what: format!("the {step} step needs `feature-size-m` (metres) in a world recipe"),
+    })
+}
+
+/// Refuses `feature-size-m` in a finite map (it only means something in a world), as the
+/// `noise` step does; `map_length` names what a map uses instead.
+pub(crate) fn refuse_world_length(feature_size_m: Option<f64>, map_length: &str) -> Result<()> {
+    match feature_size_m {
+        None => Ok(()),
+        Some(m) => Err(Error::param(
+            "feature-size-m",
+            m,
+            format!("only in a world recipe (one with a [world] table); a finite map uses {map_length}"),
+        )),
+    }
+}
+
+/// The [`Generator`](super::Generator) methods of a seed generator that makes worlds once its
+/// `feature-size-m` is given: `in_world` and `generate_window`, which calls the generator's
+/// own `world_window((x0, y0), cell_size_m, (width, height), seed, progress)`.
+macro_rules! world_generator_methods {
+    () => {
+        fn in_world(&self) -> bool {
+            self.feature_size_m.is_some()
+        }
+
+        fn generate_window(
+            &self,
+            world: &crate::step::WorldFrame,
+            width: usize,
+            height: usize,
+            seed: u64,
+            progress: &crate::Progress,
+        ) -> crate::Result<crate::Heightmap> {
+            self.world_window((world.x0, world.y0), world.cell_size, (width, height), seed, progress)
+        }
+    };
+}
+pub(crate) use world_generator_methods;
+
+/// The builder `with_feature_size_m` of a seed generator with an optional `feature_size_m`
+/// field checked by its `step_params!` specs.
+macro_rules! with_feature_size_m {
+    () => {
+        /// The same generator with the world length `feature-size-m` (metres), checked: the
+        /// generator can then make windows of a world.
+        pub fn with_feature_size_m(self, metres: f64) -> crate::Result<Self> {
+            let s = Self { feature_size_m: Some(metres), ..self };
+            s.check_ranges()?;
+            Ok(s)
+        }
+    };
+}
+pub(crate) use with_feature_size_m;
+
+/// A `width × height` heightmap (cell size 1) from a world field computed in f64 by `field`,
+/// after the size check and a cancellation check.
+pub(crate) fn field_window(
+    (width, height): (usize, usize),
+    progress: &crate::Progress,
+    field: impl FnOnce() -> Result<Vec<f64>>,
+) -> Result<Heightmap> {
+    crate::grid::check_size::<f64>(width, height)?;
+    progress.check_cancelled()?;
+    Heightmap::from_vec(width, height, 1.0, field()?.into_iter().map(|v| v as f32).collect())
+}
+
 /// Largest top lattice spacing of the world subdivisions, in cells (`2^24`).
 pub(crate) const MAX_TOP_SPACING_CELLS: i64 = 1 << 24;
 

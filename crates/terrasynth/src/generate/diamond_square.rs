@@ -5,7 +5,8 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::common::{
     LatticeRect, Subdivision, crop_square, diamond_square_fill, exp2_exact_ops, lattice_value, level_index,
-    pow2_exponent, symmetric, top_spacing_cells,
+    pow2_exponent, refuse_world_length, symmetric, top_spacing_cells, with_feature_size_m,
+    world_generator_methods, world_length,
 };
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
@@ -30,7 +31,7 @@ step_params! {
     ///
     /// **In a world** (an endless plane, any window on demand) the same law is defined level by
     /// level on the world lattice instead of one square:
-    /// - level `T` (the top spacing: `spacing` metres rounded to the nearest power of two cells,
+    /// - level `T` (the top spacing: `feature-size-m` metres rounded to the nearest power of two cells,
     ///   `T ≥ 2`): the value at world lattice point `(i·T, j·T)` is `roughness · u(i, j)`, `u` a
     ///   hash in [−1, 1) of (seed, `i`, `j`);
     /// - level `s = T/2, T/4, … 1`: centres (odd, odd multiples of `s`) are the mean of their 4
@@ -74,14 +75,14 @@ step_params! {
             doc: "Number of subdivision levels that get random offsets (the seed's `detail`, grid \
                   2^detail + 1); finer levels are bilinear interpolation. 0 = every level.",
         },
-        spacing: f64 = ParamSpec {
-            name: "spacing",
-            kind: ParamKind::Float { min: 1.0, max: 1e7 },
-            default: DefaultValue::Number(4000.0),
+        feature_size_m: Option<f64> = ParamSpec {
+            name: "feature-size-m",
+            kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+            default: DefaultValue::Absent,
             unit: "m",
-            doc: "World recipes only: spacing of the coarsest lattice (the first squares' corners), \
-                  rounded to the nearest power of two cells; nothing in the relief is wider. \
-                  Ignored in a single map, whose first square is the map.",
+            doc: "World recipes only (and required there): spacing of the coarsest lattice (the first \
+                  squares' corners) in metres, rounded to the nearest power of two cells (2..=2^24); \
+                  nothing in the relief is wider.",
         },
     }
 }
@@ -89,17 +90,12 @@ step_params! {
 impl DiamondSquare {
     /// A checked generator.
     pub fn new(roughness: f64, smoothness: f64, detail: u32) -> Result<Self> {
-        let s = Self { roughness, smoothness, detail, spacing: 4000.0 };
+        let s = Self { roughness, smoothness, detail, feature_size_m: None };
         s.check_ranges()?;
         Ok(s)
     }
 
-    /// The same generator with the world top spacing `spacing_m` (metres), checked.
-    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
-        let s = Self { spacing: spacing_m, ..self };
-        s.check_ranges()?;
-        Ok(s)
-    }
+    with_feature_size_m!();
 
     /// The window `width × height` at world cell `(x0, y0)` of the endless diamond-square
     /// world with cells of `cell_size_m` metres (see the type's docs).
@@ -113,7 +109,7 @@ impl DiamondSquare {
     ) -> Result<Heightmap> {
         crate::grid::check_size::<f64>(width, height)?;
         let world = DsWorld {
-            top: top_spacing_cells(self.spacing, cell_size_m),
+            top: top_spacing_cells(world_length(self.feature_size_m, "diamond-square")?, cell_size_m),
             roughness: self.roughness,
             decay: exp2_exact_ops(-self.smoothness),
             noisy_levels: if self.detail == 0 { u32::MAX } else { self.detail },
@@ -227,6 +223,7 @@ impl DsWorld<'_> {
 
 impl Generator for DiamondSquare {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        refuse_world_length(self.feature_size_m, "the map as its first square")?;
         crate::grid::check_size::<f64>(width, height)?;
         let n = pow2_exponent(width, height);
         let side = (1usize << n) + 1;
@@ -243,6 +240,8 @@ impl Generator for DiamondSquare {
         diamond_square_fill(&mut buf, side, side - 1, sub, derive_seed(seed, 1));
         crop_square(&buf, side, width, height)
     }
+
+    world_generator_methods!();
 }
 
 #[cfg(test)]
@@ -259,7 +258,8 @@ mod tests {
         for (smoothness, detail, spacing) in
             [(1.0, 0, 16.0 * 30.0), (0.4, 0, 64.0 * 30.0), (2.0, 2, 8.0 * 30.0)]
         {
-            let ds = DiamondSquare::new(100.0, smoothness, detail).unwrap().with_spacing(spacing).unwrap();
+            let ds =
+                DiamondSquare::new(100.0, smoothness, detail).unwrap().with_feature_size_m(spacing).unwrap();
             assert_world_window_is_crop(&|o, s| window(&ds, 30.0, o, s));
         }
     }
@@ -269,7 +269,7 @@ mod tests {
     /// heights are linear between them (zero second difference inside each interval).
     #[test]
     fn world_levels_past_detail_are_bilinear() {
-        let ds = DiamondSquare::new(10.0, 1.0, 1).unwrap().with_spacing(32.0).unwrap(); // T = 32
+        let ds = DiamondSquare::new(10.0, 1.0, 1).unwrap().with_feature_size_m(32.0).unwrap(); // T = 32
         let (x0, y0, w) = (-48i64, -16i64, 129usize);
         let map = window(&ds, 1.0, (x0, y0), (w, 1));
         let mut kinks = 0;
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn world_roughness_follows_smoothness() {
         let ratio = |h: f64| {
-            let ds = DiamondSquare::new(1.0, h, 0).unwrap().with_spacing(256.0).unwrap();
+            let ds = DiamondSquare::new(1.0, h, 0).unwrap().with_feature_size_m(256.0).unwrap();
             let m = window(&ds, 1.0, (-300, 77), (257, 257));
             let msd = |lag: usize| {
                 let mut s = 0.0;

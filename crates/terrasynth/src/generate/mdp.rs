@@ -5,7 +5,10 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
-use super::common::{LatticeRect, lattice_hash, level_index, pow2_exponent, top_spacing_cells};
+use super::common::{
+    LatticeRect, lattice_hash, level_index, pow2_exponent, refuse_world_length, top_spacing_cells,
+    with_feature_size_m, world_generator_methods, world_length,
+};
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
@@ -38,7 +41,7 @@ step_params! {
     /// averages 4 diamond neighbours and has none.
     ///
     /// **In a world** (an endless plane, any window on demand) the same integer law is defined
-    /// level by level on the world lattice: the top level `T` (`spacing` metres rounded to the
+    /// level by level on the world lattice: the top level `T` (`feature-size-m` metres rounded to the
     /// nearest power of two cells, `T ≥ 2`) holds `randint(−a, a)` hashed from (seed, world
     /// lattice point); at level `s = T/2, T/4, … 1` a centre is `⌊(sum of its 4 level-2s
     /// corners) / 4⌋ + randint(−r, r)` and an edge midpoint `⌊(sum of its 2 ends) / 2⌋ +
@@ -58,14 +61,14 @@ step_params! {
             doc: "Initial random range `alea_in` (seed 000 annex): corners and first offsets are \
                   integers in [-amplitude, amplitude], halved (integer division) at each level.",
         },
-        spacing: f64 = ParamSpec {
-            name: "spacing",
-            kind: ParamKind::Float { min: 1.0, max: 1e7 },
-            default: DefaultValue::Number(4000.0),
+        feature_size_m: Option<f64> = ParamSpec {
+            name: "feature-size-m",
+            kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+            default: DefaultValue::Absent,
             unit: "m",
-            doc: "World recipes only: spacing of the coarsest lattice (the first squares' corners), \
-                  rounded to the nearest power of two cells; nothing in the relief is wider. \
-                  Ignored in a single map, whose first square is the map.",
+            doc: "World recipes only (and required there): spacing of the coarsest lattice (the first \
+                  squares' corners) in metres, rounded to the nearest power of two cells (2..=2^24); \
+                  nothing in the relief is wider.",
         },
     }
 }
@@ -73,17 +76,12 @@ step_params! {
 impl MidpointDisplacement {
     /// A checked generator.
     pub fn new(amplitude: i64) -> Result<Self> {
-        let s = Self { amplitude, spacing: 4000.0 };
+        let s = Self { amplitude, feature_size_m: None };
         s.check_ranges()?;
         Ok(s)
     }
 
-    /// The same generator with the world top spacing `spacing_m` (metres), checked.
-    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
-        let s = Self { spacing: spacing_m, ..self };
-        s.check_ranges()?;
-        Ok(s)
-    }
+    with_feature_size_m!();
 
     /// The window `width × height` at world cell `(x0, y0)` of the endless midpoint-displacement
     /// world with cells of `cell_size_m` metres (see the type's docs).
@@ -97,7 +95,7 @@ impl MidpointDisplacement {
     ) -> Result<Heightmap> {
         crate::grid::check_size::<i64>(width, height)?;
         let world = MdpWorld {
-            top: top_spacing_cells(self.spacing, cell_size_m),
+            top: top_spacing_cells(world_length(self.feature_size_m, "mdp")?, cell_size_m),
             amplitude: self.amplitude,
             top_seed: derive_seed(seed, 2),
             disp_seed: derive_seed(seed, 3),
@@ -186,6 +184,7 @@ impl MdpWorld<'_> {
 
 impl Generator for MidpointDisplacement {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        refuse_world_length(self.feature_size_m, "the map as its first square")?;
         crate::grid::check_size::<i64>(width, height)?;
         let side = (1usize << pow2_exponent(width, height)) + 1;
         let mut res = vec![0i64; side * side];
@@ -218,6 +217,8 @@ impl Generator for MidpointDisplacement {
             (0..height).flat_map(|y| res[y * side..y * side + width].iter().map(|&v| v as f32)).collect();
         Heightmap::from_vec(width, height, 1.0, data)
     }
+
+    world_generator_methods!();
 }
 
 #[cfg(test)]
@@ -232,7 +233,7 @@ mod tests {
     #[test]
     fn world_windows_are_crops_of_larger_windows() {
         for (a, spacing) in [(4096, 16.0 * 30.0), (1 << 20, 128.0 * 30.0)] {
-            let g = MidpointDisplacement::new(a).unwrap().with_spacing(spacing).unwrap();
+            let g = MidpointDisplacement::new(a).unwrap().with_feature_size_m(spacing).unwrap();
             assert_world_window_is_crop(&|o, s| window(&g, 30.0, o, s));
         }
     }
@@ -242,7 +243,7 @@ mod tests {
     #[test]
     fn world_follows_the_integer_law() {
         let a = 1000;
-        let g = MidpointDisplacement::new(a).unwrap().with_spacing(16.0).unwrap(); // T = 16
+        let g = MidpointDisplacement::new(a).unwrap().with_feature_size_m(16.0).unwrap(); // T = 16
         let (x0, y0, n) = (-32i64, -48i64, 65usize);
         let m = window(&g, 1.0, (x0, y0), (n, n));
         let at = |x: usize, y: usize| m[y * n + x] as i64;
@@ -260,7 +261,12 @@ mod tests {
             }
         }
         // Amplitude 0: flat.
-        let flat = window(&MidpointDisplacement::new(0).unwrap(), 1.0, (5, 5), (9, 9));
+        let flat = window(
+            &MidpointDisplacement::new(0).unwrap().with_feature_size_m(16.0).unwrap(),
+            1.0,
+            (5, 5),
+            (9, 9),
+        );
         assert!(flat.iter().all(|&v| v == 0.0));
     }
 }

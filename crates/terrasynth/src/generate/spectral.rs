@@ -3,7 +3,10 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
 
-use super::common::{lattice_value, smoothstep};
+use super::common::{
+    field_window, lattice_value, refuse_world_length, smoothstep, with_feature_size_m,
+    world_generator_methods, world_length,
+};
 use super::{Generator, GeneratorStep};
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
@@ -32,7 +35,7 @@ step_params! {
     /// (research/algorithms.md §1) uses up to 9 octaves at N = 512.
     ///
     /// **In a world** (an endless plane, any window on demand) there is no map side and no
-    /// global FFT-like pass: layer `i` is the lattice of spacing `λ_i = spacing / step^i` metres
+    /// global FFT-like pass: layer `i` is the lattice of spacing `λ_i = feature-size-m / step^i` metres
     /// (at least one cell), its values hashed from (layer seed, world lattice coordinates) and
     /// its origin shifted by a hashed fraction of `λ_i` (so the layers' lattice lines do not all
     /// meet at the world origin), interpolated as `interpolation` says at each cell's position in
@@ -81,13 +84,13 @@ step_params! {
             doc: "`linear` (the seed's choice, faint creases on lattice lines) or `smooth` \
                   (smoothstep weights, no creases).",
         },
-        spacing: f64 = ParamSpec {
-            name: "spacing",
-            kind: ParamKind::Float { min: 1.0, max: 1e7 },
-            default: DefaultValue::Number(8000.0),
+        feature_size_m: Option<f64> = ParamSpec {
+            name: "feature-size-m",
+            kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+            default: DefaultValue::Absent,
             unit: "m",
-            doc: "World recipes only: lattice spacing of the first pass (its wavelength); pass i \
-                  has spacing / step^i. Ignored in a single map, where start-frequency sets it.",
+            doc: "World recipes only (and required there): lattice spacing of the first pass in \
+                  metres (its wavelength); pass i has feature-size-m / step^i.",
         },
     }
 }
@@ -101,17 +104,12 @@ impl Spectral {
         passes: u32,
         interpolation: Interpolation,
     ) -> Result<Self> {
-        let s = Self { start_frequency, step, persistence, passes, interpolation, spacing: 8000.0 };
+        let s = Self { start_frequency, step, persistence, passes, interpolation, feature_size_m: None };
         s.check_ranges()?;
         Ok(s)
     }
 
-    /// The same generator with the world first-pass spacing `spacing_m` (metres), checked.
-    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
-        let s = Self { spacing: spacing_m, ..self };
-        s.check_ranges()?;
-        Ok(s)
-    }
+    with_feature_size_m!();
 
     /// The registry entry.
     pub fn info() -> StepInfo {
@@ -180,19 +178,31 @@ impl Spectral {
 
 impl Spectral {
     /// The sum of the passes over the window `width × height` at world cell `(x0, y0)` of the
-    /// endless world with cells of `cell_size_m` metres (see the type's docs), in f64.
+    /// endless world with cells of `cell_size_m` metres (see the type's docs).
+    pub(crate) fn world_window(
+        &self,
+        origin: (i64, i64),
+        cell_size_m: f64,
+        size: (usize, usize),
+        seed: u64,
+        progress: &Progress,
+    ) -> Result<Heightmap> {
+        field_window(size, progress, || self.world_field(origin, cell_size_m, size, seed))
+    }
+
+    /// The same window as a field of f64 values.
     pub(crate) fn world_field(
         &self,
         (x0, y0): (i64, i64),
         cell_size_m: f64,
         (width, height): (usize, usize),
         seed: u64,
-    ) -> Vec<f64> {
+    ) -> Result<Vec<f64>> {
         let amps = self.amplitudes();
         let smooth = self.interpolation == Interpolation::Smooth;
         let weight = |t: f64| if smooth { smoothstep(t) } else { t };
         let mut out = vec![0.0f64; width * height];
-        let mut wavelength = self.spacing;
+        let mut wavelength = world_length(self.feature_size_m, "spectral")?;
         for (pass, &amp) in amps.iter().enumerate() {
             let seed = derive_seed(seed, pass as u64);
             // Cells per lattice step (at most one lattice value per cell).
@@ -228,7 +238,7 @@ impl Spectral {
                 }
             });
         }
-        out
+        Ok(out)
     }
 }
 
@@ -239,10 +249,13 @@ fn mul_pow(x: f64, n: u32) -> f64 {
 
 impl Generator for Spectral {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        refuse_world_length(self.feature_size_m, "`start-frequency`")?;
         crate::grid::check_size::<f64>(width, height)?;
         let data = self.field(width, height, seed).into_iter().map(|v| v as f32).collect();
         Heightmap::from_vec(width, height, 1.0, data)
     }
+
+    world_generator_methods!();
 }
 
 #[cfg(test)]
@@ -253,15 +266,19 @@ mod tests {
     #[test]
     fn world_windows_are_crops_of_larger_windows() {
         for interpolation in [Interpolation::Linear, Interpolation::Smooth] {
-            let s = Spectral::new(4.0, 2.0, 0.5, 6, interpolation).unwrap().with_spacing(1200.0).unwrap();
+            let s =
+                Spectral::new(4.0, 2.0, 0.5, 6, interpolation).unwrap().with_feature_size_m(1200.0).unwrap();
             assert_world_window_is_crop(&|o, size| {
-                s.world_field(o, 30.0, size, 3).into_iter().map(|v| v as f32).collect()
+                s.world_field(o, 30.0, size, 3).unwrap().into_iter().map(|v| v as f32).collect()
             });
         }
         // A step that is not a power of two, spacings that do not divide the cell size.
-        let s = Spectral::new(4.0, 2.7, 0.6, 5, Interpolation::Smooth).unwrap().with_spacing(777.7).unwrap();
+        let s = Spectral::new(4.0, 2.7, 0.6, 5, Interpolation::Smooth)
+            .unwrap()
+            .with_feature_size_m(777.7)
+            .unwrap();
         assert_world_window_is_crop(&|o, size| {
-            s.world_field(o, 13.3, size, 5).into_iter().map(|v| v as f32).collect()
+            s.world_field(o, 13.3, size, 5).unwrap().into_iter().map(|v| v as f32).collect()
         });
     }
 
@@ -270,12 +287,18 @@ mod tests {
     /// cells at spacing 10); the sum of the passes is bounded by `Σ p^i`.
     #[test]
     fn world_passes_are_interpolated_lattices() {
-        let s = Spectral::new(4.0, 2.0, 0.5, 1, Interpolation::Linear).unwrap().with_spacing(10.0).unwrap();
-        let row = s.world_field((-100, 3), 1.0, (200, 1), 1);
+        let s = Spectral::new(4.0, 2.0, 0.5, 1, Interpolation::Linear)
+            .unwrap()
+            .with_feature_size_m(10.0)
+            .unwrap();
+        let row = s.world_field((-100, 3), 1.0, (200, 1), 1).unwrap();
         let kinks = (1..199).filter(|&i| (row[i - 1] - 2.0 * row[i] + row[i + 1]).abs() > 1e-12).count();
         assert!((19..=42).contains(&kinks), "{kinks} kinks over 20 lattice columns");
-        let s = Spectral::new(4.0, 2.0, 0.5, 8, Interpolation::Smooth).unwrap().with_spacing(300.0).unwrap();
-        let field = s.world_field((-50, -50), 10.0, (101, 101), 2);
+        let s = Spectral::new(4.0, 2.0, 0.5, 8, Interpolation::Smooth)
+            .unwrap()
+            .with_feature_size_m(300.0)
+            .unwrap();
+        let field = s.world_field((-50, -50), 10.0, (101, 101), 2).unwrap();
         let bound = s.amplitudes().iter().sum::<f64>();
         assert!(field.iter().all(|v| v.abs() <= bound));
         assert!(field.iter().any(|&v| v != field[0]));

@@ -141,12 +141,12 @@ mod tests {
     use crate::step::params::assert_ranges_enforced;
 
     /// `triangular` declares `diamond-square`'s parameters (same specs, same order; not the
-    /// world-only `spacing`, triangular has no world form), reading a recipe enforces exactly
+    /// world-only `feature-size-m`, triangular has no world form), reading a recipe enforces exactly
     /// their ranges, and its defaults are diamond-square's.
     #[test]
     fn shares_diamond_square_parameters() {
         assert_eq!(Triangular::PARAMS, &DiamondSquare::PARAMS[..3]);
-        assert_eq!(DiamondSquare::PARAMS[3].name, "spacing");
+        assert_eq!(DiamondSquare::PARAMS[3].name, "feature-size-m");
         let d = Triangular::default();
         let build = |name: &str, v: f64| {
             let p = Params::defaults(Triangular::PARAMS).with(name, crate::step::ParamValue::Number(v));

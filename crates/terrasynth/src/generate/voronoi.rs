@@ -3,6 +3,9 @@
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
+use super::common::{
+    field_window, refuse_world_length, with_feature_size_m, world_generator_methods, world_length,
+};
 use super::{Generator, GeneratorStep};
 use crate::step::params::{Choice, NO_SEED, choice_enum, step_params};
 use crate::step::{Category, StepInfo};
@@ -209,11 +212,11 @@ step_params! {
     /// seed.
     ///
     /// **In a world** (an endless plane, any window on demand) the points cannot be drawn for a
-    /// map: the plane is cut into a feature grid of `spacing` metres, and each grid cell
+    /// map: the plane is cut into a feature grid of `feature-size-m` metres, and each grid cell
     /// `(cx, cy)` holds `N` points (`N` Poisson with mean 1, so the layout is, like the map's, a
-    /// uniform random scatter of density `1 / spacing²`) at positions drawn from a stream seeded
+    /// uniform random scatter of density `1 / feature-size-m²`) at positions drawn from a stream seeded
     /// by a hash of (point seed, `cx`, `cy`). A cell's height is the same `Σ c_i d_i` over its
-    /// `k` nearest points, with distances in units of `spacing` (the mean point spacing, as in a
+    /// `k` nearest points, with distances in units of `feature-size-m` (the mean point spacing, as in a
     /// map). The nearest points are found ring by ring of grid cells around the cell's own grid
     /// cell, stopping once the `k`-th distance is below the distance to the next unsearched ring.
     /// Each cell depends only on its world coordinates (reach 0), so any window equals the same
@@ -252,13 +255,13 @@ step_params! {
             doc: "Seed of the point layout; -1 (`None` in the library) = the step's seed. Use the \
                   same value in `voronoi-regions` (or `voronoi-ds`) to share the cells.",
         },
-        spacing: f64 = ParamSpec {
-            name: "spacing",
-            kind: ParamKind::Float { min: 1.0, max: 1e7 },
-            default: DefaultValue::Number(2000.0),
+        feature_size_m: Option<f64> = ParamSpec {
+            name: "feature-size-m",
+            kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+            default: DefaultValue::Absent,
             unit: "m",
-            doc: "World recipes only: mean distance between feature points (one point per \
-                  spacing² on average). Ignored in a single map, where count sets it.",
+            doc: "World recipes only (and required there): mean distance between feature points in \
+                  metres (one point per feature-size-m² on average).",
         },
     }
 }
@@ -271,30 +274,38 @@ impl Voronoi {
         metric: Metric,
         point_seed: Option<u64>,
     ) -> Result<Self> {
-        let s = Self { count, coefficients, metric, point_seed, spacing: 2000.0 };
+        let s = Self { count, coefficients, metric, point_seed, feature_size_m: None };
         s.check_ranges()?;
         Ok(s)
     }
 
-    /// The same generator with the world point spacing `spacing_m` (metres), checked.
-    pub fn with_spacing(self, spacing_m: f64) -> Result<Self> {
-        let s = Self { spacing: spacing_m, ..self };
-        s.check_ranges()?;
-        Ok(s)
-    }
+    with_feature_size_m!();
 
     /// The window `width × height` at world cell `(x0, y0)` of the endless Voronoi world with
-    /// cells of `cell_size_m` metres (see the type's docs), in f64.
+    /// cells of `cell_size_m` metres (see the type's docs).
+    pub(crate) fn world_window(
+        &self,
+        origin: (i64, i64),
+        cell_size_m: f64,
+        size: (usize, usize),
+        seed: u64,
+        progress: &Progress,
+    ) -> Result<Heightmap> {
+        field_window(size, progress, || self.world_field(origin, cell_size_m, size, seed))
+    }
+
+    /// The same window as a field of f64 values.
     pub(crate) fn world_field(
         &self,
         (x0, y0): (i64, i64),
         cell_size_m: f64,
         (width, height): (usize, usize),
         seed: u64,
-    ) -> Vec<f64> {
+    ) -> Result<Vec<f64>> {
+        let spacing = world_length(self.feature_size_m, "voronoi")?;
         let points = WorldPoints { seed: derive_seed(self.point_seed.unwrap_or(seed), 0x776f_726c) };
-        // Sample positions in feature-grid units (one grid cell = `spacing` metres).
-        let to_grid = |c: i64| c as f64 * cell_size_m / self.spacing;
+        // Sample positions in feature-grid units (one grid cell = `feature-size-m` metres).
+        let to_grid = |c: i64| c as f64 * cell_size_m / spacing;
         let gx: Vec<f64> = (0..width).map(|i| to_grid(x0 + i as i64)).collect();
         let k = self.coefficients.len();
         let mut out = vec![0.0; width * height];
@@ -311,7 +322,8 @@ impl Voronoi {
                 let cx = gx.floor() as i64;
                 if run_cx != Some(cx) {
                     run_cx = Some(cx);
-                    (inner.clear(), outer.clear());
+                    inner.clear();
+                    outer.clear();
                     for by in cy - 2..=cy + 2 {
                         for bx in cx - 2..=cx + 2 {
                             let ring1 = (bx - cx).abs() <= 1 && (by - cy).abs() <= 1;
@@ -334,7 +346,7 @@ impl Voronoi {
                     .sum();
             }
         });
-        out
+        Ok(out)
     }
 
     /// From validated recipe parameters.
@@ -424,7 +436,15 @@ struct WorldPoints {
 /// the grid, so most lookups hit).
 #[derive(Default)]
 struct CellCache {
-    entries: Vec<((i64, i64), usize, [[f64; 2]; MAX_POINTS_PER_CELL])>,
+    entries: Vec<CachedCell>,
+}
+
+/// One grid cell's points in a [`CellCache`].
+#[derive(Clone, Copy)]
+struct CachedCell {
+    cell: (i64, i64),
+    count: usize,
+    points: [[f64; 2]; MAX_POINTS_PER_CELL],
 }
 
 /// The `k` smallest squared distances seen, ascending.
@@ -539,14 +559,16 @@ impl CellCache {
     fn get(&mut self, points: &WorldPoints, cx: i64, cy: i64) -> &[[f64; 2]] {
         let slot = (cx.rem_euclid(8) * 8 + cy.rem_euclid(8)) as usize;
         if self.entries.is_empty() {
-            self.entries = vec![((i64::MIN, i64::MIN), 0, [[0.0; 2]; MAX_POINTS_PER_CELL]); Self::SIZE];
+            let empty =
+                CachedCell { cell: (i64::MIN, i64::MIN), count: 0, points: [[0.0; 2]; MAX_POINTS_PER_CELL] };
+            self.entries = vec![empty; Self::SIZE];
         }
         let e = &mut self.entries[slot];
-        if e.0 != (cx, cy) {
-            e.1 = points.cell(cx, cy, &mut e.2);
-            e.0 = (cx, cy);
+        if e.cell != (cx, cy) {
+            e.count = points.cell(cx, cy, &mut e.points);
+            e.cell = (cx, cy);
         }
-        &e.2[..e.1]
+        &e.points[..e.count]
     }
 }
 
@@ -562,12 +584,15 @@ pub(crate) struct SampleGrid {
 
 impl Generator for Voronoi {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        refuse_world_length(self.feature_size_m, "`count`")?;
         crate::grid::check_size::<f64>(width, height)?;
         let points = self.points(width, height, seed);
         let grid = SampleGrid { x0: 0.5, y0: 0.5, stride: 1.0, cols: width, rows: height };
         let data = self.sample(&points, width, height, grid).into_iter().map(|v| v as f32).collect();
         Heightmap::from_vec(width, height, 1.0, data)
     }
+
+    world_generator_methods!();
 }
 
 #[cfg(test)]
@@ -584,7 +609,11 @@ mod tests {
     fn voronoi_enforces_exactly_its_spec_ranges() {
         let with = |name: &str, v: ParamValue| Params::defaults(Voronoi::PARAMS).with(name, v);
         let build = |name: &str, v: f64| Voronoi::read_params(&with(name, ParamValue::Number(v))).map(drop);
-        assert_eq!(assert_ranges_enforced(Voronoi::PARAMS, &build), 3, "count, point-seed and spacing");
+        assert_eq!(
+            assert_ranges_enforced(Voronoi::PARAMS, &build),
+            3,
+            "count, point-seed and feature-size-m"
+        );
         assert_eq!(
             Voronoi::read_params(&with("point-seed", ParamValue::Number(-1.0))).unwrap().point_seed,
             None
@@ -666,14 +695,14 @@ mod tests {
         for (coefficients, metric) in
             [(vec![-1.0, 1.0], Metric::Euclidean), (vec![0.5, -2.0, 1.0], Metric::Squared)]
         {
-            let v = Voronoi::new(40, coefficients, metric, None).unwrap().with_spacing(400.0).unwrap();
+            let v = Voronoi::new(40, coefficients, metric, None).unwrap().with_feature_size_m(400.0).unwrap();
             assert_world_window_is_crop(&|o, s| {
-                v.world_field(o, 30.0, s, 6).into_iter().map(|h| h as f32).collect()
+                v.world_field(o, 30.0, s, 6).unwrap().into_iter().map(|h| h as f32).collect()
             });
         }
         // c = [-1, 1]: d2 - d1 >= 0 everywhere, 0 on cell borders.
-        let v = Voronoi::default().with_spacing(300.0).unwrap();
-        let field = v.world_field((-64, 9), 10.0, (128, 128), 1);
+        let v = Voronoi::default().with_feature_size_m(300.0).unwrap();
+        let field = v.world_field((-64, 9), 10.0, (128, 128), 1).unwrap();
         assert!(field.iter().all(|&h| h >= 0.0));
         assert!(field.iter().any(|&h| h < 0.02) && field.iter().any(|&h| h > 0.3));
     }

@@ -1,6 +1,6 @@
 //! Voronoi + diamond-square combination (seed 001 §2.2).
 
-use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent};
+use super::common::{Subdivision, crop_square, diamond_square_fill, pow2_exponent, refuse_world_length};
 use super::voronoi::{SampleGrid, Voronoi};
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
@@ -43,7 +43,7 @@ step_params! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VoronoiDiamondSquare {
     /// The Voronoi part (`count`, `coefficients`, `metric`, `point-seed`; its world-only
-    /// `spacing` is unused: `voronoi-ds` is a single-map step).
+    /// `feature-size-m` is refused when given: `voronoi-ds` is a single-map step).
     voronoi: Voronoi = nested,
     /// Voronoi sample spacing in cells, a power of two (default 8).
     step: usize = ParamSpec {
@@ -113,6 +113,7 @@ impl VoronoiDiamondSquare {
 
 impl Generator for VoronoiDiamondSquare {
     fn generate(&self, width: usize, height: usize, seed: u64, _progress: &Progress) -> Result<Heightmap> {
+        refuse_world_length(self.voronoi.feature_size_m, "`count`")?;
         crate::grid::check_size::<f64>(width, height)?;
         let n = pow2_exponent(width, height);
         let side = (1usize << n) + 1;
@@ -157,7 +158,16 @@ mod tests {
         let names: Vec<_> = VoronoiDiamondSquare::PARAMS.iter().map(|s| s.name).collect();
         assert_eq!(
             names,
-            ["count", "coefficients", "metric", "point-seed", "spacing", "step", "roughness", "smoothness"]
+            [
+                "count",
+                "coefficients",
+                "metric",
+                "point-seed",
+                "feature-size-m",
+                "step",
+                "roughness",
+                "smoothness"
+            ]
         );
         assert_eq!(&VoronoiDiamondSquare::PARAMS[..5], Voronoi::PARAMS);
         let with = |name: &str, v: f64| {
