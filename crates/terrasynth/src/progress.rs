@@ -76,3 +76,22 @@ mod tests {
         assert_eq!(p.fraction(), 0.25);
     }
 }
+
+/// Wall-clock time of a job for reports. `wasm32-unknown-unknown` has no clock
+/// (`std::time::Instant::now` panics there), so there it always reads 0 s and the job runs
+/// the same.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch(Option<std::time::Instant>);
+
+impl Stopwatch {
+    /// Starts timing.
+    pub fn start() -> Self {
+        let no_clock = cfg!(all(target_arch = "wasm32", target_os = "unknown"));
+        Self(if no_clock { None } else { Some(std::time::Instant::now()) })
+    }
+
+    /// Seconds since [`Stopwatch::start`] (0 without a clock).
+    pub fn seconds(&self) -> f64 {
+        self.0.map_or(0.0, |t| t.elapsed().as_secs_f64())
+    }
+}

@@ -4,11 +4,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use terrasynth_noise::rng::derive_seed;
 
 use crate::memory;
+use crate::progress::Stopwatch;
 use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;
@@ -357,7 +357,7 @@ impl Pipeline {
         frame: &mut dyn FnMut(usize, &mut Terrain) -> Result<Frame>,
     ) -> Result<RunOutput> {
         let total = self.steps.len();
-        let run_start = Instant::now();
+        let run_start = Stopwatch::start();
         memory::reset_peak();
         let mut run_peak = memory::peak_bytes();
         let mut timings = Vec::with_capacity(total);
@@ -374,7 +374,7 @@ impl Pipeline {
             observer.before_step(&event, &terrain)?;
             let ctx = StepContext { seed: planned.seed, progress: progress.step.clone(), frame };
             memory::reset_peak();
-            let t0 = Instant::now();
+            let t0 = Stopwatch::start();
             let ran = if observer.watches_iterations(&event) {
                 let mut each = |done: usize, of: usize, surface: &crate::Grid<f64>| {
                     observer.on_iteration(&event, done, of, surface);
@@ -391,7 +391,7 @@ impl Pipeline {
                     source: Box::new(other),
                 },
             })?;
-            let seconds = t0.elapsed().as_secs_f64();
+            let seconds = t0.seconds();
             let peak = memory::peak_bytes();
             run_peak = run_peak.max(peak);
             let timing = StepTiming {
@@ -404,6 +404,6 @@ impl Pipeline {
             timings.push(timing);
         }
         progress.start(total, total, "");
-        Ok(RunOutput { terrain, timings, seconds: run_start.elapsed().as_secs_f64(), peak_bytes: run_peak })
+        Ok(RunOutput { terrain, timings, seconds: run_start.seconds(), peak_bytes: run_peak })
     }
 }
