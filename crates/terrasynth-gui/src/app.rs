@@ -43,6 +43,9 @@ pub struct TerrainApp {
     title: String,
     /// [`FRAME_LOG_ENV`]'s file, when set and writable.
     frame_log: Option<std::fs::File>,
+    /// The world view opened from the World menu, shown instead of the editor until "Back to
+    /// the editor" (the project stays as it was).
+    world: Option<crate::world_view::WorldApp>,
 }
 
 impl Deref for TerrainApp {
@@ -71,7 +74,8 @@ impl TerrainApp {
         let editor = Editor::new(options, Some(Arc::new(move || ctx.request_repaint())));
         Self {
             editor,
-            top_bar: TopBar,
+            top_bar: TopBar::default(),
+            world: None,
             recipe: RecipePanel,
             steps: StepsPanel::default(),
             brush: BrushPanel,
@@ -113,6 +117,19 @@ impl TerrainApp {
         self.view3d.has_image()
     }
 
+    /// Opens the world view of world preset `name` (an error goes to the error bar).
+    pub fn open_world(&mut self, name: &str) {
+        match terrasynth::World::from_preset(name) {
+            Ok(world) => self.world = Some(crate::world_view::WorldApp::new(world, name)),
+            Err(e) => self.editor.report_error(format!("cannot open world `{name}`: {e}")),
+        }
+    }
+
+    /// Whether the world view is shown.
+    pub fn showing_world(&self) -> bool {
+        self.world.is_some()
+    }
+
     fn shortcuts(&mut self, ctx: &egui::Context) {
         let redo = ctx.input_mut(|i| {
             i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z)
@@ -142,6 +159,25 @@ impl eframe::App for TerrainApp {
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
+        }
+        if let Some(name) = self.top_bar.open_world.take() {
+            self.open_world(&name);
+        }
+        if let Some(world) = &mut self.world {
+            let mut back = false;
+            egui::Panel::top("world-top-bar").show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    back = ui
+                        .button("Back to the editor")
+                        .on_hover_text("Close the world view; your project is as you left it.")
+                        .clicked();
+                });
+            });
+            world.frame_ui(ui);
+            if back {
+                self.world = None;
+            }
+            return;
         }
         let Self {
             editor, top_bar, recipe, steps, brush, erosion, map, view3d, status, help, dialogs, ..

@@ -34,7 +34,15 @@ use crate::settings::{Tool, ViewMode};
 
 /// The top bar: project and export dialogs, undo/redo, tools, 2D/3D, view mode, help.
 #[derive(Default)]
-pub struct TopBar;
+pub struct TopBar {
+    /// A world preset chosen in the World menu this frame (the app opens its world view).
+    pub open_world: Option<String>,
+}
+
+/// The built-in presets that are worlds (a `[world]` table): the World menu.
+pub fn world_presets() -> Vec<terrasynth::recipe::Preset> {
+    terrasynth::recipe::presets().iter().copied().filter(|p| p.recipe().is_ok_and(|r| r.is_world())).collect()
+}
 
 impl TopBar {
     /// Draws the bar; the dialog buttons open windows of `dialogs`.
@@ -86,6 +94,20 @@ impl TopBar {
             {
                 editor.restore_recovery();
             }
+            let worlds = world_presets();
+            ui.add_enabled_ui(!worlds.is_empty(), |ui| {
+                ui.menu_button("World", |ui| {
+                    for p in &worlds {
+                        let doc = p.recipe().map(|r| r.description).unwrap_or_default();
+                        if ui.button(p.name).on_hover_text(doc).clicked() {
+                            self.open_world = Some(p.name.to_string());
+                        }
+                    }
+                })
+                .response
+                .on_hover_text("Open an endless world: pan and zoom without edges, made chunk by chunk.")
+                .on_disabled_hover_text("No world preset is built in.")
+            });
             ui.separator();
             if ui
                 .button("Export…")
