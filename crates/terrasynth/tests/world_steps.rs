@@ -353,3 +353,13 @@ fn world_recipes_refuse_global_steps_by_name() {
         assert!(e.contains(&format!("step {k} ({name}): cannot run on a window of a world")), "{e}");
     }
 }
+
+#[test]
+fn perturb_is_chunkable_with_a_reach_of_its_magnitude() {
+    let s = step("perturb", &[("magnitude-m", num(200.0)), ("spacing-m", num(600.0))]);
+    // 200 m over 30 m cells: 6.67 cells, rounded up, plus the bilinear neighbour.
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(8));
+    assert_window_is_crop(&*s);
+    // Without its world magnitude the step is global (refused by world recipes).
+    assert_eq!(step("perturb", &[]).reach(&frame(0, 0)), Reach::Global);
+}

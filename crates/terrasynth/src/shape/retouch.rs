@@ -2,11 +2,12 @@
 
 use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
+use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
 
 use super::basic::range;
 use crate::generate::{Interpolation, Spectral};
 use crate::step::params::step_params;
-use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
+use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Heightmap, Result};
 
@@ -42,6 +43,17 @@ step_params! {
     /// `magnitude · L` cells (`L` = longer side): the seed's "radius of allowed displacement".
     /// Olsen 2004 (research/algorithms.md §1) used noise displacement (Ebert et al.) with
     /// magnitude 0.25, where his erosion score peaks; lower values just roughen outlines.
+    ///
+    /// **In a world** the displacement is `magnitude-m` metres at most, i.e. `m = magnitude-m /
+    /// cell-size` cells: `h'(p) = h(p + m·(n₁(p), n₂(p)))`, where `n₁`, `n₂` are value-noise fBm
+    /// fields (smoothstep lattice values as the spectral fields, `passes` octaves, lacunarity 2,
+    /// persistence 0.5, seeds `derive_seed(seed, 0)` and `(seed, 1)`) sampled at each cell's
+    /// world position over `spacing-m` metres per lattice cell ([`terrasynth_noise::Noise::fill_cells`]:
+    /// exact per world cell, the same bits on every SIMD level) and clamped to [−1, 1]. The
+    /// displacement is split into whole cells and a fraction (`⌊d⌋`, `d − ⌊d⌋`) before it is
+    /// added to the cell, so the bilinear weights do not depend on where the window starts.
+    /// Reach `⌈m⌉ + 1` cells (the bilinear sample reads one more cell); no mirroring (the
+    /// window's border is cut off anyway). Without `magnitude-m` the step is refused in a world.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Perturb {
         magnitude: f64 = ParamSpec {
@@ -67,13 +79,29 @@ step_params! {
             unit: "",
             doc: "Passes (octaves) of the displacement field.",
         },
+        magnitude_m: Option<f64> = ParamSpec {
+            name: "magnitude-m",
+            kind: ParamKind::Float { min: 0.0, max: 1.0e6 },
+            default: DefaultValue::Absent,
+            unit: "m",
+            doc: "World recipes only (and required there): largest displacement in metres, in \
+                  place of `magnitude`. The step's reach is this many cells plus one.",
+        },
+        spacing_m: f64 = ParamSpec {
+            name: "spacing-m",
+            kind: ParamKind::Float { min: 1.0, max: 1.0e9 },
+            default: DefaultValue::Number(2000.0),
+            unit: "m",
+            doc: "World recipes only: lattice spacing of the displacement field's coarsest pass, \
+                  in place of `frequency`. Ignored on a single map.",
+        },
     }
 }
 
 impl Perturb {
     /// A checked step.
     pub fn new(magnitude: f64, frequency: f64, passes: u32) -> Result<Self> {
-        let s = Self { magnitude, frequency, passes };
+        let s = Self { magnitude, frequency, passes, magnitude_m: None, spacing_m: 2000.0 };
         s.check_ranges()?;
         Ok(s)
     }
@@ -97,6 +125,74 @@ impl Perturb {
         Ok(out)
     }
 
+    /// The same step in a world: displacements of at most `magnitude_m` metres over a field of
+    /// `spacing_m` metres per lattice cell (checked).
+    pub fn in_world(self, magnitude_m: f64, spacing_m: f64) -> Result<Self> {
+        let s = Self { magnitude_m: Some(magnitude_m), spacing_m, ..self };
+        s.check_ranges()?;
+        Ok(s)
+    }
+
+    /// The largest displacement in cells of `world`.
+    fn world_cells(&self, world: &WorldFrame) -> Option<f64> {
+        self.magnitude_m.map(|m| m / world.cell_size)
+    }
+
+    /// The perturbed copy of the window `map` of `world` (see the type's "In a world").
+    pub fn apply_world(&self, map: &Heightmap, world: &WorldFrame, seed: u64) -> Result<Heightmap> {
+        let reach = self
+            .world_cells(world)
+            .ok_or_else(|| super::world::required("magnitude-m", "the largest displacement in metres"))?;
+        let (w, h) = (map.width(), map.height());
+        let cells = CellRegion {
+            col0: world.x0,
+            row0: world.y0,
+            width: w,
+            height: h,
+            scale_x: world.cell_size / self.spacing_m,
+            scale_y: world.cell_size / self.spacing_m,
+            offset_x: 0.0,
+            offset_y: 0.0,
+        };
+        let field = |stream: u64| -> Result<Vec<f32>> {
+            let spec = NoiseSpec {
+                kind: NoiseKind::Value,
+                seed: Seed::Number(derive_seed(seed, stream)),
+                fractal: FractalKind::Fbm,
+                octaves: self.passes,
+                lacunarity: 2.0,
+                persistence: 0.5,
+                ..NoiseSpec::default()
+            };
+            let mut out = vec![0.0f32; w * h];
+            spec.build()?.fill_cells(&cells, &mut out)?;
+            Ok(out)
+        };
+        let (n1, n2) = (field(0)?, field(1)?);
+        // A displacement as whole cells (clamped to the window: its border is garbage) and the
+        // fraction of a cell, independent of the window's origin.
+        let split = |at: usize, d: f64, n: usize| {
+            let whole = d.floor();
+            let cell = (at as i64 + whole as i64).clamp(0, n.saturating_sub(2) as i64) as usize;
+            (cell, d - whole)
+        };
+        let src = map.as_slice();
+        let mut out = map.clone();
+        out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, v) in row.iter_mut().enumerate() {
+                let i = y * w + x;
+                let (cx, u) = split(x, reach * (n1[i] as f64).clamp(-1.0, 1.0), w);
+                let (cy, t) = split(y, reach * (n2[i] as f64).clamp(-1.0, 1.0), h);
+                let k = cy * w + cx;
+                let (dx, dy) = (usize::from(w > 1), if h > 1 { w } else { 0 });
+                let (a, b, c, d) =
+                    (src[k] as f64, src[k + dx] as f64, src[k + dy] as f64, src[k + dy + dx] as f64);
+                *v = (a * (1.0 - u) * (1.0 - t) + b * u * (1.0 - t) + c * (1.0 - u) * t + d * u * t) as f32;
+            }
+        });
+        Ok(out)
+    }
+
     /// The registry entry.
     pub fn info() -> StepInfo {
         StepInfo {
@@ -113,8 +209,19 @@ impl Perturb {
 
 impl Step for Perturb {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        terrain.height = self.apply(&terrain.height, ctx.seed)?;
+        terrain.height = match &ctx.frame {
+            Frame::Map => self.apply(&terrain.height, ctx.seed)?,
+            Frame::World(world) => self.apply_world(&terrain.height, world, ctx.seed)?,
+        };
         Ok(())
+    }
+
+    /// `⌈magnitude-m / cell-size⌉ + 1` cells; global without `magnitude-m`.
+    fn reach(&self, world: &WorldFrame) -> Reach {
+        match self.world_cells(world) {
+            Some(cells) if cells.is_finite() => Reach::Cells(cells.ceil() as usize + 1),
+            _ => Reach::Global,
+        }
     }
 }
 
@@ -218,10 +325,14 @@ mod tests {
     fn perturb_enforces_exactly_its_spec_ranges() {
         let build = |name: &str, v: f64| {
             let p = Params::defaults(Perturb::PARAMS).with(name, ParamValue::Number(v));
-            let Perturb { magnitude, frequency, passes } = Perturb::read_params(&p)?;
-            Perturb::new(magnitude, frequency, passes).map(drop)
+            let Perturb { magnitude, frequency, passes, magnitude_m, spacing_m } = Perturb::read_params(&p)?;
+            let s = Perturb::new(magnitude, frequency, passes)?;
+            match magnitude_m {
+                Some(m) => s.in_world(m, spacing_m).map(drop),
+                None => s.in_world(1.0, spacing_m).map(drop),
+            }
         };
-        assert_eq!(assert_ranges_enforced(Perturb::PARAMS, &build), 3);
+        assert_eq!(assert_ranges_enforced(Perturb::PARAMS, &build), 5);
         assert_eq!(Perturb::default(), Perturb::new(0.05, 6.0, 3).unwrap());
     }
 }
