@@ -162,19 +162,33 @@ pub fn tile_dir_name(i: usize, j: usize) -> String {
     format!("x{i}_y{j}")
 }
 
+/// Terrain3D's region sizes (`Terrain3D::RegionSize`, 64..=2048 in src/terrain_3d.h of
+/// Terrain3D 1.0): a Godot tile of `n` cells fills one region of `n − 1`.
+pub const TERRAIN3D_REGION_SIZES: &[usize] = &[64, 128, 256, 512, 1024, 2048];
+
 /// Whether `n` cells a side is a tile `engine` imports: Unreal any landscape size
-/// ([`Engine::is_valid_side`]); Unity and Godot `2^k + 1` (Unity 33..=4097; Godot 33..=8193,
-/// one Terrain3D region of `n − 1` cells per tile).
+/// ([`Engine::is_valid_side`]); Unity `2^k + 1` in 33..=4097; Godot one Terrain3D region plus
+/// the shared edge, `r + 1` for r in [`TERRAIN3D_REGION_SIZES`].
 pub fn engine_tile_ok(engine: Engine, n: usize) -> bool {
-    engine.is_valid_side(n)
+    match engine {
+        Engine::Godot => TERRAIN3D_REGION_SIZES.iter().any(|&r| r + 1 == n),
+        _ => engine.is_valid_side(n),
+    }
 }
 
 /// The allowed tile sizes of `engine`, in words.
 fn engine_tile_sizes(engine: Engine) -> String {
-    let list = engine.sizes().iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
+    let list =
+        |sizes: &mut dyn Iterator<Item = usize>| sizes.map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
     match engine {
-        Engine::Unreal => format!("an Unreal landscape size C·S·Q+1, e.g. {list}"),
-        _ => format!("one of {list}"),
+        Engine::Unreal => {
+            format!("an Unreal landscape size C·S·Q+1, e.g. {}", list(&mut engine.sizes().iter().copied()))
+        }
+        Engine::Unity => format!("one of {}", list(&mut engine.sizes().iter().copied())),
+        Engine::Godot => format!(
+            "a Terrain3D region size + 1, one of {}",
+            list(&mut TERRAIN3D_REGION_SIZES.iter().map(|r| r + 1))
+        ),
     }
 }
 
@@ -569,6 +583,9 @@ mod tests {
         let e = TileLayout::new((0, 0), (2, 2), 1025, Some(Engine::Unreal)).unwrap_err().to_string();
         assert!(e.contains("1009"), "{e}");
         assert!(TileLayout::new((0, 0), (2, 2), 1009, Some(Engine::Unreal)).is_ok());
+        let e = TileLayout::new((0, 0), (2, 2), 4097, Some(Engine::Godot)).unwrap_err().to_string();
+        assert!(e.contains("65, 129, 257, 513, 1025, 2049"), "{e}");
+        assert!(TileLayout::new((0, 0), (2, 2), 2049, Some(Engine::Godot)).is_ok());
         let far = super::super::MAX_WORLD_CELL - 20;
         let e = TileLayout::new((far, 0), (4, 1), 9, None).unwrap_err().to_string();
         assert!(e.contains("world cells"), "{e}");
