@@ -41,6 +41,8 @@ pub struct Noise {
     base_range: (f64, f64),
     range: (f64, f64),
     range3: (f64, f64),
+    /// The bulk fill's column plans of the last lattice fill (see `bulk::PlanCache`).
+    plans: crate::bulk::PlanCache,
 }
 
 impl NoiseSpec {
@@ -86,6 +88,7 @@ impl NoiseSpec {
             base_range,
             range,
             range3,
+            plans: Default::default(),
         })
     }
 }
@@ -108,6 +111,11 @@ pub(crate) const IMPROVED_BOUND: f64 = crate::perlin::IMPROVED2_BOUND;
 pub(crate) const IMPROVED_BOUND_3D: f64 = 1.037;
 
 impl Noise {
+    /// The bulk fill's plan cache.
+    pub(crate) fn plan_cache(&self) -> &crate::bulk::PlanCache {
+        &self.plans
+    }
+
     /// The validated spec.
     pub fn spec(&self) -> &NoiseSpec {
         &self.spec

@@ -156,3 +156,34 @@ fn bad_windows_are_refused_with_the_field_named() {
     let mut short = vec![0.0; 7];
     assert!(matches!(noise.fill_cells(&ok, &mut short), Err(NoiseError::BufferSize { expected: 8, got: 7 })));
 }
+
+/// A map filled strip by strip (the same columns every call: the column plans are reused)
+/// equals the map filled whole, also when fills of other columns come in between.
+#[test]
+fn strips_equal_the_whole_map() {
+    for kind in [NoiseKind::Perlin, NoiseKind::Value, NoiseKind::OpenSimplex2] {
+        let noise = spec(kind, FractalKind::Fbm, 0.0).build().expect("valid spec");
+        let whole = CellRegion {
+            col0: -700,
+            row0: 33,
+            width: 1100,
+            height: 48,
+            scale_x: 0.02,
+            scale_y: 0.02,
+            offset_x: 0.0,
+            offset_y: 0.0,
+        };
+        let all = fill(&noise, &whole);
+        for (k, rows) in [(0usize, 16usize), (16, 16), (32, 5), (37, 11)] {
+            let strip = CellRegion { row0: whole.row0 + k as i64, height: rows, ..whole };
+            let got = fill(&noise, &strip);
+            assert!(
+                got.iter().zip(&all[k * whole.width..]).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{} strip at row {k}",
+                kind.name()
+            );
+            // Other columns in between replace the cached plans.
+            fill(&noise, &CellRegion { col0: 5, width: 77, ..strip });
+        }
+    }
+}

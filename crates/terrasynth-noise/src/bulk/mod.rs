@@ -426,10 +426,11 @@ where
 }
 
 /// Rows per rayon task: [`BAND_ROWS`], or fewer for a short region so that every one of
-/// `threads` threads gets work (a 16-row strip on 2 threads: 8 tasks of 2 rows; issue 11 part
+/// `threads` threads gets work (a 16-row strip on 2 threads: 2 tasks of 8 rows; issue 11 part
 /// 7). Output bits do not depend on it.
 fn rows_per_band(height: usize, threads: usize) -> usize {
-    (height / (4 * threads.max(1))).clamp(1, BAND_ROWS)
+    // Each band recomputes its lattice corner rows: split no finer than one band per thread.
+    height.div_ceil(threads.max(1)).clamp(1, BAND_ROWS)
 }
 
 thread_local! {
@@ -813,16 +814,61 @@ fn lattice_octave<'a>(noise: &'a Noise, octave: usize) -> LatticeOctave<'a> {
 
 /// One tile of columns of the lattice path: its first column, its width and one plan per
 /// octave.
-struct Tile {
+pub(crate) struct Tile {
     start: usize,
     width: usize,
     plans: Vec<ColumnPlan>,
 }
 
+/// What the column plans of a lattice fill depend on (besides the noise).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PlanKey {
+    x: Axis,
+    width: usize,
+    lanes: usize,
+}
+
+/// The column plans of a noise's last lattice fill, reused by the next fill with the same
+/// columns: a map filled strip by strip (16 rows at a time, issue 11 part 7) plans its columns
+/// once instead of once per strip. One entry; a fill with other columns replaces it. Plans are
+/// a pure function of the key and the noise, so reuse never changes a bit.
+#[derive(Default)]
+pub(crate) struct PlanCache(std::sync::Mutex<Option<(PlanKey, std::sync::Arc<Vec<Tile>>)>>);
+
+impl PlanCache {
+    /// The cached plans for `key`, or `make()`'s (then cached).
+    fn get_or_make(&self, key: PlanKey, make: impl FnOnce() -> Vec<Tile>) -> std::sync::Arc<Vec<Tile>> {
+        if let Ok(slot) = self.0.lock()
+            && let Some((k, tiles)) = slot.as_ref()
+            && *k == key
+        {
+            return tiles.clone();
+        }
+        let tiles = std::sync::Arc::new(make());
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some((key, tiles.clone()));
+        }
+        tiles
+    }
+}
+
+impl Clone for PlanCache {
+    /// A clone starts empty (plans are cheap to remake, and the lock is not shareable).
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for PlanCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlanCache")
+    }
+}
+
 /// Everything the lattice path shares between bands.
 struct LatticeJob<'a> {
     octaves: Vec<LatticeOctave<'a>>,
-    tiles: Vec<Tile>,
+    tiles: std::sync::Arc<Vec<Tile>>,
     weights: Vec<f32>,
     combiner: RowCombiner,
     /// fbm (and no fractal) is a weighted sum: the kernel accumulates it directly.
@@ -855,7 +901,7 @@ impl LatticeJob<'_> {
             })
             .collect();
         let per_row = self.octaves.len();
-        for tile in &self.tiles {
+        for tile in self.tiles.iter() {
             states.iter_mut().for_each(RowState::invalidate);
             let p = tile.plans[0].padded_len();
             let (n, r, s) = (&mut n[..p], &mut r[..p], &mut s[..p]);
@@ -907,17 +953,20 @@ impl BandJob for LatticeJob<'_> {
 fn fill_lattice(noise: &Noise, region: &Samples, out: &mut [f32], level: SimdLevel) -> (f32, f32) {
     let octaves: Vec<LatticeOctave<'_>> =
         (0..noise.octaves().len()).map(|k| lattice_octave(noise, k)).collect();
-    let tiles = (0..region.width)
-        .step_by(TILE)
-        .map(|start| {
-            let width = TILE.min(region.width - start);
-            let plans = octaves
-                .iter()
-                .map(|o| ColumnPlan::new(o, width, level.lanes(), |i| column_x(region, start + i)))
-                .collect();
-            Tile { start, width, plans }
-        })
-        .collect();
+    let key = PlanKey { x: region.x, width: region.width, lanes: level.lanes() };
+    let tiles = noise.plan_cache().get_or_make(key, || {
+        (0..region.width)
+            .step_by(TILE)
+            .map(|start| {
+                let width = TILE.min(region.width - start);
+                let plans = octaves
+                    .iter()
+                    .map(|o| ColumnPlan::new(o, width, level.lanes(), |i| column_x(region, start + i)))
+                    .collect();
+                Tile { start, width, plans }
+            })
+            .collect()
+    });
     let combiner = RowCombiner::new(noise);
     let job = LatticeJob {
         weights: noise.octaves().iter().map(|o| o.weight as f32).collect(),
