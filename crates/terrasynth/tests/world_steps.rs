@@ -363,3 +363,43 @@ fn perturb_is_chunkable_with_a_reach_of_its_magnitude() {
     // Without its world magnitude the step is global (refused by world recipes).
     assert_eq!(step("perturb", &[]).reach(&frame(0, 0)), Reach::Global);
 }
+
+#[test]
+fn blend_is_chunkable_with_a_world_source() {
+    for (mode, mask) in [("lerp", "constant"), ("add", "height"), ("multiply", "constant"), ("max", "height")]
+    {
+        let s = step(
+            "blend",
+            &[
+                ("source", ParamValue::Text("noise".into())),
+                ("feature-size-m", num(900.0)),
+                ("source-range", list(&[-1.0, 1.0])),
+                ("mode", ParamValue::Text(mode.into())),
+                ("mask", ParamValue::Text(mask.into())),
+                ("weight", num(0.6)),
+            ],
+        );
+        assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(0));
+        assert_window_is_crop(&*s);
+    }
+    // The radial mask (relative to the map's centre) and a source without a world length are
+    // global; a missing source range is one error naming it.
+    let radial = step(
+        "blend",
+        &[
+            ("source", ParamValue::Text("noise".into())),
+            ("feature-size-m", num(900.0)),
+            ("mask", ParamValue::Text("radial".into())),
+        ],
+    );
+    assert_eq!(radial.reach(&frame(0, 0)), Reach::Global);
+    assert_eq!(
+        step("blend", &[("source", ParamValue::Text("noise".into()))]).reach(&frame(0, 0)),
+        Reach::Global
+    );
+    let no_range =
+        step("blend", &[("source", ParamValue::Text("noise".into())), ("feature-size-m", num(900.0))]);
+    assert!(
+        matches!(run_window(&*no_range, 1, 0, 0, 5, 5), Err(Error::InvalidParameter { name, .. }) if name == "source-range")
+    );
+}

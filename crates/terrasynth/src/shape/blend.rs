@@ -60,8 +60,9 @@ step_params! {
     /// (research/algorithms.md §1) is `diamond-square` then `blend` with `source = "voronoi"`,
     /// `mode = "lerp"`, `weight = 1/3`.
     ///
-    /// **In a world** the second terrain is the source generator's world window (the generator
-    /// must be able to make worlds, else the step is global and refused), and no range is the
+    /// **In a world** the second terrain is the source generator's world window, its length in
+    /// metres given by `feature-size-m` (passed on as the source's own `feature-size-m`; a
+    /// source that cannot make worlds makes the step global, refused), and no range is the
     /// window's own: `source-range = [a, b]` (required) maps the second terrain to
     /// `ĝ = (g − a)/(b − a)`, `lo`, `hi` are the world's declared height range, and the
     /// `height` mask is `(h − lo)/(hi − lo)` over that range. The `radial` mask is relative to
@@ -114,6 +115,14 @@ step_params! {
             doc: "World recipes only (and required there): the second terrain's value range \
                   [a, b], a < b, mapped onto the world height range instead of its own min and max.",
         },
+        feature_size_m: Option<f64> = ParamSpec {
+            name: "feature-size-m",
+            kind: ParamKind::Float { min: 1e-3, max: 1e9 },
+            default: DefaultValue::Absent,
+            unit: "m",
+            doc: "World recipes only (and required there): the source generator's `feature-size-m`, \
+                  its length in metres (sources without that key cannot make worlds).",
+        },
     }
 }
 
@@ -127,6 +136,7 @@ impl Blend {
             mask,
             noise: String::new(),
             source_range: Vec::new(),
+            feature_size_m: None,
         };
         s.check_ranges()?;
         Ok(s)
@@ -142,12 +152,23 @@ impl Blend {
 
     /// The second terrain's step, built from its defaults (plus the inline noise spec).
     fn generator(&self) -> Result<Box<dyn Step>> {
+        self.generator_in(false)
+    }
+
+    /// [`Blend::generator`]; in a world (`world`), with `feature-size-m` passed on to sources
+    /// that have that key.
+    fn generator_in(&self, world: bool) -> Result<Box<dyn Step>> {
         let info = crate::generate::steps().into_iter().find(|s| s.name == self.source).ok_or_else(|| {
             Error::param("source", &self.source, format!("one of {}", BLEND_SOURCES.join(", ")))
         })?;
         let mut given = std::collections::BTreeMap::new();
         if self.source == "noise" && !self.noise.trim().is_empty() {
             given.insert("noise".to_string(), crate::step::ParamValue::Text(self.noise.clone()));
+        }
+        if let (true, Some(m)) = (world, self.feature_size_m)
+            && info.params.iter().any(|p| p.name == "feature-size-m")
+        {
+            given.insert("feature-size-m".to_string(), crate::step::ParamValue::Number(m));
         }
         let params = Params::validate(info.params, &given).map_err(|e| {
             Error::param("noise", &self.noise, format!("an inline noise spec ({})", crate::join_problems(&e)))
@@ -270,7 +291,7 @@ impl Step for Blend {
             let second = self.second(w, h, cell, ctx.seed)?;
             return self.combine(&mut terrain.height, &second);
         };
-        let step = self.generator()?;
+        let step = self.generator_in(true)?;
         let mut t = Terrain::new(w, h, cell)?;
         let sub = StepContext {
             frame: ctx.frame,
@@ -286,7 +307,7 @@ impl Step for Blend {
         if self.mask == BlendMask::Radial {
             return Reach::Global;
         }
-        self.generator().map_or(Reach::Global, |g| g.reach(world))
+        self.generator_in(true).map_or(Reach::Global, |g| g.reach(world))
     }
 }
 
@@ -302,7 +323,7 @@ mod tests {
         let build = |name: &str, v: f64| {
             Blend::from_params(&Params::defaults(Blend::PARAMS).with(name, ParamValue::Number(v))).map(drop)
         };
-        assert_eq!(assert_ranges_enforced(Blend::PARAMS, &build), 1, "weight");
+        assert_eq!(assert_ranges_enforced(Blend::PARAMS, &build), 2, "weight, feature-size-m");
         let d = Blend::default();
         assert_eq!((d.mode, d.mask, d.source.as_str()), (BlendMode::Lerp, BlendMask::Constant, "voronoi"));
         assert!(matches!(Blend::new("nope", BlendMode::Add, 0.5, BlendMask::Radial),
