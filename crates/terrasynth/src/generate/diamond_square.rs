@@ -234,7 +234,7 @@ impl Generator for DiamondSquare {
         }
         let sub = Subdivision {
             disp0: self.roughness,
-            decay: (-self.smoothness).exp2(),
+            decay: terrasynth_noise::detmath::exp2(-self.smoothness),
             noisy_levels: if self.detail == 0 { u32::MAX } else { self.detail },
         };
         diamond_square_fill(&mut buf, side, side - 1, sub, derive_seed(seed, 1));

@@ -82,7 +82,7 @@ impl Generator for Triangular {
             buf[y * side + x] = self.roughness * symmetric(&mut rng);
         }
         let mut rng = SplitMix64::new(derive_seed(seed, 1));
-        let decay = (-self.smoothness).exp2();
+        let decay = terrasynth_noise::detmath::exp2(-self.smoothness);
         let mut disp = self.roughness;
         let mut s = last;
         let mut level = 0u32;

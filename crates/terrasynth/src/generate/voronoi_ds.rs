@@ -134,8 +134,10 @@ impl Generator for VoronoiDiamondSquare {
         let sub = Subdivision {
             // The amplitude the levels above `step` would have reached: roughness·R at the
             // whole square, times 2^(−H) per level down to `step`.
-            disp0: self.roughness * range * (step as f64 / (side - 1) as f64).powf(self.smoothness),
-            decay: (-self.smoothness).exp2(),
+            disp0: self.roughness
+                * range
+                * terrasynth_noise::detmath::pow(step as f64 / (side - 1) as f64, self.smoothness),
+            decay: terrasynth_noise::detmath::exp2(-self.smoothness),
             noisy_levels: u32::MAX,
         };
         diamond_square_fill(&mut buf, side, step, sub, terrasynth_noise::rng::derive_seed(seed, 2));

@@ -290,7 +290,7 @@ impl Terrace {
         for v in map.as_mut_slice() {
             let n = ((*v - lo) as f64 / r as f64).clamp(0.0, 1.0) * l;
             let k = n.floor();
-            *v = (lo as f64 + r as f64 * (k + (n - k).powf(q)) / l) as f32;
+            *v = (lo as f64 + r as f64 * (k + terrasynth_noise::detmath::pow(n - k, q)) / l) as f32;
         }
     }
 
