@@ -403,3 +403,11 @@ fn blend_is_chunkable_with_a_world_source() {
         matches!(run_window(&*no_range, 1, 0, 0, 5, 5), Err(Error::InvalidParameter { name, .. }) if name == "source-range")
     );
 }
+
+#[test]
+fn spectral_overlay_is_chunkable_with_a_world_spacing() {
+    let s = step("spectral-overlay", &[("feature-size-m", num(700.0)), ("amplitude", num(0.05))]);
+    assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(0));
+    assert_window_is_crop(&*s);
+    assert_eq!(step("spectral-overlay", &[]).reach(&frame(0, 0)), Reach::Global);
+}

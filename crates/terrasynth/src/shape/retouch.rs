@@ -5,6 +5,7 @@ use terrasynth_noise::rng::derive_seed;
 use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
 
 use super::basic::range;
+use crate::generate::common::refuse_world_length;
 use crate::generate::{Interpolation, Spectral};
 use crate::step::params::step_params;
 use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
@@ -231,6 +232,12 @@ step_params! {
     /// scaled to [−1, 1] and `a` the `amplitude` relative to the current height range (so it
     /// works whatever the generator's units). Same keys as `spectral`, with finer defaults
     /// (`start-frequency` 16, `passes` 3).
+    ///
+    /// **In a world** `S` is the `spectral` step's world field (lattices hashed by world lattice
+    /// coordinates, first-pass spacing `feature-size-m` metres: see [`Spectral`]) divided by
+    /// `Σ p^i`, and the range is the world's declared height range: `h' = h + a · (hi − lo) ·
+    /// S`. A point step (reach 0); without `feature-size-m` it is refused in a world, and
+    /// `feature-size-m` is refused on a single map (as by `spectral`).
     #[derive(Clone, Debug, PartialEq)]
     pub struct SpectralOverlay {
         amplitude: f64 = ParamSpec {
@@ -254,6 +261,21 @@ impl SpectralOverlay {
         let s = Self { amplitude, spectral };
         s.check_ranges()?;
         Ok(s)
+    }
+
+    /// Applies to the window `map` of `world` with the step seed (see the type's "In a
+    /// world").
+    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
+        let (w, h) = (map.width(), map.height());
+        let field = self.spectral.world_field((world.x0, world.y0), world.cell_size, (w, h), seed)?;
+        let norm: f64 = self.spectral.amplitudes().iter().sum();
+        let [lo, hi] = world.height_range;
+        let scale = self.amplitude * (hi - lo);
+        for (v, f) in map.as_mut_slice().iter_mut().zip(field) {
+            let f = if norm > 0.0 { f / norm } else { f };
+            *v = (*v as f64 + scale * f) as f32;
+        }
+        Ok(())
     }
 
     /// Applies to a heightmap.
@@ -281,8 +303,19 @@ impl SpectralOverlay {
 
 impl Step for SpectralOverlay {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
-        self.apply(&mut terrain.height, ctx.seed);
-        Ok(())
+        match &ctx.frame {
+            Frame::Map => {
+                refuse_world_length(self.spectral.feature_size_m, "`start-frequency`")?;
+                self.apply(&mut terrain.height, ctx.seed);
+                Ok(())
+            }
+            Frame::World(world) => self.apply_world(&mut terrain.height, world, ctx.seed),
+        }
+    }
+
+    /// A point step once `feature-size-m` is given (global without it).
+    fn reach(&self, _world: &WorldFrame) -> Reach {
+        if self.spectral.feature_size_m.is_some() { Reach::Cells(0) } else { Reach::Global }
     }
 }
 
@@ -312,7 +345,7 @@ mod tests {
             let p = Params::defaults(specs).with(name, ParamValue::Number(v));
             SpectralOverlay::read_params(&p).map(drop)
         };
-        assert_eq!(assert_ranges_enforced(specs, &build), 5);
+        assert_eq!(assert_ranges_enforced(specs, &build), 6);
         let d = SpectralOverlay::default();
         assert_eq!((d.amplitude, d.spectral.start_frequency, d.spectral.passes), (0.1, 16.0, 3));
         let s = Spectral::default();
