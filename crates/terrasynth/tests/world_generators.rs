@@ -5,7 +5,7 @@
 //! in finite maps.
 
 use terrasynth::recipe::world::assert_window_is_crop;
-use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, World, registry};
+use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, World, preset, registry};
 
 /// A world recipe: the generator step `step` (TOML keys), then `normalize` of `input-range`
 /// onto the world's height range (so the whole recipe is chunkable).
@@ -84,5 +84,15 @@ fn single_map_generators_are_refused_in_worlds() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("feature-size-m") && e.contains("only in a world recipe"), "{step}: {e}");
+    }
+}
+
+/// The world presets are world recipes whose windows are crops of larger windows.
+#[test]
+fn world_presets_are_chunkable() {
+    for name in ["world", "world-island", "world-archipelago"] {
+        let recipe = preset(name).unwrap().recipe().unwrap();
+        assert!(recipe.world.is_some(), "{name} is not a world recipe");
+        assert_window_is_crop(&recipe);
     }
 }

@@ -50,6 +50,9 @@ pub fn presets() -> &'static [Preset] {
         preset!("eroded-island"),
         preset!("olsen-eroded"),
         preset!("rivers"),
+        preset!("world"),
+        preset!("world-island"),
+        preset!("world-archipelago"),
     ];
     ALL
 }
@@ -83,7 +86,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown preset `atlantis` (known: island, archipelago, mountains, mdp, spectral, voronoi-ds, \
-             olsen, eroded-island, olsen-eroded, rivers)"
+             olsen, eroded-island, olsen-eroded, rivers, world, world-island, world-archipelago)"
         );
         assert!(matches!(e, Error::UnknownPreset { name, .. } if name == "atlantis"));
     }
