@@ -51,40 +51,6 @@ pub(crate) fn lattice_hash(seed: u64, ix: i64, iy: i64) -> u64 {
     mix64(derive_seed(seed, ix as u64) ^ (iy as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
 }
 
-/// `2^y` without the platform's libm, the same bits on every machine: `y = n + f` with `n`
-/// an integer and `f ∈ [0, 1)`; `2^f` is the product of the factors `2^(2^−k)` (each the
-/// square root of the previous one, and IEEE square roots are correctly rounded) for the bits
-/// of `f`, then scaled by `2^n` with exact halvings or doublings. Relative error below 1e-14.
-/// Used for the per-level decay `2^(−smoothness)` of the world forms of diamond-square.
-pub(crate) fn exp2_exact_ops(y: f64) -> f64 {
-    if !y.is_finite() {
-        return if y > 0.0 {
-            f64::INFINITY
-        } else if y < 0.0 {
-            0.0
-        } else {
-            f64::NAN
-        };
-    }
-    let n = y.floor();
-    let mut rest = y - n; // one IEEE rounding: the same bits everywhere
-    let (mut r, mut root, mut bit) = (1.0f64, 2.0f64, 0.5f64);
-    for _ in 0..53 {
-        root = root.sqrt();
-        if rest >= bit {
-            rest -= bit;
-            r *= root;
-        }
-        bit *= 0.5;
-    }
-    let (factor, count) = if n >= 0.0 { (2.0, n) } else { (0.5, -n) };
-    let count = count.min(2100.0) as u32;
-    for _ in 0..count {
-        r *= factor;
-    }
-    r
-}
-
 /// The lattice points of spacing `step` (world cells) covering `[xa, xb] × [ya, yb]`: index
 /// ranges `i0..=i1`, `j0..=j1` with `i0·step ≤ xa`, `i1·step ≥ xb` (rounded outward).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -414,20 +380,6 @@ mod tests {
         for ((seed, ix, iy), want) in reference {
             assert_eq!(lattice_value(seed, ix, iy).to_bits(), f64::to_bits(want), "({seed}, {ix}, {iy})");
         }
-    }
-
-    #[test]
-    fn exp2_without_libm_matches_libm_closely_and_exactly_on_integers() {
-        for k in -60..=60 {
-            assert_eq!(exp2_exact_ops(k as f64), (k as f64).exp2(), "2^{k}");
-        }
-        for i in -400..=400 {
-            let y = i as f64 * 0.0137;
-            let (got, want) = (exp2_exact_ops(y), y.exp2());
-            assert!(((got - want) / want).abs() < 1e-14, "2^{y}: {got} vs {want}");
-        }
-        assert_eq!(exp2_exact_ops(-0.5).to_bits(), exp2_exact_ops(-0.5).to_bits());
-        assert_eq!(exp2_exact_ops(f64::NEG_INFINITY), 0.0);
     }
 
     #[test]

@@ -4,9 +4,9 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 
 use super::common::{
-    LatticeRect, Subdivision, crop_square, diamond_square_fill, exp2_exact_ops, lattice_value, level_index,
-    pow2_exponent, refuse_world_length, symmetric, top_spacing_cells, with_feature_size_m,
-    world_generator_methods, world_length,
+    LatticeRect, Subdivision, crop_square, diamond_square_fill, lattice_value, level_index, pow2_exponent,
+    refuse_world_length, symmetric, top_spacing_cells, with_feature_size_m, world_generator_methods,
+    world_length,
 };
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
@@ -46,9 +46,8 @@ step_params! {
     /// multiples of `2s`): the centres one step beyond the window for its edge midpoints, and
     /// their corners. A window therefore computes each coarser level over a slightly larger
     /// window, recursively up to `T` (about `4T` cells of margin in all, at a cost of a few
-    /// points per level). No libm: the decay `2^(−smoothness)` comes from square roots and
-    /// exact halvings. The relief has no features wider than `T`; there is no map edge, hence no
-    /// 3-neighbour border case.
+    /// points per level). No libm: the decay `2^(−smoothness)` is `detmath::exp2`. The relief
+    /// has no features wider than `T`; there is no map edge, hence no 3-neighbour border case.
     #[derive(Clone, Debug, PartialEq)]
     pub struct DiamondSquare {
         roughness: f64 = ParamSpec {
@@ -111,7 +110,7 @@ impl DiamondSquare {
         let world = DsWorld {
             top: top_spacing_cells(world_length(self.feature_size_m, "diamond-square")?, cell_size_m),
             roughness: self.roughness,
-            decay: exp2_exact_ops(-self.smoothness),
+            decay: terrasynth_noise::detmath::exp2(-self.smoothness),
             noisy_levels: if self.detail == 0 { u32::MAX } else { self.detail },
             top_seed: derive_seed(seed, 2),
             disp_seed: derive_seed(seed, 3),
