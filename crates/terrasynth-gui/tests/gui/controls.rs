@@ -145,3 +145,29 @@ fn the_import_path_can_be_picked_with_the_file_browser() {
     assert!(h.query_by_label("Heightmap to import").is_none(), "the browser closed");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The World menu lists the built-in world presets; opening one shows the world view, whose
+/// chunks arrive from the workers, and "Back to the editor" returns to the project untouched. A
+/// preset that is not a world gives one error in the error bar.
+#[test]
+fn the_world_menu_opens_a_world_view_and_back_returns_to_the_project() {
+    let mut h = app_harness();
+    let seed = h.state().doc.recipe.seed;
+    h.state_mut().open_world("island");
+    assert!(!h.state().showing_world());
+    let e = h.state().error.clone().unwrap_or_default();
+    assert!(e.contains("cannot open world `island`") && e.contains("not a world recipe"), "{e}");
+    let worlds = terrasynth_gui::panels::world_presets();
+    assert!(worlds.iter().any(|p| p.name == "world"), "the `world` preset is in the World menu");
+    click_label(&mut h, "World");
+    click_label(&mut h, "world");
+    assert!(h.state().showing_world());
+    for _ in 0..200 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.get_by_label_contains("World `world`: drag to pan");
+    click_label(&mut h, "Back to the editor");
+    assert!(!h.state().showing_world());
+    assert_eq!(h.state().doc.recipe.seed, seed);
+}
