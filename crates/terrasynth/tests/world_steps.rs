@@ -411,3 +411,16 @@ fn spectral_overlay_is_chunkable_with_a_world_spacing() {
     assert_window_is_crop(&*s);
     assert_eq!(step("spectral-overlay", &[]).reach(&frame(0, 0)), Reach::Global);
 }
+
+#[test]
+fn voronoi_regions_are_chunkable_on_world_points() {
+    for mode in ["binary", "heights"] {
+        let s = step(
+            "voronoi-regions",
+            &[("feature-size-m", num(400.0)), ("mode", ParamValue::Text(mode.into())), ("floor", num(0.2))],
+        );
+        assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(0));
+        assert_window_is_crop(&*s);
+    }
+    assert_eq!(step("voronoi-regions", &[]).reach(&frame(0, 0)), Reach::Global);
+}

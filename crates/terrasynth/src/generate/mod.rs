@@ -47,6 +47,7 @@ pub use voronoi::{
     MARGIN_SPACINGS, MAX_COEFFICIENTS, Metric, Voronoi, feature_points, feature_points_with_margin,
     region_map,
 };
+pub(crate) use voronoi::{MAX_POINTS_PER_CELL, WorldPoints};
 pub use voronoi_ds::VoronoiDiamondSquare;
 
 use crate::step::{Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};

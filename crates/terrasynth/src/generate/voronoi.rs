@@ -303,7 +303,7 @@ impl Voronoi {
         seed: u64,
     ) -> Result<Vec<f64>> {
         let spacing = world_length(self.feature_size_m, "voronoi")?;
-        let points = WorldPoints { seed: derive_seed(self.point_seed.unwrap_or(seed), 0x776f_726c) };
+        let points = WorldPoints::of(self.point_seed.unwrap_or(seed));
         // Sample positions in feature-grid units (one grid cell = `feature-size-m` metres).
         let to_grid = |c: i64| c as f64 * cell_size_m / spacing;
         let gx: Vec<f64> = (0..width).map(|i| to_grid(x0 + i as i64)).collect();
@@ -424,12 +424,12 @@ const POISSON1_CDF: [f64; 9] = [
 ];
 
 /// Most feature points in one world grid cell.
-const MAX_POINTS_PER_CELL: usize = POISSON1_CDF.len();
+pub(crate) const MAX_POINTS_PER_CELL: usize = POISSON1_CDF.len();
 
 /// The feature points of an endless world: a Poisson(1) number per feature-grid cell, placed
 /// uniformly in it, from a stream seeded by a hash of (seed, cell).
-struct WorldPoints {
-    seed: u64,
+pub(crate) struct WorldPoints {
+    pub(crate) seed: u64,
 }
 
 /// The points of the last few grid cells a row of samples visited (rows move slowly across
@@ -480,8 +480,13 @@ impl Nearest {
 }
 
 impl WorldPoints {
+    /// The world points of a point seed (the `voronoi` step's, shared by `voronoi-regions`).
+    pub(crate) fn of(point_seed: u64) -> Self {
+        Self { seed: derive_seed(point_seed, 0x776f_726c) }
+    }
+
     /// The points of grid cell `(cx, cy)` (grid units); returns how many.
-    fn cell(&self, cx: i64, cy: i64, out: &mut [[f64; 2]; MAX_POINTS_PER_CELL]) -> usize {
+    pub(crate) fn cell(&self, cx: i64, cy: i64, out: &mut [[f64; 2]; MAX_POINTS_PER_CELL]) -> usize {
         let mut rng = SplitMix64::new(super::common::lattice_hash(self.seed, cx, cy));
         let u = rng.next_f64();
         let n = POISSON1_CDF.iter().position(|&p| u < p).unwrap_or(MAX_POINTS_PER_CELL);
