@@ -31,7 +31,6 @@ const CELLS: CellRegion = CellRegion {
 
 /// A world recipe of the core's chunkable steps: noise in metres, normalize over a declared
 /// input range.
-#[cfg(not(target_arch = "wasm32"))]
 const WORLD_RECIPE: &str = r#"
 cell-size = 30.0
 [world]
@@ -155,20 +154,7 @@ fn detmath_lines() -> Vec<String> {
     lines
 }
 
-/// Why the world window is not computed on wasm32-unknown-unknown: the pipeline times its
-/// steps with `std::time::Instant::now`, which panics there ("time not implemented on this
-/// platform"), and wasm32-unknown-unknown aborts on a panic.
-pub const WASM_WORLD_BLOCKER: &str = "skipped on wasm32-unknown-unknown: Pipeline::run_steps \
-    (crates/terrasynth/src/recipe/pipeline.rs) calls std::time::Instant::now, which panics there";
-
-/// On wasm32: why the world window is skipped.
-#[cfg(target_arch = "wasm32")]
-fn world_window() -> String {
-    WASM_WORLD_BLOCKER.to_string()
-}
-
 /// The height bytes (f32 metres) of one odd window of [`WORLD_RECIPE`] at a negative origin.
-#[cfg(not(target_arch = "wasm32"))]
 fn world_window() -> String {
     use terrasynth::recipe::{PipelineProgress, Recipe, World};
     let world = match Recipe::from_toml_str(WORLD_RECIPE)
