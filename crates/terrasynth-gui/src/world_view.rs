@@ -13,7 +13,6 @@
 //!   the status line.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -102,7 +101,6 @@ pub struct WorldChunks {
     /// The first error a chunk gave, if any.
     pub error: Option<String>,
     frame: u64,
-    stopped: Arc<AtomicBool>,
 }
 
 impl WorldChunks {
@@ -111,7 +109,6 @@ impl WorldChunks {
         let world = Arc::new(world);
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let in_flight: Arc<Mutex<HashSet<ChunkKey>>> = Arc::default();
-        let stopped = Arc::new(AtomicBool::new(false));
         let (tx, results) = channel();
         let workers = (0..threads.max(1))
             .map(|_| {
@@ -120,17 +117,7 @@ impl WorldChunks {
                 std::thread::spawn(move || work(&world, &queue, &in_flight, &tx))
             })
             .collect();
-        Self {
-            world,
-            queue,
-            results,
-            workers,
-            in_flight,
-            ready: HashMap::new(),
-            error: None,
-            frame: 0,
-            stopped,
-        }
+        Self { world, queue, results, workers, in_flight, ready: HashMap::new(), error: None, frame: 0 }
     }
 
     /// The world shown.
@@ -148,9 +135,14 @@ impl WorldChunks {
                 *used = frame;
             }
         }
-        let busy = self.in_flight.lock().map(|s| s.clone()).unwrap_or_default();
-        let missing: Vec<ChunkKey> =
-            keys.iter().copied().filter(|k| !self.ready.contains_key(k) && !busy.contains(k)).collect();
+        let missing: Vec<ChunkKey> = {
+            let busy = self.in_flight.lock();
+            let busy = busy.as_deref().ok();
+            keys.iter()
+                .copied()
+                .filter(|k| !self.ready.contains_key(k) && !busy.is_some_and(|b| b.contains(k)))
+                .collect()
+        };
         let (lock, wake) = &*self.queue;
         if let Ok(mut q) = lock.lock() {
             q.wanted = missing;
@@ -212,7 +204,6 @@ impl WorldChunks {
 
 impl Drop for WorldChunks {
     fn drop(&mut self) {
-        self.stopped.store(true, Ordering::Relaxed);
         let (lock, wake) = &*self.queue;
         if let Ok(mut q) = lock.lock() {
             q.stop = true;
