@@ -144,6 +144,13 @@ impl Stencil {
         Self { topo, offsets, linear }
     }
 
+    /// The neighbours' linear index offsets for interior cells (`j = i + o`), in offset order
+    /// (the order [`Stencil::for_each`] visits them). A cell `(x, y)` is interior when
+    /// `0 < x < width − 1` and `0 < y < height − 1`.
+    pub fn interior_offsets(&self) -> &[isize] {
+        &self.linear
+    }
+
     /// Calls `f(j)` for each neighbour index `j` of cell `(x, y)`, in offset order.
     #[inline(always)]
     pub fn for_each(&self, x: usize, y: usize, mut f: impl FnMut(usize)) {
