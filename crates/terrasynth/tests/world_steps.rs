@@ -354,6 +354,42 @@ fn world_recipes_refuse_global_steps_by_name() {
     }
 }
 
+/// A chunkable step missing its world parameter (`talus-slope`, `droplets-per-cell`,
+/// `radius-m`) is refused when the recipe is validated, before any step runs, with one problem
+/// per step naming the key.
+#[test]
+fn world_recipes_refuse_missing_world_keys_before_running() {
+    let recipe = world_recipe(
+        r#"
+        [[steps]]
+        type = "thermal"
+        [[steps]]
+        type = "olsen-erosion"
+        [[steps]]
+        type = "droplets"
+        [[steps]]
+        type = "falloff"
+        centre-m = [0.0, 0.0]
+        [[steps]]
+        type = "archipelago"
+        spacing-m = 9000.0
+        [[steps]]
+        type = "hydraulic"
+        "#,
+    );
+    let e = terrasynth::recipe::World::new(recipe).unwrap_err().to_string();
+    for (k, name, key) in [
+        (3, "thermal", "talus-slope"),
+        (4, "olsen-erosion", "talus-slope"),
+        (5, "droplets", "droplets-per-cell"),
+        (6, "falloff", "radius-m"),
+        (7, "archipelago", "radius-m"),
+    ] {
+        assert!(e.contains(&format!("step {k} ({name}): invalid parameter `{key}` = (absent)")), "{e}");
+    }
+    assert!(!e.contains("step 8"), "hydraulic needs no world key: {e}");
+}
+
 #[test]
 fn perturb_is_chunkable_with_a_reach_of_its_magnitude() {
     let s = step("perturb", &[("magnitude-m", num(200.0)), ("spacing-m", num(600.0))]);

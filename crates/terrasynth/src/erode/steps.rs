@@ -450,6 +450,18 @@ impl Step for ErodeStep {
     fn reach(&self, _world: &WorldFrame) -> Reach {
         reach_of(self.kind, &self.params).unwrap_or(Reach::Global)
     }
+
+    /// The talus of the cellular erosions and the droplet density have world forms that
+    /// [`build_in`] requires: checked here, before the run.
+    fn check_world(&self, _world: &WorldFrame) -> Result<()> {
+        match self.kind {
+            Erosion::Thermal | Erosion::ThermalOlsen | Erosion::OlsenErosion => {
+                required_in_world(&self.params, "talus-slope", "talus-k").map(drop)
+            }
+            Erosion::Droplets => required_in_world(&self.params, "droplets-per-cell", "droplets").map(drop),
+            Erosion::Hydraulic | Erosion::HydraulicOlsen | Erosion::StreamPower => Ok(()),
+        }
+    }
 }
 
 /// Runs the erosion step `kind` with validated `params` on `terrain`: builds the eroder (on a

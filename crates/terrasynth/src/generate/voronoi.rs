@@ -260,8 +260,9 @@ step_params! {
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",
-            doc: "World recipes only (and required there): mean distance between feature points in \
-                  metres (one point per feature-size-m² on average).",
+            doc: "World recipes only (and required there by `voronoi` and `voronoi-regions`; \
+                  `voronoi-ds` stays a single-map step and refuses it): mean distance between \
+                  feature points in metres (one point per feature-size-m² on average).",
         },
     }
 }

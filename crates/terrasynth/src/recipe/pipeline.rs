@@ -187,7 +187,11 @@ impl Pipeline {
         }
         if let Some(frame) = world_frame(&recipe, 0, 0) {
             for planned in &steps {
-                if planned.step.reach(&frame) == Reach::Global {
+                if planned.step.reach(&frame) != Reach::Global {
+                    if let Err(e) = planned.step.check_world(&frame) {
+                        problems.push(Problem::from_error(e).in_step(planned.index + 1, planned.name));
+                    }
+                } else {
                     problems.push(
                         Problem::message(
                             "cannot run on a window of a world: its result depends on the whole \

@@ -197,6 +197,11 @@ impl Step for Falloff {
     fn reach(&self, _world: &WorldFrame) -> Reach {
         Reach::Cells(0)
     }
+
+    /// `radius-m` goes with `centre-m`.
+    fn check_world(&self, _world: &WorldFrame) -> Result<()> {
+        world_disc(&self.centre_m, self.radius_m).map(drop)
+    }
 }
 
 step_params! {
@@ -308,6 +313,11 @@ impl Step for Island {
     fn reach(&self, _world: &WorldFrame) -> Reach {
         Reach::Cells(0)
     }
+
+    /// `radius-m` goes with `centre-m`.
+    fn check_world(&self, _world: &WorldFrame) -> Result<()> {
+        world_disc(&self.centre_m, self.radius_m).map(drop)
+    }
 }
 
 step_params! {
@@ -417,6 +427,15 @@ impl Archipelago {
     }
 
     /// Applies to the window `map` of `world` with the step seed (see the type's "In a world").
+    /// The island radius in metres of a world archipelago, `None` when it places no island
+    /// (neither `centres-m` nor `spacing-m`); an error when `radius-m` is missing.
+    fn world_radius(&self) -> Result<Option<f64>> {
+        if self.centres_m.is_empty() && self.spacing_m.is_none() {
+            return Ok(None);
+        }
+        self.radius_m.map(Some).ok_or_else(|| required("radius-m", "an island radius in metres"))
+    }
+
     pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
         let dome = |x: f64, y: f64, [cx, cy, r]: [f64; 3]| {
             let t = (1.0 - dist2(x, y, cx, cy).sqrt() / r).clamp(0.0, 1.0);
@@ -424,10 +443,7 @@ impl Archipelago {
         };
         let h0 = self.h0;
         let lo = floor_of(world);
-        if self.centres_m.is_empty() && self.spacing_m.is_none() {
-            return Ok(());
-        }
-        let radius = self.radius_m.ok_or_else(|| required("radius-m", "an island radius in metres"))?;
+        let Some(radius) = self.world_radius()? else { return Ok(()) };
         if !self.centres_m.is_empty() {
             let islands: Vec<[f64; 3]> =
                 self.centres_m.chunks_exact(2).map(|c| [c[0], c[1], radius]).collect();
@@ -521,5 +537,10 @@ impl Step for Archipelago {
     /// A point step in a world.
     fn reach(&self, _world: &WorldFrame) -> Reach {
         Reach::Cells(0)
+    }
+
+    /// `radius-m` goes with `centres-m` or `spacing-m`.
+    fn check_world(&self, _world: &WorldFrame) -> Result<()> {
+        self.world_radius().map(drop)
     }
 }

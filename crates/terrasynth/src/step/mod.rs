@@ -169,6 +169,14 @@ pub trait Step: Send + Sync + std::fmt::Debug {
         let _ = world;
         Reach::Global
     }
+
+    /// Checks, when the recipe is validated and before anything runs, that this step has the
+    /// parameters a window of `world` needs (e.g. `talus-slope`, `radius-m`), with an error
+    /// naming the missing key. The default has nothing to check.
+    fn check_world(&self, world: &WorldFrame) -> Result<()> {
+        let _ = world;
+        Ok(())
+    }
 }
 
 /// A callback on an iterating step's working surface: `(iterations done, total iterations,
