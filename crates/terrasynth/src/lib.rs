@@ -20,6 +20,10 @@
 pub mod analyze;
 pub mod erode;
 mod error;
+/// Writing a terrain's files needs every file format: the module is absent from builds without
+/// the default features `png`, `exr`, `tiff` and `gltf` (a library user who only generates
+/// heights in memory may drop them).
+#[cfg(all(feature = "png", feature = "exr", feature = "tiff", feature = "gltf"))]
 pub mod export;
 pub mod generate;
 pub mod grid;

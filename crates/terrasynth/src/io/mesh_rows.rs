@@ -6,6 +6,7 @@
 use crate::render::mesh::{GridMesh, Mesh};
 
 /// A mesh as rows of vertices and rows of triangles.
+#[cfg_attr(not(feature = "gltf"), allow(dead_code))]
 pub(crate) trait MeshRows: Sync {
     /// Number of vertex rows and vertices per row (row-major vertex numbering).
     fn vertex_rows(&self) -> (usize, usize);

@@ -173,6 +173,7 @@ pub(crate) fn guard_decoder<T>(path: &Path, what: &str, f: impl FnOnce() -> Resu
 /// Refuses, from its header, an image of `width × height` that would not fit: sides and
 /// buffer checked by [`crate::grid::check_size`], and the f32 result at most
 /// [`MAX_DECODE_BYTES`].
+#[cfg_attr(not(any(feature = "png", feature = "exr", feature = "tiff")), allow(dead_code))]
 pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Result<()> {
     crate::grid::check_size::<f32>(width, height)
         .map_err(|e| format_err(path, format!("image too large: {e}")))?;
