@@ -5,8 +5,8 @@
 //!
 //! The terrain of a project is always `run(recipe)` followed by every edit replayed in order
 //! ([`Document::apply_edits`]). Strokes are stored dab by dab (the exact centres the editor
-//! applied), so loading a project replays the same [`Brush::apply`] calls and reproduces the
-//! heights bit for bit.
+//! applied), so loading a project replays the same dabs ([`Stroke::apply_dab`], which keeps a
+//! flatten stroke's target) and reproduces the heights bit for bit.
 //!
 //! **River sources** are part of the terrain: after the edits, a river is traced from each
 //! source down the ε-filled final surface ([`RiverTracer`], [`RiverMode::Filled`]: it always
@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
 use crate::hydro::{FlowGraph, HydroLayers, River, RiverMode, RiverPoint, RiverTracer, default_max_width};
-use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS};
+use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS, Stroke};
 use crate::step::{Category, Terrain};
 use crate::{Error, Result};
 
@@ -101,12 +101,13 @@ impl EditOp {
                     None => *radius,
                     Some((sx, sy)) => (radius * (sx * sy).sqrt()).clamp(f64::MIN_POSITIVE, MAX_RADIUS),
                 };
+                let mut stroke = Stroke::new();
                 for &at in dabs {
                     let at = match scale {
                         None => at,
                         Some((sx, sy)) => [at[0] * sx, at[1] * sy],
                     };
-                    EditOp::brush(*mode, radius, *strength, at).apply(&mut terrain.height)?;
+                    stroke.apply_dab(&mut terrain.height, &EditOp::brush(*mode, radius, *strength, at))?;
                 }
                 Ok(())
             }

@@ -6,10 +6,15 @@
 //! from the cell centre to the brush centre (seed 004 §10: the centre changes most, the rim
 //! not at all).
 //! - **Raise / Lower**: `h ± strength · f(d)` (strength in height units).
-//! - **Flatten**: every cell moves toward the disc's mean `m` (unweighted mean of the cells
-//!   with `d < radius`, f64) by at most `strength · f(d)`, without overshooting `m`. The seed
-//!   moves each cell by the full strength up or down; weighting by the fall-off keeps the rim
-//!   continuous and the clamp stops cells from jumping past the mean.
+//! - **Flatten**: blend toward a target height `t`: `h + strength · f(d) · (t − h)`, strength a
+//!   fraction in [0, 1]. `t` is fixed when a [`Stroke`] starts: the fall-off-weighted mean
+//!   `Σ f·h / Σ f` of the first dab's disc (a lone [`Brush::apply`] uses its own disc). The seed
+//!   (004 §10) moves each cell toward the disc mean by a fixed step; an earlier version clamped
+//!   that step at `strength · f(d)` and re-took the mean at every dab, which left stair-step
+//!   rings (review-editor.md #15): the clamp switched on at a radius that grew with every dab,
+//!   each switch a kink in the profile, and every dab aimed at a slightly different mean. The
+//!   blend has no clamp (the new height is a smooth function of `d`) and one target per
+//!   stroke, so repeated dabs converge on one level with a smooth shoulder.
 //! - **Smooth**: blend toward the 3×3 box mean `b` of the heights before the dab:
 //!   `h + strength · f(d) · (b − h)`, strength a fraction in [0, 1].
 //!
@@ -43,7 +48,7 @@ pub enum BrushMode {
     Raise,
     /// Subtract `strength · f(d)`.
     Lower,
-    /// Move toward the disc mean by at most `strength · f(d)`.
+    /// Blend toward the stroke's target height by `strength · f(d)` (strength in [0, 1]).
     Flatten,
     /// Blend toward the 3×3 box mean by `strength · f(d)` (strength in [0, 1]).
     Smooth,
@@ -58,7 +63,7 @@ pub struct Brush {
     pub y: f64,
     /// Radius in cells, in (0, [`MAX_RADIUS`]].
     pub radius: f64,
-    /// Height units for Raise/Lower/Flatten (≥ 0); a fraction in [0, 1] for Smooth.
+    /// Height units for Raise/Lower (≥ 0); a fraction in [0, 1] for Flatten and Smooth.
     pub strength: f32,
     /// The operation.
     pub mode: BrushMode,
@@ -160,7 +165,7 @@ fn smoothstep(t: f64) -> f64 {
 
 impl Brush {
     /// Checks every field: finite centre, radius in (0, MAX_RADIUS], finite strength ≥ 0
-    /// (≤ 1 for Smooth).
+    /// (≤ 1 for Flatten and Smooth).
     pub fn validate(&self) -> Result<()> {
         if !(self.x.is_finite() && self.y.is_finite()) {
             return Err(Error::param(
@@ -172,10 +177,10 @@ impl Brush {
         if !(self.radius.is_finite() && self.radius > 0.0 && self.radius <= MAX_RADIUS) {
             return Err(Error::param("radius", self.radius, format!("a number in (0, {MAX_RADIUS}] cells")));
         }
-        let max = if self.mode == BrushMode::Smooth { 1.0 } else { f32::MAX };
+        let fraction = matches!(self.mode, BrushMode::Flatten | BrushMode::Smooth);
+        let max = if fraction { 1.0 } else { f32::MAX };
         if !(self.strength.is_finite() && self.strength >= 0.0 && self.strength <= max) {
-            let allowed =
-                if self.mode == BrushMode::Smooth { "a number in [0, 1]" } else { "a finite number >= 0" };
+            let allowed = if fraction { "a number in [0, 1]" } else { "a finite number >= 0" };
             return Err(Error::param("strength", self.strength, allowed));
         }
         Ok(())
@@ -202,8 +207,25 @@ impl Brush {
         if d >= self.radius { 0.0 } else { smoothstep(1.0 - d / self.radius) }
     }
 
-    /// Applies one dab to `map` and returns the [`Edit`] that undoes it.
+    /// Applies one dab to `map` and returns the [`Edit`] that undoes it (a Flatten dab aims at
+    /// its own disc's [`Brush::flatten_target`]; a [`Stroke`] keeps its first dab's).
     pub fn apply(&self, map: &mut Heightmap) -> Result<Edit> {
+        self.apply_toward(map, None)
+    }
+
+    /// The height a Flatten stroke starting with this dab aims at: the fall-off-weighted mean
+    /// `Σ f·h / Σ f` of the disc (f64), `None` when the disc misses the map.
+    pub fn flatten_target(&self, map: &Heightmap) -> Option<f64> {
+        let (mut sum, mut weight) = (0.0f64, 0.0f64);
+        self.for_each_cell(self.bounds(map.width(), map.height()), |x, y, f| {
+            sum += f * map[(x, y)] as f64;
+            weight += f;
+        });
+        (weight > 0.0).then(|| sum / weight)
+    }
+
+    /// [`Brush::apply`] with a Flatten target (`None`: this disc's own); other modes ignore it.
+    pub fn apply_toward(&self, map: &mut Heightmap, target: Option<f64>) -> Result<Edit> {
         self.validate()?;
         let rect = self.bounds(map.width(), map.height());
         let before = rect.read(map);
@@ -217,17 +239,10 @@ impl Brush {
                 });
             }
             BrushMode::Flatten => {
-                let (mut sum, mut n) = (0.0f64, 0usize);
-                self.for_each_cell(rect, |x, y, _| {
-                    sum += map[(x, y)] as f64;
-                    n += 1;
-                });
-                if n > 0 {
-                    let mean = sum / n as f64;
+                if let Some(t) = target.or_else(|| self.flatten_target(map)) {
                     self.for_each_cell(rect, |x, y, f| {
                         let v = &mut map[(x, y)];
-                        let step = (mean - *v as f64).clamp(-s * f, s * f);
-                        *v = (*v as f64 + step) as f32;
+                        *v = (*v as f64 + s * f * (t - *v as f64)) as f32;
                     });
                 }
             }
@@ -301,10 +316,12 @@ impl CloneWindow for Heightmap {
     }
 }
 
-/// A stroke in progress: a sequence of dabs recorded as one undoable [`Edit`].
+/// A stroke in progress: a sequence of dabs recorded as one undoable [`Edit`]. A Flatten
+/// stroke keeps the target height of its first dab (module docs).
 #[derive(Clone, Debug, Default)]
 pub struct Stroke {
     dabs: Vec<Edit>,
+    target: Option<f64>,
 }
 
 impl Stroke {
@@ -315,9 +332,19 @@ impl Stroke {
 
     /// Applies one dab and records it.
     pub fn dab(&mut self, map: &mut Heightmap, brush: &Brush) -> Result<()> {
-        let edit = brush.apply(map)?;
+        let edit = self.apply_dab(map, brush)?;
         self.dabs.push(edit);
         Ok(())
+    }
+
+    /// Applies one dab as [`Stroke::dab`] does (the stroke's Flatten target) without recording
+    /// it for undo: how a saved stroke is replayed, with the same bits as when it was painted.
+    pub fn apply_dab(&mut self, map: &mut Heightmap, brush: &Brush) -> Result<Edit> {
+        if brush.mode == BrushMode::Flatten && self.target.is_none() {
+            brush.validate()?;
+            self.target = brush.flatten_target(map);
+        }
+        brush.apply_toward(map, self.target)
     }
 
     /// Dabs along the polyline `path` (cell coordinates), one dab every `spacing` cells
