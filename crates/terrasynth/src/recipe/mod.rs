@@ -2,7 +2,8 @@
 //! runtime [`Pipeline`]; the [`registry()`] of every step with its
 //! [`ParamSpec`](crate::step::ParamSpec)s; built-in
 //! [`presets`]; [`project`]: a recipe plus hand edits (strokes, river sources, erosion runs),
-//! the `.tsproj` file the editor saves and `terrasynth generate --project` runs.
+//! the `.tsproj` file the editor saves and `terrasynth generate --project` runs; [`mask`]: a
+//! step limited to a height range, a slope range or a painted mask (`[steps.mask]`).
 //!
 //! ```
 //! use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, registry};
@@ -13,6 +14,7 @@
 //! ```
 
 pub mod eval;
+pub mod mask;
 pub mod model;
 pub mod observe;
 pub mod pipeline;
@@ -21,6 +23,7 @@ pub mod project;
 pub mod registry;
 pub mod world;
 
+pub use mask::{MaskStroke, PaintedMask, StepMask};
 pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry, WorldSpec};
 pub use observe::{ErosionLog, ErosionRecorder, RunObserver, StepEvent, StepScore, TracePoint};
 pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step, world_frame};

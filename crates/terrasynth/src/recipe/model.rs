@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::recipe::mask::{PaintedMask, StepMask};
 use crate::render::palette::{Palette, Stop};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, ParamValue};
 use crate::{Error, Problem, Result};
@@ -194,6 +195,10 @@ pub struct Recipe {
     /// The steps, run in order.
     #[serde(default)]
     pub steps: Vec<StepEntry>,
+    /// Painted masks by name (`[masks.NAME]`), which a step's `mask.painted` names; see
+    /// [`crate::recipe::mask`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub masks: BTreeMap<String, PaintedMask>,
 }
 
 /// The `[world]` table of a world recipe: an endless world generated on demand from the seed
@@ -259,12 +264,16 @@ pub struct StepEntry {
     /// Parameters, validated against the step's `ParamSpec`s; missing keys take defaults.
     #[serde(flatten)]
     pub params: BTreeMap<String, ParamValue>,
+    /// Limits a shaping or erosion step to part of the map (`[steps.mask]`), see
+    /// [`crate::recipe::mask`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<StepMask>,
 }
 
 impl StepEntry {
     /// An enabled step with no parameters (all defaults).
     pub fn new(kind: impl Into<String>) -> Self {
-        Self { kind: kind.into(), enabled: true, params: BTreeMap::new() }
+        Self { kind: kind.into(), enabled: true, params: BTreeMap::new(), mask: None }
     }
 
     /// Adds a parameter (builder style).
@@ -444,6 +453,7 @@ impl Recipe {
             exports: Exports::default(),
             world: None,
             steps: Vec::new(),
+            masks: BTreeMap::new(),
         }
     }
 

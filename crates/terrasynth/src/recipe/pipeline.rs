@@ -9,6 +9,7 @@ use terrasynth_noise::rng::derive_seed;
 
 use crate::memory;
 use crate::progress::Stopwatch;
+use crate::recipe::mask;
 use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
 use crate::step::Params;
@@ -166,6 +167,7 @@ impl Pipeline {
                     .push(at(Problem::from_error(Error::UnknownStep { name: entry.kind.clone(), known })));
                 continue;
             };
+            problems.extend(mask::problems(entry, info.category, &recipe).into_iter().map(at));
             let params = match Params::validate(info.params, &entry.params) {
                 Ok(p) => p,
                 Err(list) => {
@@ -179,7 +181,7 @@ impl Pipeline {
                     name: info.name,
                     category: info.category,
                     seed: derive_seed(recipe.seed, index as u64),
-                    step,
+                    step: mask::wrap(step, entry, &recipe),
                 }),
                 Ok(_) => {}
                 Err(e) => problems.push(at(Problem::from_error(e))),

@@ -48,6 +48,8 @@ pub fn markdown_reference() -> String {
         "\nThe other `[exports]` keys are booleans: `png`, `r16`, `exr`, `tiff`, `images`, `glb` \
          (default true), `obj`, `carve-mesh` (default false).\n",
     );
+    s.push_str("\n### `[steps.mask]` fields (see Masks above)\n\n");
+    table(&mut s, super::mask::MASK_FIELDS);
     for (category, title) in [
         (Category::Generate, "Generators"),
         (Category::Shape, "Shaping"),
