@@ -240,6 +240,14 @@ fn masked_world_windows_are_crops() {
         assert_ne!(a.height.as_slice(), b.height.as_slice(), "{mask}");
         assert_window_is_crop(&r);
     }
+    // A masked step still says which world key it lacks (the mask forwards the check).
+    let err = Pipeline::new(
+        masked_world_step("type = \"thermal\"\niterations = 3", "height = [0.0, 1.0]"),
+        &registry(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("step 3 (thermal)") && err.contains("talus-slope"), "{err}");
     // Painted and image masks cover one map: a world refuses them, naming the step and key.
     let err = Pipeline::new(masked_world("image = \"mask.png\""), &registry()).unwrap_err().to_string();
     assert!(err.contains("step 3 (thermal)") && err.contains("mask.image") && err.contains("world"), "{err}");

@@ -477,6 +477,10 @@ impl Step for MaskedStep {
         self.masked(terrain, ctx, |t| self.inner.run_iterations(t, ctx, each))
     }
 
+    fn check_world(&self, world: &WorldFrame) -> Result<()> {
+        self.inner.check_world(world)
+    }
+
     /// The inner step's reach, one cell more with a slope mask (its stencil).
     fn reach(&self, world: &WorldFrame) -> Reach {
         match self.inner.reach(world) {
