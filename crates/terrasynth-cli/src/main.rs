@@ -1,6 +1,7 @@
 //! `terrasynth`: the command-line tool. Parses flags, validates them, calls the library.
 //! Every error becomes one line on stderr and exit code 2 (no backtrace).
 
+mod analyze;
 mod eval;
 mod generate;
 mod listing;
@@ -34,7 +35,10 @@ enum Command {
     Recipe(listing::RecipeArgs),
     /// List the step types with every parameter's default, range, unit and doc.
     Steps(listing::StepsArgs),
-    /// Time every generator at several sizes, check determinism and extreme parameters.
+    /// Realism figures of a map (spectral slope, slopes, drainage, Hack's law, isotropy).
+    Analyze(analyze::AnalyzeArgs),
+    /// Time every generator at several sizes, check determinism, realism figures, and every
+    /// step under extreme parameters.
     Eval(eval::EvalArgs),
     /// Evaluate a noise at points read from stdin (`x y` or `x y z` per line).
     Sample(noise_cmd::SampleArgs),
@@ -49,6 +53,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Presets => listing::run_presets(),
         Command::Recipe(args) => listing::run_recipe(&args),
         Command::Steps(args) => listing::run_steps(&args),
+        Command::Analyze(args) => analyze::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Sample(args) => noise_cmd::run_sample(&args),
         Command::Noise(args) => noise_cmd::run_noise(&args),

@@ -1,5 +1,7 @@
 //! Terrain metrics: height statistics, slope statistics and Olsen's erosion score, hypsometric
-//! integral, peak and pit densities; biome classification and splat maps ([`biomes`]).
+//! integral, peak and pit densities; biome classification and splat maps ([`biomes`]); the
+//! realism figures in physical units (spectral slope, slope percentiles, drainage, Hack's law,
+//! isotropy: [`realism`], printed by `terrasynth analyze`).
 //!
 //! ## Slope and erosion score
 //! Olsen's slope `s` (largest absolute height difference to the 4 axis neighbours, edges
@@ -19,8 +21,11 @@
 //! Heights are assumed finite. All sums are in f64; rows are processed in parallel and their
 //! partial sums added in row order, so the values do not depend on the thread count.
 
+mod fft;
+pub mod realism;
 pub mod score;
 
+pub use realism::{Realism, RealismOptions};
 pub use score::{ErosionScore, Trace, TraceRecord, epsilon, erosion_score, run_traced};
 
 use rayon::prelude::*;

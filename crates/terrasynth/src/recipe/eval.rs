@@ -1,14 +1,19 @@
-//! The evaluation of seed 000 (SPEC.md §10) for every generator in the registry, as plain data:
-//! median wall time of several runs at each size on one thread and on all threads, peak heap
-//! memory, consistency (same seed twice, and 1 thread vs all threads, give the same bits), and
-//! robustness (each numeric parameter at the ends of its range gives a finite map or a clear
-//! error, never a panic or NaN). `terrasynth eval` prints [`Evaluation::markdown`] and draws
-//! [`Evaluation::series`] with [`crate::render::plot::loglog`].
+//! The evaluation of seed 000 (SPEC.md §10) as plain data. For every generator in the
+//! registry: median wall time of several runs (10 by default, as the seed) at each size on one
+//! thread and on all threads, peak heap memory, consistency (same seed twice, and 1 thread vs
+//! all threads, give the same bits) and the seed's realism criteria over `runs` seeds
+//! (peaks and valleys per area, spectral slope, drainage figures: [`crate::analyze::realism`]).
+//! For **every step** (generators, shaping, erosion, hydrology): robustness, each numeric
+//! parameter at the ends of its range giving a finite map or a clear error, never a panic or
+//! NaN; steps other than generators run on a default `noise` terrain. `terrasynth eval` prints
+//! [`Evaluation::markdown`] and draws [`Evaluation::series`] with
+//! [`crate::render::plot::loglog`].
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::analyze::realism::{Realism, RealismOptions};
 use crate::recipe::{Pipeline, PipelineProgress, Recipe, RunOutput, StepEntry, registry};
 use crate::render::plot::Series;
 use crate::step::{Category, ParamKind, ParamValue, StepInfo};
@@ -16,6 +21,12 @@ use crate::{Error, Result};
 
 /// Side of the maps used for the extreme-parameter checks.
 pub const EXTREME_SIDE: usize = 65;
+/// Default runs per measurement: seed 000 repeats each measurement 10 times.
+pub const DEFAULT_EVAL_RUNS: usize = 10;
+/// Default side of the realism maps.
+pub const DEFAULT_REALISM_SIDE: usize = 257;
+/// The generator the other steps' extreme cases run on (at its defaults).
+pub const BASE_GENERATOR: &str = "noise";
 /// Seed of every eval run.
 pub const EVAL_SEED: u64 = 2024;
 /// Largest map side [`evaluate`] accepts.
@@ -30,10 +41,14 @@ pub struct EvalOptions {
     pub sizes: Vec<usize>,
     /// Runs per measurement, 1..=[`MAX_EVAL_RUNS`] (the median is reported).
     pub runs: usize,
-    /// Only these generators; `None`: every generator of the registry.
+    /// Only these steps (any category; timings and realism are for generators); `None`: every
+    /// step of the registry.
     pub only: Option<Vec<String>>,
     /// Threads of the "all threads" measurements.
     pub threads: usize,
+    /// Side of the realism maps (16..=[`MAX_EVAL_SIDE`]); each generator runs with seeds
+    /// `EVAL_SEED + i`, `i < runs`, at its defaults, cell size and height scale of a new recipe.
+    pub realism_side: usize,
 }
 
 /// One size's measurements for one generator.
@@ -64,6 +79,57 @@ pub struct ExtremeCounts {
     pub failures: Vec<String>,
 }
 
+/// Mean and population standard deviation of one figure over the realism runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Spread {
+    /// Mean over the runs where the figure is defined.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub sd: f64,
+    /// Runs where it is defined (e.g. a ratio without pits is not).
+    pub n: usize,
+}
+
+impl Spread {
+    fn of(values: impl Iterator<Item = Option<f64>>) -> Self {
+        let v: Vec<f64> = values.flatten().filter(|v| v.is_finite()).collect();
+        let n = v.len();
+        if n == 0 {
+            return Self::default();
+        }
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let sd = (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64).sqrt();
+        Self { mean, sd, n }
+    }
+}
+
+/// The seed's realism criteria for one generator, over `runs` seeds, no sea (the raw field).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RealismSummary {
+    /// Map side.
+    pub side: usize,
+    /// Seeds measured.
+    pub runs: usize,
+    /// Peaks per km².
+    pub peaks_per_km2: Spread,
+    /// Pits (valley bottoms without outlet) per km².
+    pub pits_per_km2: Spread,
+    /// Spectral slope β (fractality).
+    pub spectral_beta: Spread,
+    /// Share of the land draining to an outlet without crossing a closed depression.
+    pub drained_fraction: Spread,
+    /// The same, ignoring depressions up to 1 m deep.
+    pub drained_fraction_tolerant: Spread,
+    /// Hack's exponent.
+    pub hack_exponent: Spread,
+    /// Drainage density, km/km².
+    pub drainage_density_per_km: Spread,
+    /// 8-fold slope-aspect harmonic (grid directions).
+    pub isotropy_h8: Spread,
+    /// Runs that failed, with the error.
+    pub errors: Vec<String>,
+}
+
 /// Everything measured for one generator.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GeneratorEval {
@@ -71,6 +137,19 @@ pub struct GeneratorEval {
     pub name: String,
     /// One entry per measured size, in increasing size (stops at the first size that fails).
     pub timings: Vec<SizeTiming>,
+    /// Range-end cases.
+    pub extremes: ExtremeCounts,
+    /// Realism criteria over the runs.
+    pub realism: RealismSummary,
+}
+
+/// The range-end cases of a step that is not a generator (run on a default `noise` terrain).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepExtremes {
+    /// Step type.
+    pub name: String,
+    /// Its category (`Shape`, `Erode`, `Hydro`).
+    pub category: String,
     /// Range-end cases.
     pub extremes: ExtremeCounts,
 }
@@ -83,15 +162,58 @@ pub struct Evaluation {
     pub options: EvalOptions,
     /// Measured generators, in registry order.
     pub generators: Vec<GeneratorEval>,
+    /// The other steps' range-end cases, in registry order.
+    pub processes: Vec<StepExtremes>,
     /// Generators (or sizes) not measured, with the reason.
     pub skipped: Vec<String>,
 }
 
+/// A recipe running `entry` alone (a generator) or after a default [`BASE_GENERATOR`] (any
+/// other step).
 fn recipe_for(info: &StepInfo, side: usize, entry: StepEntry) -> Recipe {
     let mut r = Recipe::new(format!("eval-{}", info.name));
     (r.width, r.height, r.seed) = (side, side, EVAL_SEED);
-    r.steps = vec![entry];
+    r.steps = if info.category == Category::Generate {
+        vec![entry]
+    } else {
+        vec![StepEntry::new(BASE_GENERATOR), entry]
+    };
     r
+}
+
+/// The realism figures of `info` at its defaults over `runs` seeds.
+fn realism_of(info: &StepInfo, side: usize, runs: usize) -> RealismSummary {
+    let mut figures = Vec::new();
+    let mut errors = Vec::new();
+    for i in 0..runs {
+        let mut recipe = recipe_for(info, side, StepEntry::new(info.name));
+        recipe.seed = EVAL_SEED + i as u64;
+        let scale = recipe.exports.height_scale;
+        let r = Pipeline::new(recipe, &registry())
+            .and_then(|p| p.run(&PipelineProgress::new()))
+            .and_then(|out| {
+                let o = RealismOptions { height_scale_m: scale, ..Default::default() };
+                Realism::compute(&out.terrain.height, &o)
+            });
+        match r {
+            Ok(r) => figures.push(r),
+            Err(e) => errors.push(format!("seed {}: {e}", EVAL_SEED + i as u64)),
+        }
+    }
+    let spread = |f: &dyn Fn(&Realism) -> Option<f64>| Spread::of(figures.iter().map(f));
+    RealismSummary {
+        side,
+        runs,
+        peaks_per_km2: spread(&|r| Some(r.peaks_per_km2)),
+        pits_per_km2: spread(&|r| Some(r.pits_per_km2)),
+        spectral_beta: spread(&|r| r.spectral_beta),
+        drained_fraction: spread(&|r| Some(r.drained_fraction)),
+        drained_fraction_tolerant: spread(&|r| Some(r.drained_fraction_tolerant)),
+        hack_exponent: spread(&|r| r.hack_exponent),
+        drainage_density_per_km: spread(&|r| Some(r.drainage_density_per_km)),
+        isotropy_h8: spread(&|r| Some(r.isotropy_h8)),
+        errors,
+    }
 }
 
 fn bits(out: &RunOutput) -> Vec<u32> {
@@ -196,20 +318,22 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
     if !(1..=MAX_EVAL_RUNS).contains(&options.runs) {
         return Err(Error::param("runs", options.runs, format!("an integer in 1..={MAX_EVAL_RUNS}")));
     }
+    if !(16..=MAX_EVAL_SIDE).contains(&options.realism_side) {
+        return Err(Error::param("realism-side", options.realism_side, format!("an integer in 16..={MAX_EVAL_SIDE}")));
+    }
     let reg = registry();
     if let Some(names) = &options.only {
         for n in names {
-            if !reg.iter().any(|s| s.name == n && s.category == Category::Generate) {
-                return Err(Error::param("only", n, "generators in the registry"));
+            if !reg.iter().any(|s| s.name == n) {
+                return Err(Error::param("only", n, "step types in the registry (see `terrasynth steps`)"));
             }
         }
     }
-    // Generators that cannot run on their defaults (e.g. `import` needs a file) are listed,
-    // not measured.
+    // Steps that cannot run on their defaults (e.g. `import` needs a file) are listed, not
+    // measured.
     let mut skipped = Vec::new();
-    let generators: Vec<&StepInfo> = reg
+    let steps: Vec<&StepInfo> = reg
         .iter()
-        .filter(|s| s.category == Category::Generate)
         .filter(|s| options.only.as_ref().is_none_or(|o| o.iter().any(|n| n == s.name)))
         .filter(|s| match Pipeline::new(recipe_for(s, EXTREME_SIDE, StepEntry::new(s.name)), &reg) {
             Ok(_) => true,
@@ -219,6 +343,7 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
             }
         })
         .collect();
+    let generators: Vec<&StepInfo> = steps.iter().copied().filter(|s| s.category == Category::Generate).collect();
     let pool = |n| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -239,23 +364,43 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
                 }
             }
         }
-        out.push(GeneratorEval { name: info.name.to_string(), timings, extremes: ExtremeCounts::default() });
+        on_measure(info.name, options.realism_side);
+        let realism = all.install(|| realism_of(info, options.realism_side, options.runs));
+        out.push(GeneratorEval {
+            name: info.name.to_string(),
+            timings,
+            extremes: ExtremeCounts::default(),
+            realism,
+        });
     }
+    let mut processes: Vec<StepExtremes> = steps
+        .iter()
+        .filter(|s| s.category != Category::Generate)
+        .map(|s| StepExtremes {
+            name: s.name.to_string(),
+            category: format!("{:?}", s.category),
+            extremes: ExtremeCounts::default(),
+        })
+        .collect();
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {})); // panics are counted, not printed
-    for (info, g) in generators.iter().zip(&mut out) {
+    let targets = generators
+        .iter()
+        .zip(out.iter_mut().map(|g| &mut g.extremes))
+        .chain(steps.iter().filter(|s| s.category != Category::Generate).zip(processes.iter_mut().map(|p| &mut p.extremes)));
+    for (info, counts) in targets {
         let cases = extreme_cases(info);
-        g.extremes.cases = cases.len();
+        counts.cases = cases.len();
         for (key, value) in &cases {
-            match run_extreme(info, key, value) {
-                Ok(true) => g.extremes.finite += 1,
-                Ok(false) => g.extremes.clear_error += 1,
-                Err(why) => g.extremes.failures.push(why),
+            match all.install(|| run_extreme(info, key, value)) {
+                Ok(true) => counts.finite += 1,
+                Ok(false) => counts.clear_error += 1,
+                Err(why) => counts.failures.push(why),
             }
         }
     }
     std::panic::set_hook(previous_hook);
-    Ok(Evaluation { options: options.clone(), generators: out, skipped })
+    Ok(Evaluation { options: options.clone(), generators: out, processes, skipped })
 }
 
 impl Evaluation {
@@ -328,32 +473,66 @@ impl Evaluation {
                 writeln!(md, "- {s}")?;
             }
         }
+        let side = self.options.realism_side;
+        writeln!(md, "\n## Realism ({side}x{side}, {runs} seeds from {EVAL_SEED}, default parameters)\n")?;
+        writeln!(
+            md,
+            "Seed 000's realism criteria (terrasynth::analyze::realism; docs/ANALYZE.md has the real-DEM \
+             ranges): peaks and pits (valley bottoms without outlet) per km², spectral slope β, the share of \
+             land draining freely, Hack's exponent, drainage density and the 8-fold aspect harmonic H8. \
+             Raw generator fields, no sea, recipe cell size and height scale; mean ± sd over the seeds.\n"
+        )?;
+        writeln!(md, "| generator | peaks/km² | pits/km² | β | drained | drained (1 m tol.) | Hack h | DD (km/km²) | H8 |")?;
+        writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        let f = |s: &Spread, d: usize| if s.n == 0 { "n/a".to_string() } else { format!("{:.d$} ± {:.d$}", s.mean, s.sd) };
+        for g in &self.generators {
+            let r = &g.realism;
+            writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                g.name,
+                f(&r.peaks_per_km2, 1),
+                f(&r.pits_per_km2, 1),
+                f(&r.spectral_beta, 2),
+                f(&r.drained_fraction, 3),
+                f(&r.drained_fraction_tolerant, 3),
+                f(&r.hack_exponent, 2),
+                f(&r.drainage_density_per_km, 2),
+                f(&r.isotropy_h8, 3)
+            )?;
+        }
+        for g in &self.generators {
+            for e in &g.realism.errors {
+                writeln!(md, "- {}: {e}", g.name)?;
+            }
+        }
         writeln!(md, "\n## Extreme parameters ({EXTREME_SIDE}x{EXTREME_SIDE})\n")?;
         writeln!(
             md,
             "Each numeric parameter set to its minimum and to its maximum, the others at their defaults. \
-             A case passes with a finite map or a clear error; it fails on a panic, NaN/inf heights or an \
-             empty message.\n"
+             Steps other than generators run after a default `{BASE_GENERATOR}`. A case passes with a finite \
+             map or a clear error; it fails on a panic, NaN/inf heights or an empty message.\n"
         )?;
-        writeln!(md, "| generator | cases | finite map | clear error | failures |")?;
-        writeln!(md, "|---|---:|---:|---:|---:|")?;
-        for g in &self.generators {
-            let e = &g.extremes;
+        writeln!(md, "| step | category | cases | finite map | clear error | failures |")?;
+        writeln!(md, "|---|---|---:|---:|---:|---:|")?;
+        let all: Vec<(&str, &str, &ExtremeCounts)> = self
+            .generators
+            .iter()
+            .map(|g| (g.name.as_str(), "Generate", &g.extremes))
+            .chain(self.processes.iter().map(|p| (p.name.as_str(), p.category.as_str(), &p.extremes)))
+            .collect();
+        for (name, category, e) in &all {
             writeln!(
                 md,
-                "| {} | {} | {} | {} | {} |",
-                g.name,
+                "| {name} | {category} | {} | {} | {} | {} |",
                 e.cases,
                 e.finite,
                 e.clear_error,
                 e.failures.len()
             )?;
         }
-        let failures: Vec<String> = self
-            .generators
-            .iter()
-            .flat_map(|g| g.extremes.failures.iter().map(move |f| format!("{}: {f}", g.name)))
-            .collect();
+        let failures: Vec<String> =
+            all.iter().flat_map(|(name, _, e)| e.failures.iter().map(move |f| format!("{name}: {f}"))).collect();
         if !failures.is_empty() {
             writeln!(md, "\nFailures:\n")?;
             for f in &failures {
@@ -377,29 +556,81 @@ mod tests {
 
     #[test]
     fn bad_options_are_one_clear_error() {
-        let ok = EvalOptions { sizes: vec![17], runs: 1, only: Some(vec!["circles".into()]), threads: 1 };
+        let ok = EvalOptions {
+            sizes: vec![17],
+            runs: 1,
+            only: Some(vec!["circles".into()]),
+            threads: 1,
+            realism_side: 17,
+        };
         let bad_side = EvalOptions { sizes: vec![1], ..ok.clone() };
         assert!(evaluate(&bad_side, &mut |_, _| {}).unwrap_err().to_string().contains("2..=16385"));
         let bad_runs = EvalOptions { runs: 0, ..ok.clone() };
         assert!(evaluate(&bad_runs, &mut |_, _| {}).unwrap_err().to_string().contains("1..=100"));
-        let bad_name = EvalOptions { only: Some(vec!["thermal".into()]), ..ok };
-        assert!(evaluate(&bad_name, &mut |_, _| {}).unwrap_err().to_string().contains("thermal"));
+        let bad_realism = EvalOptions { realism_side: 15, ..ok.clone() };
+        assert!(evaluate(&bad_realism, &mut |_, _| {}).unwrap_err().to_string().contains("16..=16385"));
+        let bad_name = EvalOptions { only: Some(vec!["no-such-step".into()]), ..ok };
+        assert!(evaluate(&bad_name, &mut |_, _| {}).unwrap_err().to_string().contains("no-such-step"));
     }
 
     #[test]
-    fn one_generator_is_measured_and_reported() {
-        let options =
-            EvalOptions { sizes: vec![9, 17], runs: 1, only: Some(vec!["circles".into()]), threads: 2 };
+    fn a_generator_and_a_process_are_measured_and_reported() {
+        let options = EvalOptions {
+            sizes: vec![9, 17],
+            runs: 2,
+            only: Some(vec!["circles".into(), "thermal".into()]),
+            threads: 2,
+            realism_side: 33,
+        };
         let mut seen = Vec::new();
         let e = evaluate(&options, &mut |name, side| seen.push((name.to_string(), side))).unwrap();
-        assert_eq!(seen, [("circles".to_string(), 9), ("circles".to_string(), 17)]);
+        assert_eq!(seen, [("circles".to_string(), 9), ("circles".to_string(), 17), ("circles".to_string(), 33)]);
         assert_eq!(e.generators.len(), 1);
         let g = &e.generators[0];
         assert_eq!(g.timings.iter().map(|t| t.side).collect::<Vec<_>>(), [9, 17]);
         assert!(g.timings.iter().all(|t| t.same_bits));
         assert_eq!(g.extremes.cases, g.extremes.finite + g.extremes.clear_error + g.extremes.failures.len());
+        assert!(g.extremes.failures.is_empty(), "{:?}", g.extremes.failures);
+        // Realism over the 2 seeds: the same figures as computed directly on each seed's map.
+        let r = &g.realism;
+        assert_eq!((r.side, r.runs, r.errors.len()), (33, 2, 0));
+        let direct: Vec<Realism> = (0..2)
+            .map(|i| {
+                let mut recipe = recipe_for(&registry().into_iter().find(|s| s.name == "circles").unwrap(), 33, StepEntry::new("circles"));
+                recipe.seed = EVAL_SEED + i;
+                let o = RealismOptions { height_scale_m: recipe.exports.height_scale, ..Default::default() };
+                let out = Pipeline::new(recipe, &registry()).unwrap().run(&PipelineProgress::new()).unwrap();
+                Realism::compute(&out.terrain.height, &o).unwrap()
+            })
+            .collect();
+        let mean = (direct[0].peaks_per_km2 + direct[1].peaks_per_km2) / 2.0;
+        assert!((r.peaks_per_km2.mean - mean).abs() < 1e-9 && r.peaks_per_km2.n == 2);
+        assert!((r.peaks_per_km2.sd - (direct[0].peaks_per_km2 - mean).abs()).abs() < 1e-9);
+        // The process: thermal's numeric parameters at both ends, on a noise terrain.
+        assert_eq!(e.processes.len(), 1);
+        let p = &e.processes[0];
+        assert_eq!((p.name.as_str(), p.category.as_str()), ("thermal", "Erode"));
+        let numeric = registry()
+            .into_iter()
+            .find(|s| s.name == "thermal")
+            .unwrap()
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Int { .. } | ParamKind::Float { .. }))
+            .count();
+        assert_eq!(p.extremes.cases, 2 * numeric);
+        assert_eq!(p.extremes.cases, p.extremes.finite + p.extremes.clear_error + p.extremes.failures.len());
         let md = e.markdown("terrasynth eval");
         assert!(md.contains("| circles | 17 |"), "{md}");
+        assert!(md.contains("| thermal | Erode | "), "{md}");
+        assert!(md.contains("## Realism (33x33, 2 seeds"), "{md}");
         assert_eq!(e.series()[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [9.0, 17.0]);
+    }
+
+    #[test]
+    fn spread_is_mean_and_population_sd_of_defined_values() {
+        let s = Spread::of([Some(1.0), None, Some(3.0), Some(f64::INFINITY)].into_iter());
+        assert_eq!((s.mean, s.sd, s.n), (2.0, 1.0, 2));
+        assert_eq!(Spread::of(std::iter::empty()), Spread::default());
     }
 }

@@ -1,0 +1,64 @@
+//! End-to-end tests of `terrasynth analyze`: a folder written by `generate` gives the same
+//! figures as the same preset analysed in memory; text and JSON forms; bad input is one line.
+
+mod common;
+
+use common::{generate, ok, run, stderr, temp_dir};
+use serde_json::Value;
+
+fn analyze_json(args: &[&str]) -> Value {
+    let mut all = vec!["analyze", "--json"];
+    all.extend_from_slice(args);
+    let o = run(&all);
+    ok(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn folder_and_preset_give_the_same_figures() {
+    let dir = temp_dir("rivers");
+    ok(&generate(&dir, &["--preset", "rivers", "--size", "97", "--seed", "3"]));
+    let folder = analyze_json(&[dir.to_str().unwrap()]);
+    let preset = analyze_json(&["--preset", "rivers", "--size", "97", "--seed", "3"]);
+    // The folder's height.exr holds metres (f32 of height × 250), the preset's heights are units
+    // × the same scale: equal up to f32 rounding.
+    for key in ["relief_m", "slope_mean_deg", "hypsometric_integral", "land_fraction", "spectral_beta", "isotropy_h8"] {
+        let (a, b) = (folder[key].as_f64().unwrap(), preset[key].as_f64().unwrap());
+        assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{key}: {a} vs {b}");
+    }
+    assert_eq!(folder["cell_size_m"], 10.0);
+    assert_eq!(folder["width"], 97);
+    assert!(folder["map"].as_str().unwrap().ends_with("height.exr"));
+    // The 16-bit PNG alone, with the units given by hand: same slopes within the 16-bit quantum.
+    let png = dir.join("height.png");
+    let p = analyze_json(&[png.to_str().unwrap(), "--cell-size", "10", "--height-scale", &folder["relief_m"].to_string()]);
+    let (a, b) = (p["slope_mean_deg"].as_f64().unwrap(), folder["slope_mean_deg"].as_f64().unwrap());
+    assert!((a - b).abs() < 0.05, "{a} vs {b}");
+    // Text form: one line per figure.
+    let o = run(&["analyze", dir.to_str().unwrap()]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for label in ["spectral slope beta", "Hack exponent", "drained fraction", "isotropy H4 / H8"] {
+        assert!(text.contains(label), "{text}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["analyze"], "give a MAP"),
+        (&["analyze", "/no/such/file.png"], "cannot read /no/such/file.png"),
+        (&["analyze", "--preset", "atlantis"], "atlantis"),
+        (&["analyze", "x.png", "--height-scale", "-1"], "invalid --height-scale -1: allowed a number in (0, 1000000]"),
+        (&["analyze", "x.png", "--cell-size", "0"], "invalid --cell-size 0"),
+        (&["analyze", "x.png", "--channel-area", "-5"], "invalid --channel-area -5"),
+        (&["analyze", "--preset", "island", "--size", "1"], "invalid --size `1`"),
+    ];
+    for (args, expect) in cases {
+        let o = run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: `{expect}` not in {err}");
+    }
+}

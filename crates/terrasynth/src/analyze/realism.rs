@@ -1,0 +1,824 @@
+//! Realism measured: the figures that tell a real landscape from a generated one (issue 13,
+//! seed 000's evaluation: "peaks and valleys", "fractality", "drainage"), computed on one
+//! heightmap in physical units (cell size in metres from the map, heights times
+//! [`RealismOptions::height_scale_m`]). Reference ranges from real DEMs: docs/ANALYZE.md.
+//!
+//! "Land" is every cell at or above [`RealismOptions::sea_level`] (all cells without a sea);
+//! the per-area figures, slopes, hypsometry and drainage are over land only.
+//!
+//! ## Spectral slope β
+//! The radially averaged power spectrum of the heights, `P(f) ∝ f^−β` (Perron, Kirchner &
+//! Dietrich 2008, "Spectral signatures of characteristic spatial scales and nonfractal
+//! structure in landscapes", JGR 113:F04003; Turcotte 1997, "Fractals and Chaos in Geology and
+//! Geophysics", §7). The largest centred power-of-two square `n × n` of the map is detrended
+//! (least-squares plane removed), multiplied by a separable Hann window, transformed by a 2-D
+//! FFT ([`super::fft`]); `P = |F|²` at radial frequency `f = √(fx² + fy²)` cycles per cell is
+//! averaged in bins of 1/16 decade and `log₁₀ P̄ = c − β log₁₀ f̄` is fitted by least squares
+//! over the bins with `4/n ≤ f ≤ 0.25` (the lowest bins are smeared by the window, the
+//! highest by interpolation and quantisation). fBm of Hurst exponent `H` has `β = 2H + 2`;
+//! a smoother map has a larger β. [`Realism::spectral_fit_r2`] is the fit's R².
+//!
+//! ## Slope distribution
+//! Gradient by Horn's 3 × 3 finite differences (Horn 1981, "Hill shading and the reflectance
+//! map", Proc. IEEE 69:14–47): `∂z/∂x = ((c + 2f + i) − (a + 2d + g)) / 8Δ`, `∂z/∂y` likewise
+//! along y, over interior land cells; slope `atan |∇z|` in degrees; percentiles by nearest
+//! rank on the sorted slopes. A plane has every percentile equal to its slope.
+//!
+//! ## Hypsometric integral: `(mean − min) / (max − min)` of the land heights (Strahler 1952,
+//! "Hypsometric (area-altitude) analysis of erosional topography", GSA Bull. 63:1117–1142).
+//!
+//! ## Peaks and pits per km²
+//! Interior land cells strictly higher (peaks) or lower (pits) than all 8 neighbours, per km²
+//! of interior land; their ratio peaks/pits (`None` without pits). Real terrain has few pits
+//! (water fills them), so a large ratio; a noise field has about as many pits as peaks.
+//!
+//! ## Drainage
+//! Closed depressions are the cells the exact Priority-Flood fill raises ([`DepressionFiller`],
+//! Barnes et al. 2014): `fill(c) > z(c)`. Water is routed by D8 on the Priority-Flood+ε surface
+//! (so every cell reaches an outlet: the map edge or the sea); a land cell *drains freely* when
+//! no cell on its path, itself included, lies in a closed depression.
+//! [`Realism::drained_fraction`] is the share of land cells that drain freely;
+//! [`Realism::mean_fill_depth_m`] the mean of `fill − z` over land (metres). Real DEMs hold
+//! many shallow artefact pits (heights rounded to 1 m, interpolation), so
+//! [`Realism::drained_fraction_tolerant`] counts only depressions (8-connected groups of filled
+//! cells) deeper than [`RealismOptions::depression_tolerance_m`] somewhere as closed.
+//!
+//! ## Hack's law: `L = c·A^h` (Hack 1957, "Studies of longitudinal stream profiles in Virginia
+//! and Maryland", USGS Prof. Paper 294-B; Rigon et al. 1996, WRR 32:3367–3374, h ≈ 0.57).
+//! `A` is the drainage area of a cell (m²), `L` the length of the longest flow path reaching
+//! it (m, from the centre of its farthest upstream cell, plus one cell so a lone cell has
+//! `L = Δ`). Points are taken along the main stem of every basin of area ≥ 10 channel areas
+//! (from the outlet, up the donor of largest area, while the area is ≥ the channel area);
+//! `log₁₀ L` is averaged in bins of 0.1 decade of `A` and `log₁₀ L̄ = c + h log₁₀ Ā` fitted
+//! over the bins (at least 3 bins, else `None`). A tilted plane gives `h = 1`; real,
+//! dendritic networks 0.5–0.6.
+//!
+//! ## Drainage density: total length of the channels (cells whose drainage area is ≥
+//! [`RealismOptions::channel_area_m2`], each counted with the length of its D8 step, `Δ` or
+//! `Δ√2`) per land area, in km per km² (Horton 1945, "Erosional development of streams and
+//! their drainage basins", GSA Bull. 56:275–370). It depends on the channel area threshold.
+//!
+//! ## Isotropy of slopes
+//! The slope-weighted aspect distribution's harmonics (the aspect `θ = atan2(∂z/∂y, ∂z/∂x)` of
+//! Horn's gradient): `H_m = |Σ s·e^{imθ}| / Σ s` with `s = |∇z|` for `m = 4` and `m = 8`, over
+//! interior land cells. Terrain whose valleys follow the grid's 0°/90° (`H₄`) or 0°/45°/90°/
+//! 135° (`H₈`) directions, as D8 routing combs them, has large values (an axis-aligned ridge
+//! field has 1); isotropic terrain has values near 0 (a rotationally symmetric cone ≈ 0).
+//! The trigonometric moments of circular statistics (Mardia & Jupp 2000, "Directional
+//! Statistics", §3.4), taken at the grid's symmetry orders.
+
+use serde::{Deserialize, Serialize};
+
+use super::fft::{Complex, fft2};
+use crate::hydro::{D8Router, DepressionFiller};
+use crate::{Error, Heightmap, Result};
+
+/// Default channel area: 0.1 km² (10⁵ m²).
+pub const DEFAULT_CHANNEL_AREA_M2: f64 = 1.0e5;
+/// Default depth below which a depression is ignored by the tolerant drained fraction: 1 m,
+/// the height quantum of most public DEMs.
+pub const DEFAULT_DEPRESSION_TOLERANCE_M: f64 = 1.0;
+
+/// How to read the heightmap's units and where the sea is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RealismOptions {
+    /// Metres per height unit (heights × this = metres), > 0.
+    pub height_scale_m: f64,
+    /// Cells strictly below this height (map units) are sea: outlets, not land.
+    /// `f32::NEG_INFINITY` for no sea.
+    pub sea_level: f32,
+    /// Drainage area (m²) from which a cell is a channel, ≥ 0.
+    pub channel_area_m2: f64,
+    /// Depressions at most this deep (m) do not count in
+    /// [`Realism::drained_fraction_tolerant`], ≥ 0 (default 1 m).
+    pub depression_tolerance_m: f64,
+}
+
+impl Default for RealismOptions {
+    fn default() -> Self {
+        Self {
+            height_scale_m: 1.0,
+            sea_level: f32::NEG_INFINITY,
+            channel_area_m2: DEFAULT_CHANNEL_AREA_M2,
+            depression_tolerance_m: DEFAULT_DEPRESSION_TOLERANCE_M,
+        }
+    }
+}
+
+/// The realism figures of one map (see the module docs for each definition).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Realism {
+    /// Map width and height, cells.
+    pub width: usize,
+    /// Map height, cells.
+    pub height: usize,
+    /// Cell size, metres.
+    pub cell_size_m: f64,
+    /// Land cells / all cells.
+    pub land_fraction: f64,
+    /// Relief of the land (max − min), metres.
+    pub relief_m: f64,
+    /// Spectral slope β of `P(f) ∝ f^−β`; `None` for maps under 16 × 16 cells.
+    pub spectral_beta: Option<f64>,
+    /// R² of the spectral fit.
+    pub spectral_fit_r2: Option<f64>,
+    /// Slope percentiles 10, 25, 50, 75, 90 (degrees).
+    pub slope_percentiles_deg: [f64; 5],
+    /// Mean slope (degrees).
+    pub slope_mean_deg: f64,
+    /// `(mean − min) / (max − min)` of the land heights.
+    pub hypsometric_integral: f64,
+    /// Strict 8-neighbour maxima per km² of interior land.
+    pub peaks_per_km2: f64,
+    /// Strict 8-neighbour minima per km² of interior land.
+    pub pits_per_km2: f64,
+    /// Peaks / pits; `None` without pits.
+    pub peak_pit_ratio: Option<f64>,
+    /// Share of land cells whose flow reaches an outlet without crossing a closed depression.
+    pub drained_fraction: f64,
+    /// The same, counting only depressions deeper than the tolerance as closed.
+    pub drained_fraction_tolerant: f64,
+    /// The tolerance used, metres.
+    pub depression_tolerance_m: f64,
+    /// Share of land cells inside closed depressions.
+    pub depression_fraction: f64,
+    /// Mean depth of the exact fill over land, metres.
+    pub mean_fill_depth_m: f64,
+    /// Hack's exponent `h`; `None` when fewer than 3 area bins.
+    pub hack_exponent: Option<f64>,
+    /// Channel length per land area, km/km².
+    pub drainage_density_per_km: f64,
+    /// Channel area threshold used, m².
+    pub channel_area_m2: f64,
+    /// 4-fold harmonic of the slope-weighted aspect distribution, in [0, 1].
+    pub isotropy_h4: f64,
+    /// 8-fold harmonic, in [0, 1].
+    pub isotropy_h8: f64,
+}
+
+/// Checks the options: one error naming the bad one and its allowed range.
+fn check_options(o: &RealismOptions) -> Result<()> {
+    if !(o.height_scale_m.is_finite() && o.height_scale_m > 0.0) {
+        return Err(Error::param("height-scale", o.height_scale_m, "a finite number > 0 (metres per height unit)"));
+    }
+    if o.sea_level.is_nan() {
+        return Err(Error::param("sea-level", o.sea_level, "a number (or -inf for no sea)"));
+    }
+    if !(o.channel_area_m2.is_finite() && o.channel_area_m2 >= 0.0) {
+        return Err(Error::param("channel-area", o.channel_area_m2, "a finite number ≥ 0 (m²)"));
+    }
+    if !(o.depression_tolerance_m.is_finite() && o.depression_tolerance_m >= 0.0) {
+        return Err(Error::param("depression-tolerance", o.depression_tolerance_m, "a finite number ≥ 0 (m)"));
+    }
+    Ok(())
+}
+
+impl Realism {
+    /// Computes every figure of `map` (see the module docs).
+    ///
+    /// Errors: a map under 3 × 3 cells, a cell size that is not finite and > 0, non-finite
+    /// heights, a map without land, or bad options.
+    ///
+    /// ```
+    /// use terrasynth::{Heightmap, analyze::realism::{Realism, RealismOptions}};
+    /// // A plane rising 1 m per 10 m cell: every slope is atan(0.1) = 5.71°.
+    /// let plane = Heightmap::from_fn(32, 32, 10.0, |x, _| x as f32).unwrap();
+    /// let r = Realism::compute(&plane, &RealismOptions::default()).unwrap();
+    /// assert!(r.slope_percentiles_deg.iter().all(|s| (s - 0.1f64.atan().to_degrees()).abs() < 1e-4));
+    /// assert!((r.hypsometric_integral - 0.5).abs() < 1e-9);
+    /// ```
+    pub fn compute(map: &Heightmap, options: &RealismOptions) -> Result<Self> {
+        check_options(options)?;
+        let (w, h) = (map.width(), map.height());
+        if w < 3 || h < 3 {
+            return Err(Error::InvalidSize { width: w, height: h, reason: "realism needs at least 3 × 3 cells".into() });
+        }
+        let dx = map.cell_size();
+        if !(dx.is_finite() && dx > 0.0) {
+            return Err(Error::param("cell-size", dx, "a finite number > 0 (metres)"));
+        }
+        let z = map.as_slice();
+        if let Some(i) = z.iter().position(|v| !v.is_finite()) {
+            return Err(Error::param("height", format!("{} at cell ({}, {})", z[i], i % w, i / w), "finite heights"));
+        }
+        let scale = options.height_scale_m;
+        let sea = options.sea_level;
+        let land: Vec<bool> = z.iter().map(|&v| v >= sea).collect();
+        let n_land = land.iter().filter(|&&l| l).count();
+        if n_land == 0 {
+            return Err(Error::param("sea-level", sea, "a level with some land at or above it"));
+        }
+
+        // Hypsometry over land.
+        let (mut lo, mut hi, mut sum) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
+        for (&v, &l) in z.iter().zip(&land) {
+            if l {
+                let v = v as f64;
+                lo = lo.min(v);
+                hi = hi.max(v);
+                sum += v;
+            }
+        }
+        let mean = sum / n_land as f64;
+        let hypsometric_integral = if hi > lo { (mean - lo) / (hi - lo) } else { 0.0 };
+
+        let (spectral_beta, spectral_fit_r2) = match spectral_slope(map) {
+            Some((b, r2)) => (Some(b), Some(r2)),
+            None => (None, None),
+        };
+        let grad = horn_gradients(map, &land, scale);
+        let (peaks, pits, interior_land) = peaks_and_pits(map, &land);
+        let km2_per_cell = dx * dx * 1e-6;
+        let interior_km2 = interior_land as f64 * km2_per_cell;
+        let per_km2 = |n: usize| if interior_km2 > 0.0 { n as f64 / interior_km2 } else { 0.0 };
+        let drainage = drainage(map, &land, options)?;
+
+        Ok(Self {
+            width: w,
+            height: h,
+            cell_size_m: dx,
+            land_fraction: n_land as f64 / (w * h) as f64,
+            relief_m: (hi - lo) * scale,
+            spectral_beta,
+            spectral_fit_r2,
+            slope_percentiles_deg: grad.percentiles,
+            slope_mean_deg: grad.mean_deg,
+            hypsometric_integral,
+            peaks_per_km2: per_km2(peaks),
+            pits_per_km2: per_km2(pits),
+            peak_pit_ratio: (pits > 0).then(|| peaks as f64 / pits as f64),
+            drained_fraction: drainage.drained_fraction,
+            drained_fraction_tolerant: drainage.drained_fraction_tolerant,
+            depression_tolerance_m: options.depression_tolerance_m,
+            depression_fraction: drainage.depression_fraction,
+            mean_fill_depth_m: drainage.mean_fill_depth_m,
+            hack_exponent: drainage.hack_exponent,
+            drainage_density_per_km: drainage.density_per_km,
+            channel_area_m2: options.channel_area_m2,
+            isotropy_h4: grad.h4,
+            isotropy_h8: grad.h8,
+        })
+    }
+
+    /// The figures as aligned `name  value` lines for a terminal.
+    pub fn text(&self) -> String {
+        let opt = |v: Option<f64>, digits: usize| v.map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
+        let p = &self.slope_percentiles_deg;
+        [
+            format!("size                   {} x {} cells of {} m", self.width, self.height, self.cell_size_m),
+            format!("land fraction          {:.3}", self.land_fraction),
+            format!("relief                 {:.1} m", self.relief_m),
+            format!(
+                "spectral slope beta    {} (fit R2 {})",
+                opt(self.spectral_beta, 3),
+                opt(self.spectral_fit_r2, 3)
+            ),
+            format!(
+                "slope p10/25/50/75/90  {:.2} / {:.2} / {:.2} / {:.2} / {:.2} deg (mean {:.2})",
+                p[0], p[1], p[2], p[3], p[4], self.slope_mean_deg
+            ),
+            format!("hypsometric integral   {:.3}", self.hypsometric_integral),
+            format!("peaks per km2          {:.3}", self.peaks_per_km2),
+            format!("pits per km2           {:.3}", self.pits_per_km2),
+            format!("peak/pit ratio         {}", opt(self.peak_pit_ratio, 2)),
+            format!(
+                "drained fraction       {:.4} ({:.4} ignoring depressions up to {} m deep)",
+                self.drained_fraction, self.drained_fraction_tolerant, self.depression_tolerance_m
+            ),
+            format!("depression fraction    {:.4}", self.depression_fraction),
+            format!("mean fill depth        {:.3} m", self.mean_fill_depth_m),
+            format!("Hack exponent h        {}", opt(self.hack_exponent, 3)),
+            format!(
+                "drainage density       {:.3} km/km2 (channels from {} m2)",
+                self.drainage_density_per_km, self.channel_area_m2
+            ),
+            format!("isotropy H4 / H8       {:.4} / {:.4}", self.isotropy_h4, self.isotropy_h8),
+        ]
+        .join("\n")
+    }
+}
+
+/// Least-squares line `y = a + b·x`: `(b, R²)`; `None` for fewer than 2 points or no spread.
+fn fit_line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let (mx, my) = points.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for &(x, y) in points {
+        sxx += (x - mx) * (x - mx);
+        sxy += (x - mx) * (y - my);
+        syy += (y - my) * (y - my);
+    }
+    if sxx <= 0.0 {
+        return None;
+    }
+    let b = sxy / sxx;
+    let r2 = if syy > 0.0 { (sxy * sxy) / (sxx * syy) } else { 1.0 };
+    Some((b, r2))
+}
+
+/// Averages `(x, y)` points in bins of `width` in x: the mean x and mean y of each non-empty
+/// bin, in increasing x.
+fn bin_means(points: impl Iterator<Item = (f64, f64)>, width: f64) -> Vec<(f64, f64)> {
+    let mut bins: std::collections::BTreeMap<i64, (f64, f64, f64)> = Default::default();
+    for (x, y) in points {
+        let b = bins.entry((x / width).floor() as i64).or_default();
+        *b = (b.0 + x, b.1 + y, b.2 + 1.0);
+    }
+    bins.values().map(|&(sx, sy, n)| (sx / n, sy / n)).collect()
+}
+
+/// β and R² of the radially averaged power spectrum (module docs); `None` under 16 × 16.
+pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
+    let (w, h) = (map.width(), map.height());
+    let side = w.min(h);
+    if side < 16 {
+        return None;
+    }
+    let n = 1usize << (usize::BITS - 1 - side.leading_zeros());
+    let (x0, y0) = ((w - n) / 2, (h - n) / 2);
+    let z = map.as_slice();
+    let mut v: Vec<f64> = (0..n * n).map(|i| z[(y0 + i / n) * w + x0 + i % n] as f64).collect();
+    // Detrend: least-squares plane a + b·x + c·y (x and y centred, so the terms separate).
+    let c = (n as f64 - 1.0) / 2.0;
+    let (mut m, mut sxz, mut syz, mut sxx) = (0.0, 0.0, 0.0, 0.0);
+    for (i, &val) in v.iter().enumerate() {
+        let (x, y) = ((i % n) as f64 - c, (i / n) as f64 - c);
+        m += val;
+        sxz += x * val;
+        syz += y * val;
+        sxx += x * x;
+    }
+    let (m, bx, by) = (m / (n * n) as f64, sxz / sxx, syz / sxx);
+    let hann: Vec<f64> =
+        (0..n).map(|i| 0.5 * (1.0 - (2.0 * std::f64::consts::PI * i as f64 / (n - 1) as f64).cos())).collect();
+    let mut data: Vec<Complex> = v
+        .iter_mut()
+        .enumerate()
+        .map(|(i, val)| {
+            let (ix, iy) = (i % n, i / n);
+            let d = *val - m - bx * (ix as f64 - c) - by * (iy as f64 - c);
+            (d * hann[ix] * hann[iy], 0.0)
+        })
+        .collect();
+    fft2(&mut data, n, false);
+    let freq = |k: usize| if k <= n / 2 { k as f64 } else { k as f64 - n as f64 } / n as f64;
+    let (f_lo, f_hi) = (4.0 / n as f64, 0.25);
+    let points = data.iter().enumerate().filter_map(|(i, &(re, im))| {
+        let f = freq(i % n).hypot(freq(i / n));
+        let p = re * re + im * im;
+        (f >= f_lo && f <= f_hi && p > 0.0).then(|| (f.log10(), p))
+    });
+    // Mean power per bin of 1/16 decade, then its logarithm.
+    let mut bins: std::collections::BTreeMap<i64, (f64, f64, f64)> = Default::default();
+    for (lf, p) in points {
+        let b = bins.entry((lf * 16.0).floor() as i64).or_default();
+        *b = (b.0 + lf, b.1 + p, b.2 + 1.0);
+    }
+    let pts: Vec<(f64, f64)> =
+        bins.values().filter(|b| b.1 > 0.0).map(|&(sf, sp, k)| (sf / k, (sp / k).log10())).collect();
+    if pts.len() < 3 {
+        return None;
+    }
+    fit_line(&pts).map(|(b, r2)| (-b, r2))
+}
+
+struct GradientFigures {
+    percentiles: [f64; 5],
+    mean_deg: f64,
+    h4: f64,
+    h8: f64,
+}
+
+/// Horn gradients over interior land cells: slope percentiles and mean (degrees) and the
+/// 4- and 8-fold harmonics of the slope-weighted aspect.
+fn horn_gradients(map: &Heightmap, land: &[bool], scale: f64) -> GradientFigures {
+    let (w, h) = (map.width(), map.height());
+    let z = map.as_slice();
+    let k = scale / (8.0 * map.cell_size());
+    let mut slopes = Vec::new();
+    let (mut c4, mut s4, mut c8, mut s8, mut total) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            if !land[y * w + x] {
+                continue;
+            }
+            let at = |dx: isize, dy: isize| z[(y as isize + dy) as usize * w + (x as isize + dx) as usize] as f64;
+            let gx = ((at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1))) * k;
+            let gy = ((at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1))) * k;
+            let s = gx.hypot(gy);
+            slopes.push(s.atan().to_degrees());
+            if s > 0.0 {
+                let t = gy.atan2(gx);
+                c4 += s * (4.0 * t).cos();
+                s4 += s * (4.0 * t).sin();
+                c8 += s * (8.0 * t).cos();
+                s8 += s * (8.0 * t).sin();
+                total += s;
+            }
+        }
+    }
+    let mean_deg = if slopes.is_empty() { 0.0 } else { slopes.iter().sum::<f64>() / slopes.len() as f64 };
+    slopes.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        if slopes.is_empty() {
+            return 0.0;
+        }
+        // Nearest rank: the ⌈p·n⌉-th smallest.
+        let rank = ((p * slopes.len() as f64).ceil() as usize).clamp(1, slopes.len());
+        slopes[rank - 1]
+    };
+    let harmonic = |c: f64, s: f64| if total > 0.0 { c.hypot(s) / total } else { 0.0 };
+    GradientFigures {
+        percentiles: [pct(0.10), pct(0.25), pct(0.50), pct(0.75), pct(0.90)],
+        mean_deg,
+        h4: harmonic(c4, s4),
+        h8: harmonic(c8, s8),
+    }
+}
+
+/// Strict 8-neighbour peaks and pits among interior land cells, and the number of interior
+/// land cells.
+fn peaks_and_pits(map: &Heightmap, land: &[bool]) -> (usize, usize, usize) {
+    let (w, h) = (map.width(), map.height());
+    let z = map.as_slice();
+    let (mut peaks, mut pits, mut n) = (0, 0, 0);
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let i = y * w + x;
+            if !land[i] {
+                continue;
+            }
+            n += 1;
+            let (mut higher, mut lower) = (true, true);
+            for (dx, dy) in crate::grid::D8 {
+                let v = z[(y as isize + dy as isize) as usize * w + (x as isize + dx as isize) as usize];
+                higher &= z[i] > v;
+                lower &= z[i] < v;
+            }
+            peaks += higher as usize;
+            pits += lower as usize;
+        }
+    }
+    (peaks, pits, n)
+}
+
+/// The drainage figures.
+pub(crate) struct DrainageFigures {
+    pub drained_fraction: f64,
+    pub drained_fraction_tolerant: f64,
+    pub depression_fraction: f64,
+    pub mean_fill_depth_m: f64,
+    pub hack_exponent: Option<f64>,
+    pub density_per_km: f64,
+}
+
+fn drainage(map: &Heightmap, land: &[bool], o: &RealismOptions) -> Result<DrainageFigures> {
+    let (exact, eps) = DepressionFiller::fill_both(map, o.sea_level)?;
+    let flow = D8Router.d8(&eps, o.sea_level)?;
+    let z = map.as_slice();
+    let depression: Vec<bool> = exact.as_slice().iter().zip(z).map(|(f, v)| f > v).collect();
+    let n_land = land.iter().filter(|&&l| l).count() as f64;
+    let fill_sum: f64 = exact
+        .as_slice()
+        .iter()
+        .zip(z)
+        .zip(land)
+        .filter(|(_, l)| **l)
+        .map(|((f, v), _)| (f - v) as f64)
+        .sum();
+    let mut figures = network_figures(flow.receivers(), flow.order(), map.width(), map.cell_size(), land, o.channel_area_m2);
+    // Depressions deeper than the tolerance: 8-connected groups of filled cells whose deepest
+    // cell is deeper than it (flood fill over the group).
+    let (w, h) = (map.width(), map.height());
+    let depth = |i: usize| (exact.as_slice()[i] - z[i]) as f64 * o.height_scale_m;
+    let mut deep = vec![false; z.len()];
+    let mut seen = vec![false; z.len()];
+    let mut stack = Vec::new();
+    let mut group = Vec::new();
+    for s in 0..z.len() {
+        if !depression[s] || seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        stack.push(s);
+        group.clear();
+        let mut max_depth = 0.0f64;
+        while let Some(c) = stack.pop() {
+            group.push(c);
+            max_depth = max_depth.max(depth(c));
+            let (x, y) = ((c % w) as i64, (c / w) as i64);
+            for (dx, dy) in crate::grid::D8 {
+                let (nx, ny) = (x + dx as i64, y + dy as i64);
+                if nx >= 0 && ny >= 0 && nx < w as i64 && ny < h as i64 {
+                    let n = ny as usize * w + nx as usize;
+                    if depression[n] && !seen[n] {
+                        seen[n] = true;
+                        stack.push(n);
+                    }
+                }
+            }
+        }
+        if max_depth > o.depression_tolerance_m {
+            for &c in &group {
+                deep[c] = true;
+            }
+        }
+    }
+    // Blocked: the cell or a cell downstream lies in a closed depression (receivers first).
+    let rec = flow.receivers();
+    let mut blocked = depression.clone();
+    for &c in flow.order() {
+        let (c, r) = (c as usize, rec[c as usize] as usize);
+        if r != c {
+            blocked[c] |= blocked[r];
+            deep[c] |= deep[r];
+        }
+    }
+    let share = |b: &[bool]| land.iter().zip(b).filter(|(l, b)| **l && !**b).count() as f64 / n_land;
+    let dep = land.iter().zip(&depression).filter(|(l, d)| **l && **d).count() as f64;
+    figures.drained_fraction = share(&blocked);
+    figures.drained_fraction_tolerant = share(&deep);
+    figures.depression_fraction = dep / n_land;
+    figures.mean_fill_depth_m = fill_sum / n_land * o.height_scale_m;
+    Ok(figures)
+}
+
+/// Hack's exponent and drainage density of a D8 network given by `receivers` (a root is its
+/// own receiver) and a receivers-first `order`, on a grid `w` wide with cells of `dx` metres.
+pub(crate) fn network_figures(
+    receivers: &[u32],
+    order: &[u32],
+    w: usize,
+    dx: f64,
+    land: &[bool],
+    channel_area_m2: f64,
+) -> DrainageFigures {
+    let n = receivers.len();
+    let step = |c: usize, r: usize| if c % w != r % w && c / w != r / w { dx * std::f64::consts::SQRT_2 } else { dx };
+    let mut area = vec![1.0f64; n];
+    let mut length = vec![dx; n];
+    for &c in order.iter().rev() {
+        let (c, r) = (c as usize, receivers[c as usize] as usize);
+        if r != c {
+            area[r] += area[c];
+            length[r] = length[r].max(length[c] + step(c, r));
+        }
+    }
+    let cell_m2 = dx * dx;
+    let channel_cells = (channel_area_m2 / cell_m2).max(1.0);
+    // Drainage density over land channel cells.
+    let mut channel_m = 0.0;
+    for c in 0..n {
+        let r = receivers[c] as usize;
+        if land[c] && area[c] >= channel_cells && r != c {
+            channel_m += step(c, r);
+        }
+    }
+    let land_km2 = land.iter().filter(|&&l| l).count() as f64 * cell_m2 * 1e-6;
+    // Donor lists (CSR) to walk main stems upstream.
+    let mut start = vec![0u32; n + 1];
+    for (c, &r) in receivers.iter().enumerate() {
+        if r as usize != c {
+            start[r as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut donors = vec![0u32; start[n] as usize];
+    for (c, &r) in receivers.iter().enumerate() {
+        if r as usize != c {
+            donors[fill[r as usize] as usize] = c as u32;
+            fill[r as usize] += 1;
+        }
+    }
+    let mut points = Vec::new();
+    for root in 0..n {
+        if receivers[root] as usize != root || area[root] < 10.0 * channel_cells {
+            continue;
+        }
+        let mut c = root;
+        while area[c] >= channel_cells {
+            points.push(((area[c] * cell_m2).log10(), length[c].log10()));
+            let ds = &donors[start[c] as usize..start[c + 1] as usize];
+            // The donor of largest area; ties to the lowest index (deterministic).
+            match ds.iter().map(|&d| d as usize).max_by(|&a, &b| area[a].total_cmp(&area[b]).then(b.cmp(&a))) {
+                Some(d) => c = d,
+                None => break,
+            }
+        }
+    }
+    let bins = bin_means(points.into_iter(), 0.1);
+    let hack_exponent = if bins.len() >= 3 { fit_line(&bins).map(|(b, _)| b) } else { None };
+    DrainageFigures {
+        drained_fraction: 0.0,
+        drained_fraction_tolerant: 0.0,
+        depression_fraction: 0.0,
+        mean_fill_depth_m: 0.0,
+        hack_exponent,
+        density_per_km: if land_km2 > 0.0 { channel_m * 1e-3 / land_km2 } else { 0.0 },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> RealismOptions {
+        RealismOptions::default()
+    }
+
+    /// A splitmix64 stream for test fields.
+    fn rng(seed: u64) -> impl FnMut() -> f64 {
+        let mut s = seed;
+        move || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// fBm by spectral synthesis: amplitude `f^(−β/2)` and random phase per frequency, real
+    /// part of the inverse FFT, so `P(f) ∝ f^−β`.
+    fn fbm(n: usize, beta: f64, seed: u64) -> Heightmap {
+        let mut r = rng(seed);
+        let freq = |k: usize| if k <= n / 2 { k as f64 } else { k as f64 - n as f64 } / n as f64;
+        let mut d: Vec<Complex> = (0..n * n)
+            .map(|i| {
+                let f = freq(i % n).hypot(freq(i / n));
+                let phase = 2.0 * std::f64::consts::PI * r();
+                let a = if f > 0.0 { f.powf(-beta / 2.0) } else { 0.0 };
+                (a * phase.cos(), a * phase.sin())
+            })
+            .collect();
+        fft2(&mut d, n, true);
+        Heightmap::from_vec(n, n, 1.0, d.iter().map(|c| c.0 as f32).collect()).unwrap()
+    }
+
+    #[test]
+    fn fbm_of_known_beta_is_recovered() {
+        for (beta, seed) in [(2.0, 1), (2.6, 2), (3.2, 3)] {
+            let map = fbm(256, beta, seed);
+            let (b, r2) = spectral_slope(&map).unwrap();
+            assert!((b - beta).abs() < 0.15, "β {beta}: measured {b}");
+            assert!(r2 > 0.95, "R² {r2}");
+        }
+        // Cropping to the power-of-two square: a 300 × 280 map uses its central 256².
+        let big = fbm(512, 2.4, 9).crop(10, 20, 300, 280).unwrap();
+        let (b, _) = spectral_slope(&big).unwrap();
+        assert!((b - 2.4).abs() < 0.15, "{b}");
+        assert!(spectral_slope(&Heightmap::new(15, 40, 1.0).unwrap()).is_none());
+    }
+
+    #[test]
+    fn plane_slopes_equal_its_slope_and_ramp_hypsometry_is_half() {
+        // Rises 3 m per 5 m cell along x and 4 m along y: gradient 0.6, 0.8 → |∇z| = 1 → 45°.
+        let plane = Heightmap::from_fn(40, 30, 5.0, |x, y| (3 * x + 4 * y) as f32).unwrap();
+        let r = Realism::compute(&plane, &opts()).unwrap();
+        for s in r.slope_percentiles_deg {
+            assert!((s - 45.0).abs() < 1e-4, "{s}");
+        }
+        assert!((r.slope_mean_deg - 45.0).abs() < 1e-4);
+        assert!((r.hypsometric_integral - 0.5).abs() < 1e-9);
+        assert_eq!((r.peaks_per_km2, r.pits_per_km2, r.peak_pit_ratio), (0.0, 0.0, None));
+        assert_eq!((r.drained_fraction, r.depression_fraction, r.mean_fill_depth_m), (1.0, 0.0, 0.0));
+        assert_eq!(r.drained_fraction_tolerant, 1.0);
+        // The aspect is one direction: every harmonic is 1.
+        assert!((r.isotropy_h4 - 1.0).abs() < 1e-9 && (r.isotropy_h8 - 1.0).abs() < 1e-9);
+        // Height scale: ×2 metres per unit → gradient 2 → atan 2.
+        let r2 = Realism::compute(&plane, &RealismOptions { height_scale_m: 2.0, ..opts() }).unwrap();
+        assert!((r2.slope_percentiles_deg[2] - 2.0f64.atan().to_degrees()).abs() < 1e-4);
+        assert!((r2.relief_m - 2.0 * r.relief_m).abs() < 1e-9);
+    }
+
+    #[test]
+    fn cone_is_isotropic_and_ridges_are_not() {
+        // A rotationally symmetric cone inside a disk, flat outside (zero slope: no weight).
+        let n = 257;
+        let c = (n / 2) as f64;
+        let cone = Heightmap::from_fn(n, n, 1.0, |x, y| {
+            let r = (x as f64 - c).hypot(y as f64 - c);
+            (120.0 - r).max(0.0) as f32
+        })
+        .unwrap();
+        let r = Realism::compute(&cone, &opts()).unwrap();
+        assert!(r.isotropy_h4 < 0.01 && r.isotropy_h8 < 0.02, "cone: {} {}", r.isotropy_h4, r.isotropy_h8);
+        // Axis-aligned ridges: every aspect is 0° or 180°.
+        let ridges = Heightmap::from_fn(n, n, 1.0, |x, _| (x as f32 * 0.3).sin()).unwrap();
+        let q = Realism::compute(&ridges, &opts()).unwrap();
+        assert!(q.isotropy_h4 > 0.99 && q.isotropy_h8 > 0.99, "{} {}", q.isotropy_h4, q.isotropy_h8);
+        // The D8 signature: half the map with ridges along 0°, half along 45°. Aspects 0°/180°
+        // and 45°/225° with equal weights: the 4-fold terms cancel (e^{i·4·45°} = −1), the
+        // 8-fold ones add up.
+        let mix = Heightmap::from_fn(n, n, 1.0, |x, y| {
+            if x < n / 2 {
+                (x as f32 * 0.3).sin()
+            } else {
+                ((x + y) as f32 * 0.3 / std::f32::consts::SQRT_2).sin()
+            }
+        })
+        .unwrap();
+        let m = Realism::compute(&mix, &opts()).unwrap();
+        assert!(m.isotropy_h8 > 0.9 && m.isotropy_h4 < 0.15, "{} {}", m.isotropy_h4, m.isotropy_h8);
+        // Isotropic fBm: both small.
+        let f = Realism::compute(&fbm(256, 2.4, 5), &opts()).unwrap();
+        assert!(f.isotropy_h4 < 0.08 && f.isotropy_h8 < 0.08, "fbm {} {}", f.isotropy_h4, f.isotropy_h8);
+    }
+
+    #[test]
+    fn hack_exponent_of_a_plane_is_one_and_of_a_herringbone_is_a_half() {
+        // A plane tilted towards y = H − 1: each column is a basin whose main stem is the column:
+        // L = A/Δ exactly → h = 1.
+        let plane = Heightmap::from_fn(20, 200, 1.0, |_, y| (200 - y) as f32).unwrap();
+        let r = Realism::compute(&plane, &RealismOptions { channel_area_m2: 1.0, ..opts() }).unwrap();
+        assert!((r.hack_exponent.unwrap() - 1.0).abs() < 1e-9, "{:?}", r.hack_exponent);
+        // Herringbone: a stem down column 0 (rows 0..n), row j's tributary x = j..1 flows west
+        // into it. At stem row y: A = (y+1)(y+2)/2 cells, L = y + 1 cells → h → 1/2.
+        let n = 400;
+        let w = n;
+        let mut rec = vec![0u32; w * n];
+        for y in 0..n {
+            for x in 0..w {
+                let i = y * w + x;
+                rec[i] = if x > y {
+                    i as u32 // outside the triangle: its own root
+                } else if x > 0 {
+                    (i - 1) as u32
+                } else if y + 1 < n {
+                    (i + w) as u32
+                } else {
+                    i as u32 // the outlet
+                };
+            }
+        }
+        let order = crate::hydro::FlowField::from_receivers(w, n, 1.0, rec.clone()).unwrap().order().to_vec();
+        let land = vec![true; w * n];
+        let f = network_figures(&rec, &order, w, 1.0, &land, 10.0);
+        let h = f.hack_exponent.unwrap();
+        assert!((h - 0.5).abs() < 0.03, "{h}");
+        // Drainage density: channel cells (A ≥ 10): the stem below row 3 and the tributaries'
+        // lower reaches. Length 1 each (no diagonal steps).
+        let channel_cells = (0..n)
+            .flat_map(|y| (0..=y).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let a = if x == 0 { ((y + 1) * (y + 2) / 2) as f64 } else { (y - x + 1) as f64 };
+                a >= 10.0 && !(x == 0 && y + 1 == n)
+            })
+            .count();
+        assert!((f.density_per_km - channel_cells as f64 * 1e-3 / (w * n) as f64 / 1e-6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pits_depressions_and_fill_depth_by_hand() {
+        // A 7x7 plane tilted to the west edge (x = 0), with a 2 m pit at (4, 3).
+        let mut map = Heightmap::from_fn(7, 7, 10.0, |x, _| x as f32).unwrap();
+        map[(4, 3)] = 1.0; // neighbours are ≥ 3: a closed pit, filled to 3 (its lowest rim)
+        let r = Realism::compute(&map, &opts()).unwrap();
+        // Interior land: 25 cells of 100 m² = 0.0025 km²; one pit, no peak.
+        assert!((r.pits_per_km2 - 400.0).abs() < 1e-9 && r.peaks_per_km2 == 0.0);
+        assert_eq!(r.peak_pit_ratio, None);
+        // Only the pit is raised (by 2) → mean fill depth 2/49 m.
+        assert!((r.mean_fill_depth_m - 2.0 / 49.0).abs() < 1e-6, "{}", r.mean_fill_depth_m);
+        assert!((r.depression_fraction - 1.0 / 49.0).abs() < 1e-12);
+        // Cells whose path crosses the pit: the pit and its three east neighbours (x = 5, rows
+        // 2..=4: the pit, raised to 3 + 1 ulp, is their steepest descent); column x = 6 is the
+        // map edge (outlets).
+        assert!((r.drained_fraction - 45.0 / 49.0).abs() < 1e-12, "{}", r.drained_fraction);
+        // The pit is 2 m deep: ignored with a 2 m tolerance, counted with 1.99 m.
+        let t = |tol| {
+            let o = RealismOptions { depression_tolerance_m: tol, ..opts() };
+            Realism::compute(&map, &o).unwrap().drained_fraction_tolerant
+        };
+        assert_eq!((t(2.0), t(1.99)), (1.0, 45.0 / 49.0));
+        // With 10 m per height unit the pit is 20 m deep.
+        let o = RealismOptions { height_scale_m: 10.0, depression_tolerance_m: 19.0, ..opts() };
+        assert_eq!(Realism::compute(&map, &o).unwrap().drained_fraction_tolerant, 45.0 / 49.0);
+        // Sea: with the sea at 2.5 only x ≥ 3 (and not the pit) is land.
+        let s = Realism::compute(&map, &RealismOptions { sea_level: 2.5, ..opts() }).unwrap();
+        assert!((s.land_fraction - 27.0 / 49.0).abs() < 1e-12);
+        // The pit is sea now: an outlet, so all land drains freely.
+        assert_eq!(s.drained_fraction, 1.0);
+    }
+
+    #[test]
+    fn bad_input_is_one_clear_error() {
+        let map = Heightmap::from_fn(8, 8, 1.0, |x, _| x as f32).unwrap();
+        let e = |o: RealismOptions| Realism::compute(&map, &o).unwrap_err().to_string();
+        assert!(e(RealismOptions { height_scale_m: 0.0, ..opts() }).contains("height-scale"));
+        assert!(e(RealismOptions { sea_level: f32::NAN, ..opts() }).contains("sea-level"));
+        assert!(e(RealismOptions { channel_area_m2: -1.0, ..opts() }).contains("channel-area"));
+        assert!(e(RealismOptions { depression_tolerance_m: f64::NAN, ..opts() }).contains("depression-tolerance"));
+        assert!(e(RealismOptions { sea_level: 100.0, ..opts() }).contains("land"));
+        let small = Heightmap::new(2, 8, 1.0).unwrap();
+        assert!(Realism::compute(&small, &opts()).unwrap_err().to_string().contains("3 × 3"));
+        let mut nan = map.clone();
+        nan[(3, 4)] = f32::NAN;
+        assert!(Realism::compute(&nan, &opts()).unwrap_err().to_string().contains("(3, 4)"));
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Reference ranges of the realism figures (docs/ANALYZE.md) from real DEMs installable from a
+# package registry: the two DEMs in matplotlib's wheel (PyPI; mpl-data/sample_data), read by
+# scripts/dem_reference.py into R16 files with square cells, then measured by
+# `terrasynth analyze --json`. Writes docs/analyze/reference-dems.json (the figures only, not the
+# DEMs) and prints a markdown table. Also measures every preset at 513x513 (seed of the preset)
+# into docs/analyze/presets-513.json with `--presets`.
+# Usage: scripts/calibrate-dems.sh [--presets]   (TERRASYNTH=binary, default target/debug)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${TERRASYNTH:-target/debug/terrasynth}
+[ -x "$BIN" ] || cargo build -q -p terrasynth-cli
+WORK=target/dem-reference
+VENV=$WORK/venv
+mkdir -p "$WORK/wheel" "$WORK/dems"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q numpy
+fi
+# The wheel is only unpacked for its sample data (matplotlib itself is not installed).
+ls "$WORK"/wheel/matplotlib-3.11.2-*.whl >/dev/null 2>&1 ||
+  "$VENV/bin/pip" download -q --no-deps --only-binary :all: -d "$WORK/wheel" "matplotlib==3.11.2"
+WHEEL=$(ls "$WORK"/wheel/matplotlib-3.11.2-*.whl | head -1)
+"$VENV/bin/python" scripts/dem_reference.py "$WHEEL" "$WORK/dems" >"$WORK/dems.json"
+python3 - "$BIN" "$WORK/dems.json" "${1:-}" <<'PY'
+import json, subprocess, sys
+bin, dems, mode = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+
+def analyze(args):
+    return json.loads(subprocess.run([bin, "analyze", "--json", *args], check=True, capture_output=True, text=True).stdout)
+
+def row(name, r):
+    p = r["slope_percentiles_deg"]
+    f = lambda v, d=2: "n/a" if v is None else f"{v:.{d}f}"
+    return (f"| {name} | {r['width']}x{r['height']} @ {r['cell_size_m']:g} m | {f(r['spectral_beta'])} | "
+            f"{p[1]:.1f} / {p[2]:.1f} / {p[3]:.1f} | {r['hypsometric_integral']:.2f} | {r['peaks_per_km2']:.2f} | "
+            f"{r['pits_per_km2']:.2f} | {f(r['peak_pit_ratio'], 1)} | {r['drained_fraction']:.3f} | "
+            f"{r['mean_fill_depth_m']:.2f} | {f(r['hack_exponent'])} | {r['drainage_density_per_km']:.2f} | "
+            f"{r['isotropy_h4']:.3f} / {r['isotropy_h8']:.3f} |")
+
+HEAD = ("| map | size | β | slope p25/p50/p75 (°) | HI | peaks/km² | pits/km² | peaks/pits | drained (strict / 1 m) | "
+        "fill depth (m) | Hack h | DD (km/km²) | H4 / H8 |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+if mode != "--presets":
+    out = []
+    print(HEAD)
+    for d in dems:
+        args = [d["file"], "--width", str(d["width"]), "--cell-size", str(d["cell_size_m"]),
+                "--height-scale", repr(d["height_scale_m"])]
+        if d["sea_level"] is not None:
+            args += ["--sea-level", repr(d["sea_level"])]
+        r = analyze(args)
+        r["map"] = d["name"]
+        r["source"] = d["source"]
+        out.append(r)
+        print(row(d["name"], r))
+    json.dump(out, open("docs/analyze/reference-dems.json", "w"), indent=1)
+else:
+    names = [l.split()[0] for l in subprocess.run([bin, "presets"], check=True, capture_output=True, text=True).stdout.splitlines() if l.strip()]
+    out = []
+    print(HEAD)
+    for n in names:
+        try:
+            r = analyze(["--preset", n, "--size", "513"])
+        except subprocess.CalledProcessError as e:
+            print(f"| {n} | {e.stderr.strip()} |")
+            continue
+        r["map"] = n
+        out.append(r)
+        print(row(n, r), flush=True)
+    json.dump(out, open("docs/analyze/presets-513.json", "w"), indent=1)
+PY
