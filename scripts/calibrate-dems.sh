@@ -34,7 +34,7 @@ def row(name, r):
     f = lambda v, d=2: "n/a" if v is None else f"{v:.{d}f}"
     return (f"| {name} | {r['width']}x{r['height']} @ {r['cell_size_m']:g} m | {f(r['spectral_beta'])} | "
             f"{p[1]:.1f} / {p[2]:.1f} / {p[3]:.1f} | {r['hypsometric_integral']:.2f} | {r['peaks_per_km2']:.2f} | "
-            f"{r['pits_per_km2']:.2f} | {f(r['peak_pit_ratio'], 1)} | {r['drained_fraction']:.3f} | "
+            f"{r['pits_per_km2']:.2f} | {f(r['peak_pit_ratio'], 1)} | {r['drained_fraction']:.3f} / {r['drained_fraction_tolerant']:.3f} | "
             f"{r['mean_fill_depth_m']:.2f} | {f(r['hack_exponent'])} | {r['drainage_density_per_km']:.2f} | "
             f"{r['isotropy_h4']:.3f} / {r['isotropy_h8']:.3f} |")
 

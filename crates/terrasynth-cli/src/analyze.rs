@@ -76,8 +76,9 @@ fn check_unit(flag: &str, v: f64) -> anyhow::Result<f64> {
 /// Reads an output folder: the first height file present, and report.json's units.
 fn load_folder(dir: &Path) -> anyhow::Result<Loaded> {
     let report_path = dir.join("report.json");
-    let text = std::fs::read_to_string(&report_path)
-        .with_context(|| format!("{}: not an output folder of `terrasynth generate` (no report.json)", dir.display()))?;
+    let text = std::fs::read_to_string(&report_path).with_context(|| {
+        format!("{}: not an output folder of `terrasynth generate` (no report.json)", dir.display())
+    })?;
     let report: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", report_path.display()))?;
     let num = |v: &serde_json::Value| v.as_f64();
@@ -127,11 +128,8 @@ fn load_preset(name: &str, args: &AnalyzeArgs) -> anyhow::Result<Loaded> {
     let scale = terrasynth::export::metres_per_unit(&recipe);
     let what = format!("preset {name} at {}x{}, seed {}", recipe.width, recipe.height, recipe.seed);
     let out = Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())?;
-    let options = RealismOptions {
-        height_scale_m: scale,
-        sea_level: out.terrain.sea_level,
-        ..Default::default()
-    };
+    let options =
+        RealismOptions { height_scale_m: scale, sea_level: out.terrain.sea_level, ..Default::default() };
     Ok(Loaded { map: out.terrain.height, options, what })
 }
 
@@ -141,14 +139,17 @@ fn load(args: &AnalyzeArgs) -> anyhow::Result<Loaded> {
         (None, Some(path)) if path.is_dir() => load_folder(path),
         (None, Some(path)) => {
             let read = ReadOptions { format: FileFormat::Auto, width: args.width, height: 0 };
-            let map = read_heightmap(path, &read).with_context(|| format!("cannot read {}", path.display()))?;
+            let map =
+                read_heightmap(path, &read).with_context(|| format!("cannot read {}", path.display()))?;
             Ok(Loaded {
                 map,
                 options: RealismOptions { sea_level: f32::NEG_INFINITY, ..Default::default() },
                 what: path.display().to_string(),
             })
         }
-        (None, None) => bail!("nothing to analyze: give a MAP (an output folder or a height file) or --preset NAME"),
+        (None, None) => {
+            bail!("nothing to analyze: give a MAP (an output folder or a height file) or --preset NAME")
+        }
     }
 }
 
@@ -174,7 +175,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
         loaded.options.sea_level = s;
     }
     if !(args.depression_tolerance.is_finite() && (0.0..=1.0e6).contains(&args.depression_tolerance)) {
-        bail!("invalid --depression-tolerance {}: allowed a number in [0, 1e6] (m)", args.depression_tolerance);
+        bail!(
+            "invalid --depression-tolerance {}: allowed a number in [0, 1e6] (m)",
+            args.depression_tolerance
+        );
     }
     loaded.options.channel_area_m2 = args.channel_area;
     loaded.options.depression_tolerance_m = args.depression_tolerance;

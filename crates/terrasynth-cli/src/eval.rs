@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use terrasynth::recipe::eval::{DEFAULT_EVAL_RUNS, DEFAULT_REALISM_SIDE, EvalOptions, MAX_EVAL_SIDE, evaluate};
+use terrasynth::recipe::eval::{
+    DEFAULT_EVAL_RUNS, DEFAULT_EXTREME_BUDGET_S, DEFAULT_REALISM_SIDE, EvalOptions, MAX_EVAL_SIDE, evaluate,
+};
 use terrasynth::render::plot::loglog;
 
 /// Arguments of `terrasynth eval`.
@@ -26,6 +28,9 @@ pub struct EvalArgs {
     /// Side of the maps of the realism figures (16..=16385).
     #[arg(long, default_value_t = DEFAULT_REALISM_SIDE)]
     pub realism_side: usize,
+    /// Seconds one extreme-parameter case may run before it is cancelled (listed as stopped).
+    #[arg(long, default_value_t = DEFAULT_EXTREME_BUDGET_S)]
+    pub extreme_budget: f64,
     /// Output folder for eval.md and time.png.
     #[arg(long, default_value = "eval")]
     pub out: PathBuf,
@@ -55,6 +60,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         only: args.only.as_deref().map(|s| s.split(',').map(|n| n.trim().to_string()).collect()),
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         realism_side: args.realism_side,
+        extreme_budget_s: args.extreme_budget,
     };
     let eval = evaluate(&options, &mut |name, side| eprintln!("eval: {name} at {side}x{side}")).map_err(
         |e| match e {

@@ -22,7 +22,14 @@ fn folder_and_preset_give_the_same_figures() {
     let preset = analyze_json(&["--preset", "rivers", "--size", "97", "--seed", "3"]);
     // The folder's height.exr holds metres (f32 of height × 250), the preset's heights are units
     // × the same scale: equal up to f32 rounding.
-    for key in ["relief_m", "slope_mean_deg", "hypsometric_integral", "land_fraction", "spectral_beta", "isotropy_h8"] {
+    for key in [
+        "relief_m",
+        "slope_mean_deg",
+        "hypsometric_integral",
+        "land_fraction",
+        "spectral_beta",
+        "isotropy_h8",
+    ] {
         let (a, b) = (folder[key].as_f64().unwrap(), preset[key].as_f64().unwrap());
         assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{key}: {a} vs {b}");
     }
@@ -31,7 +38,13 @@ fn folder_and_preset_give_the_same_figures() {
     assert!(folder["map"].as_str().unwrap().ends_with("height.exr"));
     // The 16-bit PNG alone, with the units given by hand: same slopes within the 16-bit quantum.
     let png = dir.join("height.png");
-    let p = analyze_json(&[png.to_str().unwrap(), "--cell-size", "10", "--height-scale", &folder["relief_m"].to_string()]);
+    let p = analyze_json(&[
+        png.to_str().unwrap(),
+        "--cell-size",
+        "10",
+        "--height-scale",
+        &folder["relief_m"].to_string(),
+    ]);
     let (a, b) = (p["slope_mean_deg"].as_f64().unwrap(), folder["slope_mean_deg"].as_f64().unwrap());
     assert!((a - b).abs() < 0.05, "{a} vs {b}");
     // Text form: one line per figure.
@@ -49,7 +62,10 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["analyze"], "give a MAP"),
         (&["analyze", "/no/such/file.png"], "cannot read /no/such/file.png"),
         (&["analyze", "--preset", "atlantis"], "atlantis"),
-        (&["analyze", "x.png", "--height-scale", "-1"], "invalid --height-scale -1: allowed a number in (0, 1000000]"),
+        (
+            &["analyze", "x.png", "--height-scale", "-1"],
+            "invalid --height-scale -1: allowed a number in (0, 1000000]",
+        ),
         (&["analyze", "x.png", "--cell-size", "0"], "invalid --cell-size 0"),
         (&["analyze", "x.png", "--channel-area", "-5"], "invalid --channel-area -5"),
         (&["analyze", "--preset", "island", "--size", "1"], "invalid --size `1`"),

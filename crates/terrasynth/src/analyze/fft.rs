@@ -73,7 +73,8 @@ mod tests {
     #[test]
     fn matches_the_direct_dft_and_inverts() {
         let n = 16;
-        let x: Vec<Complex> = (0..n).map(|i| ((i as f64 * 0.7).sin() + 0.1 * i as f64, (i as f64 * 1.3).cos())).collect();
+        let x: Vec<Complex> =
+            (0..n).map(|i| ((i as f64 * 0.7).sin() + 0.1 * i as f64, (i as f64 * 1.3).cos())).collect();
         let mut f = x.clone();
         fft(&mut f, false);
         for (k, fk) in f.iter().enumerate() {

@@ -14,8 +14,9 @@
 //! (least-squares plane removed), multiplied by a separable Hann window, transformed by a 2-D
 //! FFT ([`super::fft`]); `P = |F|²` at radial frequency `f = √(fx² + fy²)` cycles per cell is
 //! averaged in bins of 1/16 decade and `log₁₀ P̄ = c − β log₁₀ f̄` is fitted by least squares
-//! over the bins with `4/n ≤ f ≤ 0.25` (the lowest bins are smeared by the window, the
-//! highest by interpolation and quantisation). fBm of Hurst exponent `H` has `β = 2H + 2`;
+//! over the bins with `8/n ≤ f ≤ 0.25` (below, the window's main lobe leaks the much larger
+//! power of lower frequencies in and steepens the fit; above, interpolation and quantisation
+//! flatten or steepen it). fBm of Hurst exponent `H` has `β = 2H + 2`;
 //! a smoother map has a larger β. [`Realism::spectral_fit_r2`] is the fit's R².
 //!
 //! ## Slope distribution
@@ -159,7 +160,11 @@ pub struct Realism {
 /// Checks the options: one error naming the bad one and its allowed range.
 fn check_options(o: &RealismOptions) -> Result<()> {
     if !(o.height_scale_m.is_finite() && o.height_scale_m > 0.0) {
-        return Err(Error::param("height-scale", o.height_scale_m, "a finite number > 0 (metres per height unit)"));
+        return Err(Error::param(
+            "height-scale",
+            o.height_scale_m,
+            "a finite number > 0 (metres per height unit)",
+        ));
     }
     if o.sea_level.is_nan() {
         return Err(Error::param("sea-level", o.sea_level, "a number (or -inf for no sea)"));
@@ -168,7 +173,11 @@ fn check_options(o: &RealismOptions) -> Result<()> {
         return Err(Error::param("channel-area", o.channel_area_m2, "a finite number ≥ 0 (m²)"));
     }
     if !(o.depression_tolerance_m.is_finite() && o.depression_tolerance_m >= 0.0) {
-        return Err(Error::param("depression-tolerance", o.depression_tolerance_m, "a finite number ≥ 0 (m)"));
+        return Err(Error::param(
+            "depression-tolerance",
+            o.depression_tolerance_m,
+            "a finite number ≥ 0 (m)",
+        ));
     }
     Ok(())
 }
@@ -191,7 +200,11 @@ impl Realism {
         check_options(options)?;
         let (w, h) = (map.width(), map.height());
         if w < 3 || h < 3 {
-            return Err(Error::InvalidSize { width: w, height: h, reason: "realism needs at least 3 × 3 cells".into() });
+            return Err(Error::InvalidSize {
+                width: w,
+                height: h,
+                reason: "realism needs at least 3 × 3 cells".into(),
+            });
         }
         let dx = map.cell_size();
         if !(dx.is_finite() && dx > 0.0) {
@@ -199,7 +212,11 @@ impl Realism {
         }
         let z = map.as_slice();
         if let Some(i) = z.iter().position(|v| !v.is_finite()) {
-            return Err(Error::param("height", format!("{} at cell ({}, {})", z[i], i % w, i / w), "finite heights"));
+            return Err(Error::param(
+                "height",
+                format!("{} at cell ({}, {})", z[i], i % w, i / w),
+                "finite heights",
+            ));
         }
         let scale = options.height_scale_m;
         let sea = options.sea_level;
@@ -265,7 +282,10 @@ impl Realism {
         let opt = |v: Option<f64>, digits: usize| v.map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
         let p = &self.slope_percentiles_deg;
         [
-            format!("size                   {} x {} cells of {} m", self.width, self.height, self.cell_size_m),
+            format!(
+                "size                   {} x {} cells of {} m",
+                self.width, self.height, self.cell_size_m
+            ),
             format!("land fraction          {:.3}", self.land_fraction),
             format!("relief                 {:.1} m", self.relief_m),
             format!(
@@ -352,8 +372,9 @@ pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
         sxx += x * x;
     }
     let (m, bx, by) = (m / (n * n) as f64, sxz / sxx, syz / sxx);
-    let hann: Vec<f64> =
-        (0..n).map(|i| 0.5 * (1.0 - (2.0 * std::f64::consts::PI * i as f64 / (n - 1) as f64).cos())).collect();
+    let hann: Vec<f64> = (0..n)
+        .map(|i| 0.5 * (1.0 - (2.0 * std::f64::consts::PI * i as f64 / (n - 1) as f64).cos()))
+        .collect();
     let mut data: Vec<Complex> = v
         .iter_mut()
         .enumerate()
@@ -365,7 +386,7 @@ pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
         .collect();
     fft2(&mut data, n, false);
     let freq = |k: usize| if k <= n / 2 { k as f64 } else { k as f64 - n as f64 } / n as f64;
-    let (f_lo, f_hi) = (4.0 / n as f64, 0.25);
+    let (f_lo, f_hi) = (8.0 / n as f64, 0.25);
     let points = data.iter().enumerate().filter_map(|(i, &(re, im))| {
         let f = freq(i % n).hypot(freq(i / n));
         let p = re * re + im * im;
@@ -405,9 +426,12 @@ fn horn_gradients(map: &Heightmap, land: &[bool], scale: f64) -> GradientFigures
             if !land[y * w + x] {
                 continue;
             }
-            let at = |dx: isize, dy: isize| z[(y as isize + dy) as usize * w + (x as isize + dx) as usize] as f64;
-            let gx = ((at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1))) * k;
-            let gy = ((at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1))) * k;
+            let at =
+                |dx: isize, dy: isize| z[(y as isize + dy) as usize * w + (x as isize + dx) as usize] as f64;
+            let gx =
+                ((at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1))) * k;
+            let gy =
+                ((at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1))) * k;
             let s = gx.hypot(gy);
             slopes.push(s.atan().to_degrees());
             if s > 0.0 {
@@ -481,15 +505,16 @@ fn drainage(map: &Heightmap, land: &[bool], o: &RealismOptions) -> Result<Draina
     let z = map.as_slice();
     let depression: Vec<bool> = exact.as_slice().iter().zip(z).map(|(f, v)| f > v).collect();
     let n_land = land.iter().filter(|&&l| l).count() as f64;
-    let fill_sum: f64 = exact
-        .as_slice()
-        .iter()
-        .zip(z)
-        .zip(land)
-        .filter(|(_, l)| **l)
-        .map(|((f, v), _)| (f - v) as f64)
-        .sum();
-    let mut figures = network_figures(flow.receivers(), flow.order(), map.width(), map.cell_size(), land, o.channel_area_m2);
+    let fill_sum: f64 =
+        exact.as_slice().iter().zip(z).zip(land).filter(|(_, l)| **l).map(|((f, v), _)| (f - v) as f64).sum();
+    let mut figures = network_figures(
+        flow.receivers(),
+        flow.order(),
+        map.width(),
+        map.cell_size(),
+        land,
+        o.channel_area_m2,
+    );
     // Depressions deeper than the tolerance: 8-connected groups of filled cells whose deepest
     // cell is deeper than it (flood fill over the group).
     let (w, h) = (map.width(), map.height());
@@ -557,7 +582,9 @@ pub(crate) fn network_figures(
     channel_area_m2: f64,
 ) -> DrainageFigures {
     let n = receivers.len();
-    let step = |c: usize, r: usize| if c % w != r % w && c / w != r / w { dx * std::f64::consts::SQRT_2 } else { dx };
+    let step = |c: usize, r: usize| {
+        if c % w != r % w && c / w != r / w { dx * std::f64::consts::SQRT_2 } else { dx }
+    };
     let mut area = vec![1.0f64; n];
     let mut length = vec![dx; n];
     for &c in order.iter().rev() {
@@ -606,7 +633,8 @@ pub(crate) fn network_figures(
             points.push(((area[c] * cell_m2).log10(), length[c].log10()));
             let ds = &donors[start[c] as usize..start[c + 1] as usize];
             // The donor of largest area; ties to the lowest index (deterministic).
-            match ds.iter().map(|&d| d as usize).max_by(|&a, &b| area[a].total_cmp(&area[b]).then(b.cmp(&a))) {
+            match ds.iter().map(|&d| d as usize).max_by(|&a, &b| area[a].total_cmp(&area[b]).then(b.cmp(&a)))
+            {
                 Some(d) => c = d,
                 None => break,
             }
@@ -782,7 +810,7 @@ mod tests {
         let r = Realism::compute(&map, &opts()).unwrap();
         // Interior land: 25 cells of 100 m² = 0.0025 km²; one pit, no peak.
         assert!((r.pits_per_km2 - 400.0).abs() < 1e-9 && r.peaks_per_km2 == 0.0);
-        assert_eq!(r.peak_pit_ratio, None);
+        assert_eq!(r.peak_pit_ratio, Some(0.0)); // 0 peaks / 1 pit
         // Only the pit is raised (by 2) → mean fill depth 2/49 m.
         assert!((r.mean_fill_depth_m - 2.0 / 49.0).abs() < 1e-6, "{}", r.mean_fill_depth_m);
         assert!((r.depression_fraction - 1.0 / 49.0).abs() < 1e-12);
@@ -813,7 +841,9 @@ mod tests {
         assert!(e(RealismOptions { height_scale_m: 0.0, ..opts() }).contains("height-scale"));
         assert!(e(RealismOptions { sea_level: f32::NAN, ..opts() }).contains("sea-level"));
         assert!(e(RealismOptions { channel_area_m2: -1.0, ..opts() }).contains("channel-area"));
-        assert!(e(RealismOptions { depression_tolerance_m: f64::NAN, ..opts() }).contains("depression-tolerance"));
+        assert!(
+            e(RealismOptions { depression_tolerance_m: f64::NAN, ..opts() }).contains("depression-tolerance")
+        );
         assert!(e(RealismOptions { sea_level: 100.0, ..opts() }).contains("land"));
         let small = Heightmap::new(2, 8, 1.0).unwrap();
         assert!(Realism::compute(&small, &opts()).unwrap_err().to_string().contains("3 × 3"));

@@ -25,6 +25,10 @@ pub const EXTREME_SIDE: usize = 65;
 pub const DEFAULT_EVAL_RUNS: usize = 10;
 /// Default side of the realism maps.
 pub const DEFAULT_REALISM_SIDE: usize = 257;
+/// Default wall-clock budget of one extreme case, seconds: a case still running then (e.g.
+/// 10⁶ erosion iterations) is cancelled through the pipeline's cancel flag and listed as
+/// stopped, not failed (it showed no panic and no error until then).
+pub const DEFAULT_EXTREME_BUDGET_S: f64 = 20.0;
 /// The generator the other steps' extreme cases run on (at its defaults).
 pub const BASE_GENERATOR: &str = "noise";
 /// Seed of every eval run.
@@ -35,7 +39,7 @@ pub const MAX_EVAL_SIDE: usize = 16_385;
 pub const MAX_EVAL_RUNS: usize = 100;
 
 /// What to evaluate.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EvalOptions {
     /// Map sides to time (each in 2..=[`MAX_EVAL_SIDE`]), in increasing order.
     pub sizes: Vec<usize>,
@@ -49,6 +53,8 @@ pub struct EvalOptions {
     /// Side of the realism maps (16..=[`MAX_EVAL_SIDE`]); each generator runs with seeds
     /// `EVAL_SEED + i`, `i < runs`, at its defaults, cell size and height scale of a new recipe.
     pub realism_side: usize,
+    /// Wall-clock budget of one extreme case, seconds (≥ 0, finite).
+    pub extreme_budget_s: f64,
 }
 
 /// One size's measurements for one generator.
@@ -75,6 +81,8 @@ pub struct ExtremeCounts {
     pub finite: usize,
     /// Cases that gave a clear error.
     pub clear_error: usize,
+    /// Cases cancelled at the time budget (no failure until then), each `key = value`.
+    pub stopped: Vec<String>,
     /// Failed cases: panic, non-finite heights or an empty message, each `key = value: why`.
     pub failures: Vec<String>,
 }
@@ -189,12 +197,12 @@ fn realism_of(info: &StepInfo, side: usize, runs: usize) -> RealismSummary {
         let mut recipe = recipe_for(info, side, StepEntry::new(info.name));
         recipe.seed = EVAL_SEED + i as u64;
         let scale = recipe.exports.height_scale;
-        let r = Pipeline::new(recipe, &registry())
-            .and_then(|p| p.run(&PipelineProgress::new()))
-            .and_then(|out| {
+        let r = Pipeline::new(recipe, &registry()).and_then(|p| p.run(&PipelineProgress::new())).and_then(
+            |out| {
                 let o = RealismOptions { height_scale_m: scale, ..Default::default() };
                 Realism::compute(&out.terrain.height, &o)
-            });
+            },
+        );
         match r {
             Ok(r) => figures.push(r),
             Err(e) => errors.push(format!("seed {}: {e}", EVAL_SEED + i as u64)),
@@ -288,18 +296,44 @@ fn extreme_cases(info: &StepInfo) -> Vec<(String, ParamValue)> {
     cases
 }
 
-/// Runs one range-end case: `Ok(true)` a finite map, `Ok(false)` a clear error, `Err(why)` a
-/// failure.
-fn run_extreme(info: &StepInfo, key: &str, value: &ParamValue) -> std::result::Result<bool, String> {
+/// What one range-end case gave.
+enum Outcome {
+    Finite,
+    ClearError,
+    /// Cancelled at the budget.
+    Stopped,
+}
+
+/// Runs one range-end case with a wall-clock budget (a watchdog thread cancels the run through
+/// its progress handle when the budget runs out); `Err(why)` is a failure.
+fn run_extreme(
+    info: &StepInfo,
+    key: &str,
+    value: &ParamValue,
+    budget_s: f64,
+) -> std::result::Result<Outcome, String> {
     let entry = StepEntry::new(info.name).with(key, value.clone());
     let recipe = recipe_for(info, EXTREME_SIDE, entry);
-    let outcome = std::panic::catch_unwind(|| -> Result<RunOutput> {
-        Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())
+    let progress = PipelineProgress::new();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let outcome = std::thread::scope(|scope| {
+        let watch = progress.clone();
+        scope.spawn(move || {
+            if done_rx.recv_timeout(std::time::Duration::from_secs_f64(budget_s)).is_err() {
+                watch.cancel();
+            }
+        });
+        let r = std::panic::catch_unwind(|| -> Result<RunOutput> {
+            Pipeline::new(recipe, &registry())?.run(&progress)
+        });
+        let _ = done_tx.send(());
+        r
     });
     match outcome {
-        Ok(Ok(out)) if out.terrain.height.as_slice().iter().all(|v| v.is_finite()) => Ok(true),
+        Ok(Ok(out)) if out.terrain.height.as_slice().iter().all(|v| v.is_finite()) => Ok(Outcome::Finite),
         Ok(Ok(_)) => Err(format!("{key} = {value}: non-finite heights")),
-        Ok(Err(e)) if !e.to_string().is_empty() => Ok(false),
+        Ok(Err(Error::Cancelled)) if progress.is_cancelled() => Ok(Outcome::Stopped),
+        Ok(Err(e)) if !e.to_string().is_empty() => Ok(Outcome::ClearError),
         Ok(Err(_)) => Err(format!("{key} = {value}: empty error message")),
         Err(_) => Err(format!("{key} = {value}: panicked")),
     }
@@ -318,8 +352,15 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
     if !(1..=MAX_EVAL_RUNS).contains(&options.runs) {
         return Err(Error::param("runs", options.runs, format!("an integer in 1..={MAX_EVAL_RUNS}")));
     }
+    if !(options.extreme_budget_s.is_finite() && (0.0..=1.0e6).contains(&options.extreme_budget_s)) {
+        return Err(Error::param("extreme-budget", options.extreme_budget_s, "seconds in [0, 1000000]"));
+    }
     if !(16..=MAX_EVAL_SIDE).contains(&options.realism_side) {
-        return Err(Error::param("realism-side", options.realism_side, format!("an integer in 16..={MAX_EVAL_SIDE}")));
+        return Err(Error::param(
+            "realism-side",
+            options.realism_side,
+            format!("an integer in 16..={MAX_EVAL_SIDE}"),
+        ));
     }
     let reg = registry();
     if let Some(names) = &options.only {
@@ -343,7 +384,8 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
             }
         })
         .collect();
-    let generators: Vec<&StepInfo> = steps.iter().copied().filter(|s| s.category == Category::Generate).collect();
+    let generators: Vec<&StepInfo> =
+        steps.iter().copied().filter(|s| s.category == Category::Generate).collect();
     let pool = |n| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -384,17 +426,20 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
         .collect();
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {})); // panics are counted, not printed
-    let targets = generators
-        .iter()
-        .zip(out.iter_mut().map(|g| &mut g.extremes))
-        .chain(steps.iter().filter(|s| s.category != Category::Generate).zip(processes.iter_mut().map(|p| &mut p.extremes)));
+    let targets = generators.iter().zip(out.iter_mut().map(|g| &mut g.extremes)).chain(
+        steps
+            .iter()
+            .filter(|s| s.category != Category::Generate)
+            .zip(processes.iter_mut().map(|p| &mut p.extremes)),
+    );
     for (info, counts) in targets {
         let cases = extreme_cases(info);
         counts.cases = cases.len();
         for (key, value) in &cases {
-            match all.install(|| run_extreme(info, key, value)) {
-                Ok(true) => counts.finite += 1,
-                Ok(false) => counts.clear_error += 1,
+            match all.install(|| run_extreme(info, key, value, options.extreme_budget_s)) {
+                Ok(Outcome::Finite) => counts.finite += 1,
+                Ok(Outcome::ClearError) => counts.clear_error += 1,
+                Ok(Outcome::Stopped) => counts.stopped.push(format!("{key} = {value}")),
                 Err(why) => counts.failures.push(why),
             }
         }
@@ -482,9 +527,14 @@ impl Evaluation {
              land draining freely, Hack's exponent, drainage density and the 8-fold aspect harmonic H8. \
              Raw generator fields, no sea, recipe cell size and height scale; mean ± sd over the seeds.\n"
         )?;
-        writeln!(md, "| generator | peaks/km² | pits/km² | β | drained | drained (1 m tol.) | Hack h | DD (km/km²) | H8 |")?;
+        writeln!(
+            md,
+            "| generator | peaks/km² | pits/km² | β | drained | drained (1 m tol.) | Hack h | DD (km/km²) | H8 |"
+        )?;
         writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
-        let f = |s: &Spread, d: usize| if s.n == 0 { "n/a".to_string() } else { format!("{:.d$} ± {:.d$}", s.mean, s.sd) };
+        let f = |s: &Spread, d: usize| {
+            if s.n == 0 { "n/a".to_string() } else { format!("{:.d$} ± {:.d$}", s.mean, s.sd) }
+        };
         for g in &self.generators {
             let r = &g.realism;
             writeln!(
@@ -511,10 +561,16 @@ impl Evaluation {
             md,
             "Each numeric parameter set to its minimum and to its maximum, the others at their defaults. \
              Steps other than generators run after a default `{BASE_GENERATOR}`. A case passes with a finite \
-             map or a clear error; it fails on a panic, NaN/inf heights or an empty message.\n"
+             map or a clear error; it fails on a panic, NaN/inf heights or an empty message. A case still \
+             running after {} s is cancelled (pipeline cancel flag) and counted as stopped: no failure until \
+             then, but not run to its end.\n",
+            self.options.extreme_budget_s
         )?;
-        writeln!(md, "| step | category | cases | finite map | clear error | failures |")?;
-        writeln!(md, "|---|---|---:|---:|---:|---:|")?;
+        writeln!(
+            md,
+            "| step | category | cases | finite map | clear error | stopped at budget | failures |"
+        )?;
+        writeln!(md, "|---|---|---:|---:|---:|---:|---:|")?;
         let all: Vec<(&str, &str, &ExtremeCounts)> = self
             .generators
             .iter()
@@ -524,19 +580,36 @@ impl Evaluation {
         for (name, category, e) in &all {
             writeln!(
                 md,
-                "| {name} | {category} | {} | {} | {} | {} |",
+                "| {name} | {category} | {} | {} | {} | {} | {} |",
                 e.cases,
                 e.finite,
                 e.clear_error,
+                e.stopped.len(),
                 e.failures.len()
             )?;
         }
-        let failures: Vec<String> =
-            all.iter().flat_map(|(name, _, e)| e.failures.iter().map(move |f| format!("{name}: {f}"))).collect();
+        let failures: Vec<String> = all
+            .iter()
+            .flat_map(|(name, _, e)| e.failures.iter().map(move |f| format!("{name}: {f}")))
+            .collect();
         if !failures.is_empty() {
             writeln!(md, "\nFailures:\n")?;
             for f in &failures {
                 writeln!(md, "- {f}")?;
+            }
+        }
+        let stopped: Vec<String> = all
+            .iter()
+            .flat_map(|(name, _, e)| e.stopped.iter().map(move |c| format!("{name}: {c}")))
+            .collect();
+        if !stopped.is_empty() {
+            writeln!(
+                md,
+                "\nStopped at the {} s budget (no failure until then):\n",
+                self.options.extreme_budget_s
+            )?;
+            for c in &stopped {
+                writeln!(md, "- {c}")?;
             }
         }
         writeln!(md, "\n![time vs size](time.png)")
@@ -562,6 +635,7 @@ mod tests {
             only: Some(vec!["circles".into()]),
             threads: 1,
             realism_side: 17,
+            extreme_budget_s: 5.0,
         };
         let bad_side = EvalOptions { sizes: vec![1], ..ok.clone() };
         assert!(evaluate(&bad_side, &mut |_, _| {}).unwrap_err().to_string().contains("2..=16385"));
@@ -569,6 +643,8 @@ mod tests {
         assert!(evaluate(&bad_runs, &mut |_, _| {}).unwrap_err().to_string().contains("1..=100"));
         let bad_realism = EvalOptions { realism_side: 15, ..ok.clone() };
         assert!(evaluate(&bad_realism, &mut |_, _| {}).unwrap_err().to_string().contains("16..=16385"));
+        let bad_budget = EvalOptions { extreme_budget_s: f64::NAN, ..ok.clone() };
+        assert!(evaluate(&bad_budget, &mut |_, _| {}).unwrap_err().to_string().contains("extreme-budget"));
         let bad_name = EvalOptions { only: Some(vec!["no-such-step".into()]), ..ok };
         assert!(evaluate(&bad_name, &mut |_, _| {}).unwrap_err().to_string().contains("no-such-step"));
     }
@@ -578,25 +654,33 @@ mod tests {
         let options = EvalOptions {
             sizes: vec![9, 17],
             runs: 2,
-            only: Some(vec!["circles".into(), "thermal".into()]),
+            only: Some(vec!["circles".into(), "terrace".into()]),
             threads: 2,
             realism_side: 33,
+            extreme_budget_s: 600.0,
         };
         let mut seen = Vec::new();
         let e = evaluate(&options, &mut |name, side| seen.push((name.to_string(), side))).unwrap();
-        assert_eq!(seen, [("circles".to_string(), 9), ("circles".to_string(), 17), ("circles".to_string(), 33)]);
+        assert_eq!(
+            seen,
+            [("circles".to_string(), 9), ("circles".to_string(), 17), ("circles".to_string(), 33)]
+        );
         assert_eq!(e.generators.len(), 1);
         let g = &e.generators[0];
         assert_eq!(g.timings.iter().map(|t| t.side).collect::<Vec<_>>(), [9, 17]);
         assert!(g.timings.iter().all(|t| t.same_bits));
         assert_eq!(g.extremes.cases, g.extremes.finite + g.extremes.clear_error + g.extremes.failures.len());
-        assert!(g.extremes.failures.is_empty(), "{:?}", g.extremes.failures);
+        assert!(g.extremes.failures.is_empty() && g.extremes.stopped.is_empty(), "{:?}", g.extremes);
         // Realism over the 2 seeds: the same figures as computed directly on each seed's map.
         let r = &g.realism;
         assert_eq!((r.side, r.runs, r.errors.len()), (33, 2, 0));
         let direct: Vec<Realism> = (0..2)
             .map(|i| {
-                let mut recipe = recipe_for(&registry().into_iter().find(|s| s.name == "circles").unwrap(), 33, StepEntry::new("circles"));
+                let mut recipe = recipe_for(
+                    &registry().into_iter().find(|s| s.name == "circles").unwrap(),
+                    33,
+                    StepEntry::new("circles"),
+                );
                 recipe.seed = EVAL_SEED + i;
                 let o = RealismOptions { height_scale_m: recipe.exports.height_scale, ..Default::default() };
                 let out = Pipeline::new(recipe, &registry()).unwrap().run(&PipelineProgress::new()).unwrap();
@@ -606,13 +690,13 @@ mod tests {
         let mean = (direct[0].peaks_per_km2 + direct[1].peaks_per_km2) / 2.0;
         assert!((r.peaks_per_km2.mean - mean).abs() < 1e-9 && r.peaks_per_km2.n == 2);
         assert!((r.peaks_per_km2.sd - (direct[0].peaks_per_km2 - mean).abs()).abs() < 1e-9);
-        // The process: thermal's numeric parameters at both ends, on a noise terrain.
+        // The process: terrace's numeric parameters at both ends, on a noise terrain.
         assert_eq!(e.processes.len(), 1);
         let p = &e.processes[0];
-        assert_eq!((p.name.as_str(), p.category.as_str()), ("thermal", "Erode"));
+        assert_eq!((p.name.as_str(), p.category.as_str()), ("terrace", "Shape"));
         let numeric = registry()
             .into_iter()
-            .find(|s| s.name == "thermal")
+            .find(|s| s.name == "terrace")
             .unwrap()
             .params
             .iter()
@@ -622,9 +706,21 @@ mod tests {
         assert_eq!(p.extremes.cases, p.extremes.finite + p.extremes.clear_error + p.extremes.failures.len());
         let md = e.markdown("terrasynth eval");
         assert!(md.contains("| circles | 17 |"), "{md}");
-        assert!(md.contains("| thermal | Erode | "), "{md}");
+        assert!(md.contains("| terrace | Shape | "), "{md}");
         assert!(md.contains("## Realism (33x33, 2 seeds"), "{md}");
         assert_eq!(e.series()[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [9.0, 17.0]);
+    }
+
+    #[test]
+    fn a_case_over_the_budget_is_stopped_not_failed() {
+        // 10⁶ thermal sweeps take minutes; a zero budget cancels at once (the first check of
+        // the cancel flag), so the case is stopped.
+        let info = registry().into_iter().find(|s| s.name == "thermal").unwrap();
+        let r = run_extreme(&info, "iterations", &ParamValue::Number(1.0e6), 0.0);
+        assert!(matches!(r, Ok(Outcome::Stopped)), "{:?}", r.err());
+        // A generous budget lets a quick case finish.
+        let r = run_extreme(&info, "iterations", &ParamValue::Number(0.0), 600.0);
+        assert!(matches!(r, Ok(Outcome::Finite)), "{:?}", r.err());
     }
 
     #[test]
