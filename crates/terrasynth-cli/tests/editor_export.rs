@@ -114,8 +114,8 @@ fn generate_project_equals_the_editors_export_of_it() {
             map: Some([65, 65]),
         },
         EditOp::Erode { step: erosion_entry("thermal", 3), seed: 11 },
-        EditOp::RiverSource { x: summit % 65, y: summit / 65, map: Some([65, 65]) },
-        EditOp::RiverSource { x: 22, y: 21, map: Some([65, 65]) },
+        EditOp::RiverSource { x: summit % 65, y: summit / 65, map: Some([65, 65]), mode: Default::default() },
+        EditOp::RiverSource { x: 22, y: 21, map: Some([65, 65]), mode: Default::default() },
     ];
     let rivers = |d: &Document| {
         let dir = temp_dir("project-rivers");

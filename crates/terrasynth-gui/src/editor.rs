@@ -554,7 +554,7 @@ impl Editor {
         }
         let map = Some([t.height.width(), t.height.height()]);
         self.commit();
-        let op = EditOp::RiverSource { x, y, map };
+        let op = EditOp::RiverSource { x, y, map, mode: Default::default() };
         self.doc.edits.push(op.clone());
         self.committed = self.doc.clone();
         self.history.push(Action::Source { op });

@@ -41,7 +41,7 @@ fn bumpy_terrain(w: usize, h: usize) -> Terrain {
 #[test]
 fn names_categories_and_defaults() {
     let names: Vec<_> = steps().iter().map(|s| s.name).collect();
-    assert_eq!(names, ["fill", "rivers", "lakes"]);
+    assert_eq!(names, ["fill", "rivers", "river-sources", "lakes"]);
     // `squig-rivers` is a generator: declared in hydro, registered with the generators.
     for s in steps().into_iter().chain([terrasynth::hydro::SquigRivers::info()]) {
         let defaults = Params::defaults(s.params);

@@ -200,7 +200,7 @@ fn world_keys_are_required_in_a_world() {
 /// them), and stream power run on a window anyway is refused with an error naming it.
 #[test]
 fn global_steps_say_so() {
-    for name in ["stream-power", "fill", "rivers", "lakes", "squig-rivers"] {
+    for name in ["stream-power", "fill", "rivers", "lakes", "squig-rivers", "river-sources"] {
         assert_eq!(step(name, &[]).reach(&frame(0, 0)), Reach::Global, "{name}");
     }
     match run_window(&*step("stream-power", &[]), 1, 0, 0, 9, 9) {

@@ -70,12 +70,12 @@ const fn number_default(d: FieldDefault) -> DefaultValue {
 }
 
 /// Number of recipe parameters: `feature-size`, the 18 spec fields, the inline `noise`,
-/// `feature-size-m`.
-const PARAM_COUNT: usize = FIELDS.len() + 3;
+/// `feature-size-m`, `scale-x`, `scale-y`, `offset-x`, `offset-y`.
+const PARAM_COUNT: usize = FIELDS.len() + 7;
 
 /// The step's parameters: `feature-size`, then every [`NoiseSpec`] field in [`FIELDS`] order
 /// (the step's `fractal` defaults to `fbm`, the spec's to `none`), then the inline `noise`, then
-/// `feature-size-m`.
+/// `feature-size-m`, then the seed 003 scale and offset per axis.
 const fn params() -> [ParamSpec; PARAM_COUNT] {
     let mut out = [FEATURE_SIZE; PARAM_COUNT];
     let mut i = 0;
@@ -88,9 +88,56 @@ const fn params() -> [ParamSpec; PARAM_COUNT] {
         out[i + 1] = p;
         i += 1;
     }
-    out[PARAM_COUNT - 2] = INLINE;
-    out[PARAM_COUNT - 1] = FEATURE_SIZE_M;
+    out[PARAM_COUNT - 6] = INLINE;
+    out[PARAM_COUNT - 5] = FEATURE_SIZE_M;
+    out[PARAM_COUNT - 4] = scale_param("scale-x", "x");
+    out[PARAM_COUNT - 3] = scale_param("scale-y", "y");
+    out[PARAM_COUNT - 2] = offset_param("offset-x", "x");
+    out[PARAM_COUNT - 1] = offset_param("offset-y", "y");
     out
+}
+
+/// Largest `scale-x`/`scale-y`; the smallest is its inverse.
+pub const MAX_AXIS_SCALE: f64 = 1.0e3;
+
+/// Largest |`offset-x`|/|`offset-y`| (cells on a map, metres in a world).
+pub const MAX_AXIS_OFFSET: f64 = 1.0e12;
+
+/// `scale-x` / `scale-y` (seed 003 `scale.x`, `scale.y`).
+const fn scale_param(name: &'static str, axis: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Float { min: 1.0 / MAX_AXIS_SCALE, max: MAX_AXIS_SCALE },
+        // Absent rather than 1, so recipes (and report.json's resolved recipe) that do not set
+        // it stay as they were.
+        default: DefaultValue::Absent,
+        unit: "",
+        doc: if str_eq(axis, "x") {
+            "Seed 003's scale along x, as a sampling step: column i samples the unscaled noise at column \
+             i · scale-x, so 2 shows twice as much along x (features half as wide). Absent (the default) = 1, unscaled."
+        } else {
+            "Seed 003's scale along y, as a sampling step: row j samples the unscaled noise at row \
+             j · scale-y, so 2 shows twice as much along y (features half as tall). Absent (the default) = 1, unscaled."
+        },
+    }
+}
+
+/// `offset-x` / `offset-y` (seed 003 `offset`).
+const fn offset_param(name: &'static str, axis: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Float { min: -MAX_AXIS_OFFSET, max: MAX_AXIS_OFFSET },
+        default: DefaultValue::Absent,
+        unit: "cells (metres in a world)",
+        doc: if str_eq(axis, "x") {
+            "Seed 003's offset along x: column i samples the unscaled noise at column i · scale-x + offset-x \
+             (cells of the unscaled map; metres in a world recipe), so an offset of k cells shows the map k \
+             columns further east. Absent (the default) = 0."
+        } else {
+            "Seed 003's offset along y: row j samples the unscaled noise at row j · scale-y + offset-y \
+             (cells of the unscaled map; metres in a world recipe). Absent (the default) = 0."
+        },
+    }
 }
 
 const FEATURE_SIZE_M: ParamSpec = ParamSpec {
@@ -137,6 +184,17 @@ const INLINE: ParamSpec = ParamSpec {
 /// flat noise keys are then ignored; `feature-size` still applies). The noise seed is the
 /// step's seed unless the spec gives one. Heights are the noise's raw values (about [−1, 1] for
 /// most kinds).
+///
+/// **Scale and offset per axis** (seed 003 `GenerateNoiseMap(…, Vector2 scale, Vector2
+/// offset)`): with `scale-x = a`, `offset-x = b` column `i` samples where column `a·i + b` of
+/// the unscaled map would, `h(i, j) = noise((a·i + b + ½) / s, (c·j + d + ½) / s)` (`c`, `d`
+/// the y keys). The seed divides by its scale (`(x − halfWidth + offset.x) / scale.x`), whose
+/// role `feature-size` already plays here; `scale-x`/`scale-y` stretch the two axes apart
+/// from it, as a sampling step, so `scale-x = 2` equals every other column of a map twice as
+/// wide. The seed turns a scale ≤ 0 into its absolute value or 20; here a scale outside
+/// `[1e-3, 1e3]` is refused with the allowed range. Absent (the defaults: 1 and 0) they give the same bits as
+/// without them. In a world the offsets are metres: cell `X` samples
+/// `(X · cell-size · a + b) / feature-size-m`, still from its world cell alone.
 #[derive(Clone, Debug)]
 pub struct NoiseTerrain {
     /// The spec; its seed is replaced by the step seed when `seed_given` is false.
@@ -148,6 +206,11 @@ pub struct NoiseTerrain {
     /// Size of one base lattice cell in metres; when set it replaces `feature_size` (and is
     /// required in a world).
     pub feature_size_m: Option<f64>,
+    /// Sampling step per axis `[scale-x, scale-y]` (default `[1, 1]`).
+    pub scale: [f64; 2],
+    /// Offset per axis `[offset-x, offset-y]`: cells of the unscaled map, metres in a world
+    /// (default `[0, 0]`).
+    pub offset: [f64; 2],
 }
 
 impl NoiseTerrain {
@@ -164,7 +227,25 @@ impl NoiseTerrain {
             }
             other => other.into(),
         })?;
-        Ok(Self { spec, seed_given, feature_size, feature_size_m: None })
+        Ok(Self {
+            spec,
+            seed_given,
+            feature_size,
+            feature_size_m: None,
+            scale: [1.0, 1.0],
+            offset: [0.0, 0.0],
+        })
+    }
+
+    /// The same noise with seed 003's scale and offset per axis (checked; see the type's docs).
+    pub fn with_axes(mut self, scale: [f64; 2], offset: [f64; 2]) -> Result<Self> {
+        check_number(Self::PARAMS, "scale-x", scale[0])?;
+        check_number(Self::PARAMS, "scale-y", scale[1])?;
+        check_number(Self::PARAMS, "offset-x", offset[0])?;
+        check_number(Self::PARAMS, "offset-y", offset[1])?;
+        self.scale = scale;
+        self.offset = offset;
+        Ok(self)
     }
 
     /// The same noise with its base lattice cell `metres` wide (checked), whatever the map's
@@ -175,12 +256,17 @@ impl NoiseTerrain {
         Ok(self)
     }
 
-    /// Applies `feature-size-m` when present.
+    /// Applies `feature-size-m` when present, and the scale and offset per axis.
     fn metres(self, p: &Params) -> Result<Self> {
-        match p.opt_f64("feature-size-m")? {
-            Some(m) => self.with_feature_size_m(m),
-            None => Ok(self),
-        }
+        let with = match p.opt_f64("feature-size-m")? {
+            Some(m) => self.with_feature_size_m(m)?,
+            None => self,
+        };
+        let or = |key: &str, absent: f64| Ok::<_, Error>(p.opt_f64(key)?.unwrap_or(absent));
+        with.with_axes(
+            [or("scale-x", 1.0)?, or("scale-y", 1.0)?],
+            [or("offset-x", 0.0)?, or("offset-y", 0.0)?],
+        )
     }
 
     /// From validated recipe parameters.
@@ -295,7 +381,9 @@ impl Generator for NoiseTerrain {
             ));
         }
         let s = self.feature_size * width.max(height) as f64;
-        let region = Region { x0: 0.5 / s, y0: 0.5 / s, dx: 1.0 / s, dy: 1.0 / s, width, height };
+        let ([a, c], [b, d]) = (self.scale, self.offset);
+        // With the defaults (1, 0) these are the exact values 0.5 / s and 1.0 / s.
+        let region = Region { x0: (0.5 + b) / s, y0: (0.5 + d) / s, dx: a / s, dy: c / s, width, height };
         let mut map = Heightmap::new(width, height, 1.0)?;
         noise.fill(&region, map.as_mut_slice())?;
         Ok(map)
@@ -305,9 +393,10 @@ impl Generator for NoiseTerrain {
         self.feature_size_m.is_some()
     }
 
-    /// World cell `(X, Y)` takes the noise at `(X, Y) · cell-size / feature-size-m` (noise units),
-    /// each coordinate computed from its integer world cell alone ([`Noise::fill_cells`]), so the
-    /// value of a cell does not depend on the window holding it.
+    /// World cell `(X, Y)` takes the noise at `(X · cell-size · scale-x + offset-x) /
+    /// feature-size-m` in x (the same in y; offsets in metres), each coordinate computed from
+    /// its integer world cell alone ([`Noise::fill_cells`]), so the value of a cell does not
+    /// depend on the window holding it.
     fn generate_window(
         &self,
         world: &WorldFrame,
@@ -324,15 +413,17 @@ impl Generator for NoiseTerrain {
         crate::grid::check_size::<f32>(width, height)?;
         let noise = self.noise(seed)?;
         let k = world.cell_size / metres;
+        let ([a, c], [b, d]) = (self.scale, self.offset);
+        // With the defaults (1, 0) these are exactly k and 0 (k · 1 = k, 0 / m = 0).
         let cells = CellRegion {
             col0: world.x0,
             row0: world.y0,
             width,
             height,
-            scale_x: k,
-            scale_y: k,
-            offset_x: 0.0,
-            offset_y: 0.0,
+            scale_x: k * a,
+            scale_y: k * c,
+            offset_x: b / metres,
+            offset_y: d / metres,
         };
         let mut map = Heightmap::new(width, height, 1.0)?;
         progress.check_cancelled()?;
@@ -382,7 +473,7 @@ mod tests {
     /// legacy inline `noise`, is [`ParamKind::LegacyText`], which the editor does not show.
     #[test]
     fn every_spec_field_is_a_typed_parameter() {
-        assert_eq!(NoiseTerrain::PARAMS.len(), 21);
+        assert_eq!(NoiseTerrain::PARAMS.len(), 25);
         for f in FIELDS {
             let p = spec_named(NoiseTerrain::PARAMS, f.key);
             assert_ne!(p.kind, ParamKind::Text, "{}", f.key);
@@ -426,7 +517,7 @@ mod tests {
         let with =
             |name: &str, v: f64| Params::defaults(NoiseTerrain::PARAMS).with(name, ParamValue::Number(v));
         let build = |name: &str, v: f64| NoiseTerrain::from_params(&with(name, v)).map(drop);
-        assert_eq!(assert_ranges_enforced(NoiseTerrain::PARAMS, &build), 15);
+        assert_eq!(assert_ranges_enforced(NoiseTerrain::PARAMS, &build), 19);
         let t = NoiseTerrain::from_params(&Params::defaults(NoiseTerrain::PARAMS)).unwrap();
         assert_eq!((t.spec.h, t.spec.mf_offset, t.spec.gain, t.spec.period), (None, None, None, None));
         assert_eq!((t.spec.fractal, t.seed_given), (FractalKind::Fbm, false));

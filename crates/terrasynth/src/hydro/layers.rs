@@ -9,8 +9,9 @@
 //!   drainage area is at least the `rivers` step's default `threshold` of the map, at its
 //!   default `max-width` (both from [`RiversStep::default`](super::RiversStep), the one
 //!   declaration of the step's parameters).
-//! - **Placed rivers** (traced from a project's river sources, [`HydroLayers::placed`]) come
-//!   after the network, whichever way it was made.
+//! - **Placed rivers** (traced from the recipe's `river-sources` steps,
+//!   [`HydroLayers::sourced`], then from a project's river sources, [`HydroLayers::placed`])
+//!   come after the network, whichever way it was made.
 //! - **Lakes**: the `lakes` step's layers when the recipe has one; otherwise the depressions
 //!   of the final heights covering at least max(4, cells / 2000) cells (small pits are left
 //!   out), [`find_lakes`] with the `lakes` step's default min depth (0).
@@ -84,7 +85,8 @@ pub fn computed_lake_min_area(cells: usize) -> usize {
     (cells / 2000).max(4)
 }
 
-/// `network` followed by the rivers traced from placed sources ([`HydroLayers::placed`]).
+/// `network` followed by the rivers traced from sources ([`HydroLayers::sourced`] and
+/// [`HydroLayers::placed`]).
 fn with_placed<'t>(network: Cow<'t, [River]>, placed: &[River]) -> Cow<'t, [River]> {
     if placed.is_empty() {
         return network;
@@ -143,7 +145,9 @@ impl<'t> WaterLayers<'t> {
         let steps = terrain.layers.get::<HydroLayers>();
         let flow = steps.and_then(|l| l.flow.as_ref());
         let rivers = steps.map_or(&[][..], |l| l.rivers.as_slice());
-        let placed = steps.map_or(&[][..], |l| l.placed.as_slice());
+        let placed: Vec<River> =
+            steps.map_or(Vec::new(), |l| l.sourced.iter().chain(&l.placed).cloned().collect());
+        let placed = placed.as_slice();
         let have_rivers = flow.is_some() || !rivers.is_empty();
         if let Some(f) = flow {
             return Ok(FlowPart {

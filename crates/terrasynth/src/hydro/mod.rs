@@ -49,7 +49,7 @@ pub use rivers::{
 };
 pub use routing::StreamPowerRouter;
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
-pub use steps::{LakesStep, RiversStep, steps};
+pub use steps::{LakesStep, RiverSourcesStep, RiversStep, source_rivers, steps};
 
 /// Hydrology layers the `rivers`, `lakes` and `squig-rivers` steps leave on the
 /// [`Terrain`](crate::step::Terrain), in its layer store:
@@ -68,4 +68,7 @@ pub struct HydroLayers {
     /// Rivers traced from user-placed sources (a project's river sources,
     /// `recipe::project::place_rivers`); [`WaterLayers`] adds them after the network.
     pub placed: Vec<River>,
+    /// Rivers traced from the sources of the recipe's `river-sources` steps
+    /// ([`RiverSourcesStep`]); [`WaterLayers`] adds them after the network, before `placed`.
+    pub sourced: Vec<River>,
 }

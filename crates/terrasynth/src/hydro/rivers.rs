@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::fill::{DepressionFiller, check_dem};
 use super::flow::{FlowField, steepest_lower};
 use super::lakes::{LakeMap, lakes_from_fill};
-use crate::grid::D8;
+use crate::step::params::choice_enum;
 use crate::{Error, Grid, Heightmap, Result};
 
 /// One vertex of a river polyline.
@@ -222,18 +222,31 @@ pub fn strahler_orders(rivers: &[River]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// How [`river_from_source`] walks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RiverMode {
-    /// The seed's first walk (seed 004 §9, version 1): step to the lowest unvisited
-    /// 8-neighbour of the raw terrain; stop at the sea (height below the sea level), at the
-    /// map edge, or in a local minimum (when every unvisited neighbour is higher). Kept as a
-    /// reference: it stops in the first pit.
-    Reference,
-    /// Follow D8 steepest descent on the ε-filled surface: the river always reaches the sea
-    /// or the map edge, crosses lakes at their surface, never revisits a cell (heights strictly
-    /// decrease) and drains flats.
-    Filled,
+choice_enum! {
+    /// How [`RiverTracer::trace`] walks from a source (the `river-sources` step's `mode`).
+    pub enum RiverMode {
+        /// Seed 004 §9, first version: from the head, step to the lowest 8-neighbour *not
+        /// already in the river* on the raw terrain, uphill if it must; stop at the sea (a
+        /// cell below the sea level) or when every neighbour is already river (the head is
+        /// enclosed by its own cells: the "lake" the seed describes, [`RiverEnd::Enclosed`]).
+        WalkV1 = "walk-v1",
+        /// Seed 004 §9, second version: the same walk, but when the head is enclosed by its
+        /// own cells it steps back one cell (the enclosed cell stays water, counted as a lake
+        /// cell) and tries again from there, until the river reaches the sea, so it always
+        /// does. The abandoned cells are the seed's lakes ([`SourceRiver::backtracked`]).
+        BacktrackV2 = "backtrack-v2",
+        /// Follow D8 steepest descent on the ε-filled surface (Barnes et al. 2014): the river
+        /// always reaches the sea or the map edge, crosses lakes at their surface, never
+        /// revisits a cell (heights strictly decrease) and drains flats. The default.
+        Filled = "filled",
+    }
+}
+
+impl Default for RiverMode {
+    /// [`RiverMode::Filled`] (what the editor traced before modes existed).
+    fn default() -> Self {
+        RiverMode::Filled
+    }
 }
 
 /// Why a traced river stopped.
@@ -243,29 +256,38 @@ pub enum RiverEnd {
     Sea,
     /// Reached the map edge (water leaves the map).
     Edge,
-    /// Stopped in a local minimum (only in [`RiverMode::Reference`]).
-    Pit,
+    /// The head is enclosed by its own river cells ([`RiverMode::WalkV1`] only; in
+    /// [`RiverMode::BacktrackV2`] only when no cell reachable from the source is sea or edge,
+    /// which cannot happen on a map whose edge is an outlet).
+    Enclosed,
 }
 
 /// A river traced from one source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SourceRiver {
-    /// Cells from the source downstream, `(x, y)`.
+    /// Cells from the source to where the walk ended, `(x, y)`: each the 8-neighbour of the
+    /// one before.
     pub cells: Vec<(usize, usize)>,
     /// Cell centres in world coordinates (metres).
     pub world: Vec<[f64; 2]>,
     /// Height at each cell: the filled surface (water surface) in [`RiverMode::Filled`], the
-    /// raw terrain in [`RiverMode::Reference`].
+    /// raw terrain in the walks.
     pub heights: Vec<f32>,
-    /// Ids of the lakes crossed, in order (see [`LakeMap`]); empty in Reference mode.
+    /// Ids of the lakes crossed, in order (see [`LakeMap`]); empty in the walks.
     pub lakes: Vec<u32>,
+    /// [`RiverMode::BacktrackV2`]: the cells the walk entered and then stepped back from (the
+    /// seed's lakes: still water, not on the way to the sea), as arms: each a run of cells
+    /// left one after the other, from the first left (the dead end) back to the cell the walk
+    /// went on from, which ends the arm (a cell of `cells` or of a later arm). Empty in the
+    /// other modes.
+    pub lake_arms: Vec<Vec<(usize, usize)>>,
     /// Why the walk stopped.
     pub end: RiverEnd,
 }
 
 /// Reusable state for tracing many rivers on one terrain: the ε-filled surface and the lakes.
-/// Build it once after each terrain edit, then call [`RiverTracer::trace`] per source (each
-/// trace costs O(river length)).
+/// Build it once after each terrain edit, then call [`RiverTracer::trace`] per source (a
+/// filled trace costs O(river length); a walk allocates one flag per cell).
 #[derive(Clone, Debug)]
 pub struct RiverTracer {
     raw: Heightmap,
@@ -273,6 +295,11 @@ pub struct RiverTracer {
     lakes: LakeMap,
     sea_level: f32,
 }
+
+/// The 8 neighbours in the order the seed lists them (seed 004 §9: columns `x, x−1, x+1`, in
+/// each rows `y, y−1, y+1`, the centre left out); the seed's stable sort by height keeps this
+/// order among equal heights, so the walks break ties the same way.
+const SEED_NEIGHBOURS: [(i8, i8); 8] = [(0, -1), (0, 1), (-1, 0), (-1, -1), (-1, 1), (1, 0), (1, -1), (1, 1)];
 
 impl RiverTracer {
     /// Fills `dem` (outlets = edge and cells below `sea_level`) with one flood that gives both
@@ -303,73 +330,121 @@ impl RiverTracer {
                 format!("a cell inside the {w}x{h} map"),
             ));
         }
+        let start = source.1 * w + source.0;
+        let (path, arms, end) = match mode {
+            RiverMode::Filled => self.descend(start),
+            RiverMode::WalkV1 => self.walk(start, false),
+            RiverMode::BacktrackV2 => self.walk(start, true),
+        };
+        let z = match mode {
+            RiverMode::Filled => self.filled.as_slice(),
+            RiverMode::WalkV1 | RiverMode::BacktrackV2 => self.raw.as_slice(),
+        };
         let cs = self.raw.cell_size();
-        let mut out = SourceRiver {
-            cells: Vec::new(),
-            world: Vec::new(),
-            heights: Vec::new(),
-            lakes: Vec::new(),
-            end: RiverEnd::Edge,
-        };
-        let surface = match mode {
-            RiverMode::Reference => &self.raw,
-            RiverMode::Filled => &self.filled,
-        };
-        let z = surface.as_slice();
-        let mut visited = std::collections::HashSet::new();
-        let mut c = source.1 * w + source.0;
-        loop {
-            let (x, y) = (c % w, c / w);
-            out.cells.push((x, y));
-            out.world.push([x as f64 * cs, y as f64 * cs]);
-            out.heights.push(z[c]);
-            visited.insert(c);
-            if mode == RiverMode::Filled {
+        let mut lakes = Vec::new();
+        if mode == RiverMode::Filled {
+            for &c in &path {
                 let l = self.lakes.labels.as_slice()[c];
-                if l != 0 && out.lakes.last() != Some(&l) {
-                    out.lakes.push(l);
-                }
-            }
-            if self.raw.as_slice()[c] < self.sea_level {
-                out.end = RiverEnd::Sea;
-                break;
-            }
-            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
-                out.end = RiverEnd::Edge;
-                break;
-            }
-            let next = match mode {
-                RiverMode::Filled => steepest_lower(z, w, h, x, y),
-                RiverMode::Reference => lowest_unvisited(z, w, x, y, &visited).filter(|&n| z[n] <= z[c]),
-            };
-            match next {
-                Some(n) => c = n,
-                None => {
-                    out.end = RiverEnd::Pit;
-                    break;
+                if l != 0 && lakes.last() != Some(&l) {
+                    lakes.push(l);
                 }
             }
         }
-        Ok(out)
+        Ok(SourceRiver {
+            cells: path.iter().map(|&c| (c % w, c / w)).collect(),
+            world: path.iter().map(|&c| [(c % w) as f64 * cs, (c / w) as f64 * cs]).collect(),
+            heights: path.iter().map(|&c| z[c]).collect(),
+            lakes,
+            lake_arms: arms.iter().map(|a| a.iter().map(|&c| (c % w, c / w)).collect()).collect(),
+            end,
+        })
     }
-}
 
-/// The lowest unvisited 8-neighbour of interior cell `(x, y)` (ties: first in neighbour order).
-fn lowest_unvisited(
-    z: &[f32],
-    w: usize,
-    x: usize,
-    y: usize,
-    visited: &std::collections::HashSet<usize>,
-) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for &(dx, dy) in &D8 {
-        let n = (y as i64 + dy as i64) as usize * w + (x as i64 + dx as i64) as usize;
-        if !visited.contains(&n) && best.is_none_or(|b| z[n] < z[b]) {
-            best = Some(n);
+    /// Whether the walk ends at cell `c`: below the sea level, or on the map edge.
+    fn outlet(&self, c: usize) -> Option<RiverEnd> {
+        let (w, h) = (self.raw.width(), self.raw.height());
+        let (x, y) = (c % w, c / w);
+        if self.raw.as_slice()[c] < self.sea_level {
+            Some(RiverEnd::Sea)
+        } else if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+            Some(RiverEnd::Edge)
+        } else {
+            None
         }
     }
-    best
+
+    /// [`RiverMode::Filled`]: D8 steepest descent on the ε-filled surface to an outlet.
+    fn descend(&self, mut c: usize) -> (Vec<usize>, Vec<Vec<usize>>, RiverEnd) {
+        let (w, h) = (self.raw.width(), self.raw.height());
+        let z = self.filled.as_slice();
+        let mut path = Vec::new();
+        loop {
+            path.push(c);
+            if let Some(end) = self.outlet(c) {
+                return (path, Vec::new(), end);
+            }
+            // Every interior cell of the ε-filled surface has a lower neighbour.
+            match steepest_lower(z, w, h, c % w, c / w) {
+                Some(n) => c = n,
+                None => return (path, Vec::new(), RiverEnd::Enclosed),
+            }
+        }
+    }
+
+    /// The seed's walks (seed 004 §9). The river is the list of its cells; the head moves to
+    /// its lowest neighbour not yet in the river (ties in [`SEED_NEIGHBOURS`] order, heights
+    /// of the raw terrain, uphill if every free neighbour is higher). When no neighbour is
+    /// free, version 1 stops ([`RiverEnd::Enclosed`]); version 2 (`backtrack`) steps back: the
+    /// head leaves the path but stays in the river (the seed moves it to the front of its
+    /// list), and the walk goes on from the cell before it. Both stop at the sea (the seed's
+    /// `grille[y][x] < 0.15`, here the terrain's sea level) and, one addition to the seed, at
+    /// the map edge, where water leaves the map (the seed's islands have sea all around, so
+    /// there the two agree). Returns the path from the source, the lake arms (see
+    /// [`SourceRiver::lake_arms`]) and the end.
+    fn walk(&self, start: usize, backtrack: bool) -> (Vec<usize>, Vec<Vec<usize>>, RiverEnd) {
+        let (w, h) = (self.raw.width(), self.raw.height());
+        let z = self.raw.as_slice();
+        let mut in_river = vec![false; w * h];
+        in_river[start] = true;
+        let mut path = vec![start];
+        let mut arms: Vec<Vec<usize>> = Vec::new();
+        let mut stepping_back = false;
+        while let Some(&c) = path.last() {
+            if let Some(end) = self.outlet(c) {
+                return (path, arms, end);
+            }
+            // `c` is interior (edge cells are outlets), so all 8 neighbours exist.
+            let (x, y) = ((c % w) as i64, (c / w) as i64);
+            let mut best: Option<usize> = None;
+            for &(dx, dy) in &SEED_NEIGHBOURS {
+                let n = (y + dy as i64) as usize * w + (x + dx as i64) as usize;
+                if !in_river[n] && best.is_none_or(|b| z[n] < z[b]) {
+                    best = Some(n);
+                }
+            }
+            match best {
+                Some(n) => {
+                    if stepping_back && let Some(arm) = arms.last_mut() {
+                        arm.push(c); // the cell the walk goes on from ends the arm
+                    }
+                    stepping_back = false;
+                    in_river[n] = true;
+                    path.push(n);
+                }
+                None if backtrack => {
+                    if !stepping_back {
+                        arms.push(Vec::new());
+                    }
+                    stepping_back = true;
+                    if let (Some(arm), Some(left)) = (arms.last_mut(), path.pop()) {
+                        arm.push(left);
+                    }
+                }
+                None => return (path, arms, RiverEnd::Enclosed),
+            }
+        }
+        (path, arms, RiverEnd::Enclosed)
+    }
 }
 
 /// Traces one river from `source` on `dem` (see [`RiverMode`]). For many sources on one
@@ -377,12 +452,15 @@ fn lowest_unvisited(
 ///
 /// ```
 /// use terrasynth::{Heightmap, hydro::{RiverEnd, RiverMode, river_from_source}};
-/// // A slope falling to the east with a pit in the middle: the reference walk stops in the
-/// // pit, the filled walk crosses it and reaches the east edge.
+/// // A slope falling to the east with a pit in the middle: the seed's walk does not stop in
+/// // the pit (it climbs out to the lowest neighbour not yet in the river), nor does the filled
+/// // walk, which crosses it as a lake; both reach the east edge.
 /// let mut dem = Heightmap::from_fn(9, 5, 1.0, |x, _| (9 - x) as f32).unwrap();
 /// dem[(4, 2)] = 0.0;
-/// let r = river_from_source(&dem, -1.0, (1, 2), RiverMode::Reference).unwrap();
-/// assert_eq!((r.end, r.cells.last().copied()), (RiverEnd::Pit, Some((4, 2))));
+/// let r = river_from_source(&dem, -1.0, (1, 2), RiverMode::WalkV1).unwrap();
+/// assert_eq!(r.end, RiverEnd::Edge);
+/// assert_eq!(r.cells, (1..9).map(|x| (x, 2)).collect::<Vec<_>>());
+/// assert_eq!(r.heights[3..5], [0.0, 4.0]); // out of the pit, uphill
 /// let f = river_from_source(&dem, -1.0, (1, 2), RiverMode::Filled).unwrap();
 /// assert_eq!(f.end, RiverEnd::Edge);
 /// assert_eq!(f.lakes.len(), 1);

@@ -1,15 +1,17 @@
-//! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes` (the `squig-rivers` generator
-//! is declared beside its algorithm in `squig.rs` and registered with the generators).
+//! Recipe steps of the hydrology stage: `fill`, `rivers`, `lakes`, `river-sources` (the
+//! `squig-rivers` generator is declared beside its algorithm in `squig.rs` and registered with
+//! the generators), and [`source_rivers`], the one tracer of rivers from sources that the
+//! `river-sources` step and a project's placed sources share.
 
 use super::HydroLayers;
 use super::fill::DepressionFiller;
 use super::lakes::find_lakes;
-use super::layers::FlowGraph;
-use super::rivers::carve_rivers;
-use crate::Result;
-use crate::step::params::step_params;
+use super::layers::{FlowGraph, default_max_width};
+use super::rivers::{River, RiverMode, RiverPoint, RiverTracer, carve_rivers};
+use crate::step::params::{Choice, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
 use crate::step::{DefaultValue, ParamKind};
+use crate::{Error, Result};
 
 step_params! {
     /// The `rivers` step: route water by D8 on the ε-filled surface ([`FlowGraph`]), keep the
@@ -73,6 +75,179 @@ step_params! {
             doc: "Deepen lake beds: each lake cell is lowered by carve-depth · depth / max depth of its lake, so the \
                   shore stays put and the water surface level is unchanged. 0 leaves the terrain unchanged.",
         },
+    }
+}
+
+step_params! {
+    /// The `river-sources` step: a river traced from each listed source (seed 004 §9: the user
+    /// places the sources), by one of three walks ([`RiverMode`]): the seed's first version
+    /// (`walk-v1`: lowest neighbour not yet in the river, uphill if it must, stops at the sea or
+    /// when enclosed by its own cells), its second version (`backtrack-v2`: steps back around
+    /// the lakes it makes, so it always reaches the sea or the map edge), or D8 descent on the
+    /// ε-filled surface (`filled`, Barnes et al. 2014: the editor's default). Sources are cells
+    /// (`sources`, x, y pairs, rounded to the nearest cell) and/or metres from the map's corner
+    /// (`sources-m`, divided by the cell size, rounded); a source outside the map is an error
+    /// naming the map's size. The rivers are drawn with the placed rivers (water.png, the
+    /// colour maps, rivers.geojson; [`HydroLayers::sourced`]); the heights are not changed.
+    /// Single maps only (a world has no edge to run to: refused there as a global step).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RiverSourcesStep {
+        sources: Vec<f64> = ParamSpec {
+            name: "sources",
+            kind: ParamKind::List { min: 0.0, max: 1.0e9, min_len: 0, max_len: 512 },
+            default: DefaultValue::List(&[]),
+            unit: "cells",
+            doc: "River sources as x, y pairs of cell coordinates (column, row; rounded to the nearest cell).",
+        },
+        sources_m: Vec<f64> = ParamSpec {
+            name: "sources-m",
+            kind: ParamKind::List { min: 0.0, max: 1.0e12, min_len: 0, max_len: 512 },
+            default: DefaultValue::List(&[]),
+            unit: "m",
+            doc: "More sources as x, y pairs in metres from the map's first cell (divided by the cell size, \
+                  rounded to the nearest cell).",
+        },
+        mode: RiverMode = ParamSpec {
+            name: "mode",
+            kind: ParamKind::Choice(RiverMode::NAMES),
+            default: DefaultValue::Text("filled"),
+            unit: "",
+            doc: "`walk-v1`: seed 004 §9 first version (lowest neighbour not yet in the river, uphill if it \
+                  must; stops at the sea or enclosed by its own cells). `backtrack-v2`: the seed's second \
+                  version (steps back around the lakes it makes: always reaches the sea or the edge). `filled`: \
+                  D8 descent on the depression-filled surface (always reaches the sea or the edge, crosses lakes).",
+        },
+    }
+}
+
+impl RiverSourcesStep {
+    /// A checked step: ranges, and both lists of even length (x, y pairs).
+    pub fn new(sources: Vec<f64>, sources_m: Vec<f64>, mode: RiverMode) -> Result<Self> {
+        Self { sources, sources_m, mode }.checked()
+    }
+
+    fn checked(self) -> Result<Self> {
+        self.check_ranges()?;
+        for (name, list) in [("sources", &self.sources), ("sources-m", &self.sources_m)] {
+            if !list.len().is_multiple_of(2) {
+                return Err(Error::param(name, format!("{list:?}"), "an even number of values (x, y pairs)"));
+            }
+        }
+        Ok(self)
+    }
+
+    /// The sources as cells of a `w × h` map of `cell_size_m` metres: `sources` then
+    /// `sources-m`, each rounded to the nearest cell. Errors on a source outside the map.
+    pub fn cells(&self, w: usize, h: usize, cell_size_m: f64) -> Result<Vec<(usize, usize)>> {
+        let cells = self.sources.chunks(2).map(|p| ("sources", p[0], p[1], 1.0));
+        let metres = self.sources_m.chunks(2).map(|p| ("sources-m", p[0], p[1], cell_size_m));
+        cells
+            .chain(metres)
+            .map(|(name, x, y, unit)| {
+                let (cx, cy) = ((x / unit).round(), (y / unit).round());
+                if cx < w as f64 && cy < h as f64 {
+                    Ok((cx as usize, cy as usize))
+                } else {
+                    let allowed = if name == "sources" {
+                        format!("cells inside the {w}x{h} map (x < {w}, y < {h})")
+                    } else {
+                        format!(
+                            "metres inside the {w}x{h} map of {cell_size_m} m cells (x < {}, y < {})",
+                            (w as f64 - 0.5) * cell_size_m,
+                            (h as f64 - 0.5) * cell_size_m
+                        )
+                    };
+                    Err(Error::param(name, format!("[{x}, {y}]"), allowed))
+                }
+            })
+            .collect()
+    }
+}
+
+/// Traces a river from each of `sources` (cells of `terrain`'s map, each with its walk) on the
+/// terrain's heights and sea level ([`RiverTracer`]). Each point carries the drainage area of
+/// its cell (the `rivers` step's flow layer when the terrain has one, else a [`FlowGraph`] of
+/// its heights) and the hydraulic-geometry width `max-width · (A / A_max)^0.5` (Leopold &
+/// Maddock 1953; `max-width` of the terrain's network, else the `rivers` step's default).
+/// Heights: the ε-filled surface for [`RiverMode::Filled`], the raw terrain for the walks. A
+/// filled river that reaches a river of the terrain's own network ([`HydroLayers::rivers`])
+/// stops there, the junction included, as a tributary does; the walks run to their own end
+/// (the seed's rules). A [`RiverMode::BacktrackV2`] river's lake arms
+/// ([`SourceRiver::lake_arms`](super::SourceRiver)) follow it as rivers of their own, each
+/// ending on the cell the walk went on from. Errors on a source outside the map.
+pub fn source_rivers(terrain: &Terrain, sources: &[((usize, usize), RiverMode)]) -> Result<Vec<River>> {
+    if sources.is_empty() {
+        return Ok(Vec::new());
+    }
+    let map = &terrain.height;
+    let w = map.width();
+    let tracer = RiverTracer::new(map, terrain.sea_level)?;
+    let steps = terrain.layers.get::<HydroLayers>();
+    let area: Vec<f32> = match steps.and_then(|l| l.flow.as_ref()) {
+        Some(flow) => flow.as_slice().to_vec(),
+        None => {
+            let graph = FlowGraph::new(map, terrain.sea_level)?;
+            graph.accumulation.as_slice().iter().map(|&a| a as f32).collect()
+        }
+    };
+    let network = steps.map_or(&[][..], |l| l.rivers.as_slice());
+    let max_width = network
+        .iter()
+        .flat_map(|r| r.points.iter().map(|p| p.width))
+        .fold(None, |m: Option<f32>, v| Some(m.map_or(v, |m| m.max(v))))
+        .unwrap_or_else(default_max_width);
+    let mut on_network = vec![false; area.len()];
+    for p in network.iter().flat_map(|r| r.points.iter()) {
+        let (x, y) = (p.x.round(), p.y.round());
+        if x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize * w + x as usize) < area.len() {
+            on_network[y as usize * w + x as usize] = true;
+        }
+    }
+    let a_max = area.iter().copied().fold(1.0f32, f32::max);
+    let point = |(x, y): (usize, usize), height: f32| {
+        let i = y * w + x;
+        RiverPoint {
+            x: x as f32,
+            y: y as f32,
+            height,
+            discharge: area[i],
+            width: max_width * (area[i] / a_max).sqrt(),
+        }
+    };
+    let raw = map.as_slice();
+    let mut out = Vec::with_capacity(sources.len());
+    for &(s, mode) in sources {
+        let traced = tracer.trace(s, mode)?;
+        let mut river = River::default();
+        for (&c, &height) in traced.cells.iter().zip(&traced.heights) {
+            river.points.push(point(c, height));
+            if mode == RiverMode::Filled && on_network[c.1 * w + c.0] {
+                break;
+            }
+        }
+        if river.points.len() >= 2 {
+            out.push(river);
+        }
+        for arm in &traced.lake_arms {
+            let points: Vec<RiverPoint> = arm.iter().map(|&c| point(c, raw[c.1 * w + c.0])).collect();
+            if points.len() >= 2 {
+                out.push(River { points });
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Step for RiverSourcesStep {
+    fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
+        ctx.progress.check_cancelled()?;
+        let map = &terrain.height;
+        let cells = self.cells(map.width(), map.height(), map.cell_size())?;
+        let sources: Vec<_> = cells.into_iter().map(|c| (c, self.mode)).collect();
+        let rivers = source_rivers(terrain, &sources)?;
+        terrain.layers.get_or_default::<HydroLayers>().sourced.extend(rivers);
+        ctx.progress.set(1.0);
+        Ok(())
     }
 }
 
@@ -176,6 +351,15 @@ pub fn steps() -> Vec<StepInfo> {
             source: "O'Callaghan & Mark 1984 (D8); Barnes et al. 2014; Leopold & Maddock 1953; issue 4 §2",
             params: RiversStep::PARAMS,
             build: |p| Ok(Box::new(RiversStep::read_params(p)?)),
+        },
+        StepInfo {
+            name: "river-sources",
+            category: Category::Hydro,
+            doc: "Trace a river from each listed source (cells or metres) by the seed's walk v1, its backtracking \
+                  v2, or D8 descent on the filled surface; stores them with the placed rivers (heights unchanged).",
+            source: "seed 004 §9 (rivers v1 and v2); Barnes et al. 2014 (filled); issue 14 §1",
+            params: RiverSourcesStep::PARAMS,
+            build: |p| Ok(Box::new(RiverSourcesStep::read_params(p)?.checked()?)),
         },
         StepInfo {
             name: "lakes",

@@ -35,7 +35,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
-use crate::hydro::{FlowGraph, HydroLayers, River, RiverMode, RiverPoint, RiverTracer, default_max_width};
+use crate::hydro::{HydroLayers, RiverMode, source_rivers};
 use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS, Stroke};
 use crate::step::{Category, Terrain};
 use crate::{Error, Result};
@@ -44,6 +44,10 @@ use crate::{Error, Result};
 pub const PROJECT_FORMAT: &str = "terrasynth-project";
 /// The project format version this build writes (and the newest it reads).
 pub const PROJECT_VERSION: u32 = 2;
+
+fn is_filled(mode: &RiverMode) -> bool {
+    *mode == RiverMode::Filled
+}
 
 /// One edit on top of the recipe's output, replayed in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,12 +68,16 @@ pub enum EditOp {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         map: Option<[usize; 2]>,
     },
-    /// A river source at cell `(x, y)` of `map`: the river is traced downhill from it.
+    /// A river source at cell `(x, y)` of `map`: the river is traced from it by `mode`.
     RiverSource {
         /// Column.
         x: usize,
         /// Row.
         y: usize,
+        /// How the river walks (projects saved before modes existed load as `filled`, what
+        /// they were traced with, and `filled` is not written, so their files stay the same).
+        #[serde(default, skip_serializing_if = "is_filled")]
+        mode: RiverMode,
         /// Size `[width, height]` of the map the source was placed on (see `Stroke::map`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         map: Option<[usize; 2]>,
@@ -176,23 +184,32 @@ impl Document {
             }
             e.apply(terrain, progress)?;
         }
-        place_rivers(terrain, &self.sources())
+        place_rivers_with(terrain, &self.sources_with_modes())
     }
 
     /// River sources, in the order they were placed, as cells of the recipe's map (a source
     /// placed on a map of another size moves with the map, to the nearest cell).
     pub fn sources(&self) -> Vec<(usize, usize)> {
+        self.sources_with_modes().into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// [`Document::sources`] with each source's walk.
+    pub fn sources_with_modes(&self) -> Vec<((usize, usize), RiverMode)> {
         let (w, h) = (self.recipe.width, self.recipe.height);
         self.edits
             .iter()
             .filter_map(|e| match e {
-                EditOp::RiverSource { x, y, map } => Some(match map_scale(*map, w, h) {
-                    None => (*x, *y),
-                    Some((sx, sy)) => {
-                        let at = |v: usize, s: f64, n: usize| ((v as f64 * s).round() as usize).min(n - 1);
-                        (at(*x, sx, w), at(*y, sy, h))
-                    }
-                }),
+                EditOp::RiverSource { x, y, map, mode } => Some((
+                    match map_scale(*map, w, h) {
+                        None => (*x, *y),
+                        Some((sx, sy)) => {
+                            let at =
+                                |v: usize, s: f64, n: usize| ((v as f64 * s).round() as usize).min(n - 1);
+                            (at(*x, sx, w), at(*y, sy, h))
+                        }
+                    },
+                    *mode,
+                )),
                 _ => None,
             })
             .collect()
@@ -215,58 +232,19 @@ impl Document {
 /// network). No sources clears them (and adds no layer to a terrain without one). Errors on a
 /// source outside the map.
 pub fn place_rivers(terrain: &mut Terrain, sources: &[(usize, usize)]) -> Result<()> {
+    let with_modes: Vec<_> = sources.iter().map(|&s| (s, RiverMode::Filled)).collect();
+    place_rivers_with(terrain, &with_modes)
+}
+
+/// [`place_rivers`] with a walk per source ([`RiverMode`]; [`source_rivers`] traces them).
+pub fn place_rivers_with(terrain: &mut Terrain, sources: &[((usize, usize), RiverMode)]) -> Result<()> {
     if sources.is_empty() {
         if let Some(l) = terrain.layers.get_mut::<HydroLayers>() {
             l.placed.clear();
         }
         return Ok(());
     }
-    let map = &terrain.height;
-    let w = map.width();
-    let tracer = RiverTracer::new(map, terrain.sea_level)?;
-    let steps = terrain.layers.get::<HydroLayers>();
-    let area: Vec<f32> = match steps.and_then(|l| l.flow.as_ref()) {
-        Some(flow) => flow.as_slice().to_vec(),
-        None => {
-            let graph = FlowGraph::new(map, terrain.sea_level)?;
-            graph.accumulation.as_slice().iter().map(|&a| a as f32).collect()
-        }
-    };
-    let network = steps.map_or(&[][..], |l| l.rivers.as_slice());
-    let max_width = network
-        .iter()
-        .flat_map(|r| r.points.iter().map(|p| p.width))
-        .fold(None, |m: Option<f32>, v| Some(m.map_or(v, |m| m.max(v))))
-        .unwrap_or_else(default_max_width);
-    let mut on_network = vec![false; area.len()];
-    for p in network.iter().flat_map(|r| r.points.iter()) {
-        let (x, y) = (p.x.round(), p.y.round());
-        if x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize * w + x as usize) < area.len() {
-            on_network[y as usize * w + x as usize] = true;
-        }
-    }
-    let a_max = area.iter().copied().fold(1.0f32, f32::max);
-    let filled = tracer.filled().as_slice();
-    let mut placed = Vec::with_capacity(sources.len());
-    for &s in sources {
-        let mut river = River::default();
-        for (x, y) in tracer.trace(s, RiverMode::Filled)?.cells {
-            let i = y * w + x;
-            river.points.push(RiverPoint {
-                x: x as f32,
-                y: y as f32,
-                height: filled[i],
-                discharge: area[i],
-                width: max_width * (area[i] / a_max).sqrt(),
-            });
-            if on_network[i] {
-                break;
-            }
-        }
-        if river.points.len() >= 2 {
-            placed.push(river);
-        }
-    }
+    let placed = source_rivers(terrain, sources)?;
     terrain.layers.get_or_default::<HydroLayers>().placed = placed;
     Ok(())
 }
@@ -363,7 +341,7 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
     Pipeline::new(file.document.recipe.clone(), &registry())?;
     let (w, h) = (file.document.recipe.width, file.document.recipe.height);
     for e in &file.document.edits {
-        if let EditOp::RiverSource { x, y, map } = e {
+        if let EditOp::RiverSource { x, y, map, .. } = e {
             let [mw, mh] = map.unwrap_or([w, h]);
             if *x >= mw || *y >= mh {
                 return Err(Error::recipe(format!("river source ({x}, {y}) is outside the {mw}x{mh} map")));
@@ -388,6 +366,7 @@ pub fn erosion_entry(name: &str, iterations: u32) -> StepEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hydro::RiverPoint;
 
     fn small_island() -> Recipe {
         let mut r = crate::recipe::presets()[0].recipe().unwrap();
@@ -412,7 +391,7 @@ mod tests {
         let mut doc = Document::new(small_island());
         doc.edits = vec![
             stroke(),
-            EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]) },
+            EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]), mode: RiverMode::Filled },
             EditOp::Erode { step: erosion_entry("thermal", 3), seed: 99 },
         ];
         let dir = std::env::temp_dir().join(format!("ts-gui-doc-{}", std::process::id()));
@@ -475,7 +454,8 @@ mod tests {
     #[test]
     fn version_1_files_load_with_their_edits_on_the_recipes_map() {
         let mut doc = Document::new(small_island());
-        doc.edits = vec![stroke(), EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]) }];
+        doc.edits =
+            vec![stroke(), EditOp::RiverSource { x: 3, y: 60, map: Some([65, 65]), mode: RiverMode::Filled }];
         let v2 = serde_json::to_string(&ProjectFile::<()> {
             format: PROJECT_FORMAT.into(),
             version: 2,
@@ -498,7 +478,7 @@ mod tests {
     #[test]
     fn edits_scale_with_the_map_corner_onto_corner() {
         let mut doc = Document::new(small_island());
-        doc.edits = vec![EditOp::RiverSource { x: 32, y: 16, map: Some([65, 65]) }];
+        doc.edits = vec![EditOp::RiverSource { x: 32, y: 16, map: Some([65, 65]), mode: RiverMode::Filled }];
         assert_eq!(doc.sources(), vec![(32, 16)]);
         assert!(!doc.has_resized_edits());
         (doc.recipe.width, doc.recipe.height) = (129, 257);
@@ -568,7 +548,7 @@ mod tests {
         assert!(plain.layers.get::<HydroLayers>().is_none(), "no sources: no layer is added");
         let network = WaterLayers::build(&plain).unwrap().rivers.len();
         let (x, y) = summit(&plain);
-        doc.edits.push(EditOp::RiverSource { x, y, map: Some([65, 65]) });
+        doc.edits.push(EditOp::RiverSource { x, y, map: Some([65, 65]), mode: RiverMode::Filled });
         let t = doc.build(&progress).unwrap();
         assert_eq!(t.height.as_slice(), plain.height.as_slice(), "a source changes no height");
         let placed = &t.layers.get::<HydroLayers>().unwrap().placed;
@@ -606,7 +586,7 @@ mod tests {
             .flat_map(|r| r.points.iter().map(|p| (p.x.round() as i64, p.y.round() as i64)))
             .collect();
         let (x, y) = summit(&plain);
-        doc.edits.push(EditOp::RiverSource { x, y, map: None });
+        doc.edits.push(EditOp::RiverSource { x, y, map: None, mode: RiverMode::Filled });
         let t = doc.build(&progress).unwrap();
         let placed = &t.layers.get::<HydroLayers>().unwrap().placed;
         let pts = &placed.first().expect("a river from the summit").points;
