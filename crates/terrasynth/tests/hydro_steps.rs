@@ -137,7 +137,8 @@ fn bad_parameters_are_refused_with_their_name() {
         ("lakes", "min-area", ParamValue::Number(0.5)),
         ("lakes", "min-depth", ParamValue::Number(f64::INFINITY)),
         ("fill", "epsilon", ParamValue::Number(1.0)),
-        ("squig-rivers", "roughness", ParamValue::Number(9.0)),
+        ("squig-rivers", "roughness", ParamValue::Number(2000.0)),
+        ("squig-rivers", "rivers", ParamValue::Number(65.0)),
         ("squig-rivers", "tributaries", ParamValue::Number(-1.0)),
     ];
     for (step, key, value) in cases {
@@ -154,5 +155,5 @@ fn squig_step_changes_with_the_seed() {
     run("squig-rivers", &[], &mut a, 1).unwrap();
     run("squig-rivers", &[], &mut b, 2).unwrap();
     assert_ne!(a.height.as_slice(), b.height.as_slice());
-    assert_eq!(hy(&a).rivers.len(), 3, "main river + 2 tributaries by default");
+    assert!(hy(&a).rivers.len() >= 4, "3 rivers + tributaries by default: {}", hy(&a).rivers.len());
 }

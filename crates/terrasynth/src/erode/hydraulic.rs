@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::exchange::Exchange;
+use super::olsen_inplace::{Sweep, route_water_in_place};
 use super::steps::HYDRAULIC;
 use super::{Eroder, check_finite, to_f64};
 use crate::grid::{Boundary, Neighbourhood, Stencil, Topology};
@@ -280,6 +281,8 @@ pub struct HydraulicOlsenEroder {
     /// Sweeps done so far (picks the colour that goes first in the next one).
     sweeps: u64,
     exchange: Exchange,
+    /// Coloured passes (default) or Olsen's in-place raster sweep.
+    sweep: Sweep,
 }
 
 impl HydraulicOlsenEroder {
@@ -300,7 +303,15 @@ impl HydraulicOlsenEroder {
             params,
             sweeps: 0,
             exchange: Exchange::default(),
+            sweep: Sweep::Coloured,
         })
+    }
+
+    /// The same eroder with sweep `sweep`: [`Sweep::InPlace`] moves the water in Olsen's
+    /// published in-place raster sweep (`super::olsen_inplace`), not for world windows.
+    pub fn with_sweep(mut self, sweep: Sweep) -> Self {
+        self.sweep = sweep;
+        self
     }
 
     /// Water depth per cell (row-major).
@@ -335,7 +346,13 @@ impl Eroder for HydraulicOlsenEroder {
             *h -= kc * kr;
         }
         let nb = self.params.neighbourhood;
-        for colour in Exchange::colour_order(nb, self.sweeps) {
+        let colour_passes = if self.sweep == Sweep::InPlace {
+            route_water_in_place(h, water, stencil);
+            0
+        } else {
+            super::exchange::colours(nb)
+        };
+        for colour in Exchange::colour_order(nb, self.sweeps).take(colour_passes) {
             let (hs, ws) = (&*h, &*water);
             self.exchange.choose(stencil, nb, colour, |x, y, i| {
                 let a = hs[i] + ws[i];

@@ -32,6 +32,7 @@
 mod droplets;
 mod exchange;
 mod hydraulic;
+mod olsen_inplace;
 mod run;
 mod steps;
 mod stream_power;
@@ -39,6 +40,7 @@ mod thermal;
 
 pub use droplets::{DropletEroder, DropletParams, WorldDropletEroder};
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
+pub use olsen_inplace::Sweep;
 pub use run::run_iterations;
 pub use steps::{Erosion, build_eroder, build_in, reach_of, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};

@@ -4,8 +4,8 @@ use super::exchange::colours;
 use super::run::run_iterations;
 use super::{
     DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
-    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder, ThermalOlsenEroder,
-    ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k, write_surface,
+    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, Sweep, ThermalEroder,
+    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::step::params::{Choice, choice_enum};
@@ -89,11 +89,22 @@ pub(crate) const THERMAL: &[ParamSpec] = &[
     TALUS_SLOPE,
 ];
 
+/// `sweep`: how Olsen's fast erosions visit the cells ([`Sweep`]).
+const SWEEP: ParamSpec = ParamSpec {
+    name: "sweep",
+    kind: ParamKind::Choice(Sweep::NAMES),
+    default: DefaultValue::Text("coloured"),
+    unit: "",
+    doc: "coloured: exchange passes by cell colour (no visit order, no streaks, parallel, world-exact); \
+          in-place: Olsen 2004 as published, one row-major sweep changing the map at once (a \
+          directional bias; not in world recipes).",
+};
+
 const THERMAL_OLSEN: &[ParamSpec] =
-    &[iterations(50.0), talus_k(4.0), neighbourhood("rotated-von-neumann"), BOUNDARY, TALUS_SLOPE];
+    &[iterations(50.0), talus_k(4.0), neighbourhood("rotated-von-neumann"), BOUNDARY, TALUS_SLOPE, SWEEP];
 
 const OLSEN: &[ParamSpec] =
-    &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY, TALUS_SLOPE];
+    &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY, TALUS_SLOPE, SWEEP];
 
 const KR: ParamSpec = float("kr", 0.0, 1.0, 0.01, "height", "Rain added to every cell per iteration.");
 const KE: ParamSpec = float("ke", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
@@ -111,7 +122,7 @@ pub(crate) const HYDRAULIC: &[ParamSpec] = &[
 ];
 
 const HYDRAULIC_OLSEN: &[ParamSpec] =
-    &[iterations(100.0), KR, KE, KC, neighbourhood("von-neumann"), BOUNDARY];
+    &[iterations(100.0), KR, KE, KC, neighbourhood("von-neumann"), BOUNDARY, SWEEP];
 
 /// The `droplets` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const DROPLETS: &[ParamSpec] = &[
@@ -309,6 +320,10 @@ pub fn build_in(
         Frame::Map => None,
         Frame::World(w) => Some((w.x0, w.y0)),
     };
+    let sweep = sweep_of(kind, params)?;
+    if sweep == Sweep::InPlace && origin.is_some() {
+        return Err(in_place_is_global(kind));
+    }
     Ok(match kind {
         Erosion::Thermal => Box::new(ThermalEroder::new(
             map,
@@ -322,9 +337,9 @@ pub fn build_in(
         Erosion::ThermalOlsen | Erosion::OlsenErosion => {
             let p = ThermalOlsenParams { talus: talus()?, neighbourhood: nb()?, boundary: boundary()? };
             match (kind == Erosion::ThermalOlsen, origin) {
-                (true, None) => Box::new(ThermalOlsenEroder::new(map, p)?),
+                (true, None) => Box::new(ThermalOlsenEroder::new(map, p)?.with_sweep(sweep)),
                 (true, Some((x0, y0))) => Box::new(ThermalOlsenEroder::new(map, p)?.at_world_origin(x0, y0)),
-                (false, None) => Box::new(OlsenEroder::new(map, p)?),
+                (false, None) => Box::new(OlsenEroder::new(map, p)?.with_sweep(sweep)),
                 (false, Some((x0, y0))) => Box::new(OlsenEroder::new(map, p)?.at_world_origin(x0, y0)),
             }
         }
@@ -351,7 +366,7 @@ pub fn build_in(
                 },
             )?;
             match origin {
-                None => Box::new(e),
+                None => Box::new(e.with_sweep(sweep)),
                 Some((x0, y0)) => Box::new(e.at_world_origin(x0, y0)),
             }
         }
@@ -386,6 +401,32 @@ pub fn build_in(
     })
 }
 
+/// The `sweep` of Olsen's fast erosions ([`Sweep::Coloured`] for the other kinds, which have
+/// no such key).
+fn sweep_of(kind: Erosion, params: &Params) -> Result<Sweep> {
+    match kind {
+        Erosion::ThermalOlsen | Erosion::OlsenErosion | Erosion::HydraulicOlsen => {
+            let name = params.text("sweep")?;
+            Sweep::from_name(name).ok_or_else(|| {
+                Error::param("sweep", format!("{name:?}"), format!("one of {}", Sweep::NAMES.join(", ")))
+            })
+        }
+        _ => Ok(Sweep::Coloured),
+    }
+}
+
+/// Olsen's in-place sweep on a window of a world: refused (a cell's new height depends on
+/// every cell before it in the sweep).
+fn in_place_is_global(kind: Erosion) -> Error {
+    Error::NotInWorld {
+        what: format!(
+            "{} with sweep = \"in-place\" needs the whole map (the raster sweep carries material \
+             from every cell to the next): it cannot run on a window of a world; use sweep = \"coloured\"",
+            kind.name()
+        ),
+    }
+}
+
 /// Stream power on a window of a world: refused (its drainage areas depend on the whole map).
 fn stream_power_is_global() -> Error {
     Error::NotInWorld {
@@ -398,9 +439,13 @@ fn stream_power_is_global() -> Error {
 /// How far, in cells, `iterations` of erosion `kind` read around a cell on a window of a
 /// world (see each eroder's "Worlds"): 2 per iteration for the gather schemes (thermal,
 /// hydraulic), 3 per colour pass for the coloured exchanges (2 colours, 4 with Moore),
-/// `16·M` per iteration for world droplets; stream power is global.
+/// `16·M` per iteration for world droplets; stream power and Olsen's in-place sweeps are
+/// global.
 pub fn reach_of(kind: Erosion, params: &Params) -> Result<Reach> {
     let iterations = params.usize("iterations")?;
+    if sweep_of(kind, params)? == Sweep::InPlace {
+        return Ok(Reach::Global);
+    }
     let colours = || Ok::<_, Error>(colours(Neighbourhood::from_name(params.text("neighbourhood")?)?));
     let per_iteration = match kind {
         Erosion::Thermal | Erosion::Hydraulic => 2,
@@ -547,6 +592,35 @@ mod tests {
         };
         assert!(thermal(min).is_ok() && thermal(max).is_ok());
         assert!(thermal(min * 0.5).is_err() && thermal(max * 1.001).is_err());
+    }
+
+    /// `sweep = "in-place"` is global in a world: its reach is `Global` (so a world recipe is
+    /// refused at validation) and building it on a world window is refused with an error that
+    /// names the sweep; the coloured default keeps its finite reach.
+    #[test]
+    fn in_place_sweep_is_refused_in_worlds() {
+        let map = Heightmap::new(9, 9, 1.0).unwrap();
+        let terrain = Terrain { height: map, ..Terrain::new(9, 9, 1.0).unwrap() };
+        let world = Frame::World(WorldFrame { x0: 0, y0: 0, cell_size: 1.0, height_range: [0.0, 1.0] });
+        for (kind, specs) in [
+            (Erosion::ThermalOlsen, THERMAL_OLSEN),
+            (Erosion::OlsenErosion, OLSEN),
+            (Erosion::HydraulicOlsen, HYDRAULIC_OLSEN),
+        ] {
+            let coloured = Params::defaults(specs).with("talus-slope", crate::step::ParamValue::Number(1.0));
+            assert!(matches!(reach_of(kind, &coloured).unwrap(), Reach::Cells(_)));
+            let in_place = coloured.clone().with("sweep", crate::step::ParamValue::Text("in-place".into()));
+            assert_eq!(reach_of(kind, &in_place).unwrap(), Reach::Global);
+            assert!(build_in(kind, &in_place, &terrain, 0, &Frame::Map).is_ok());
+            match build_in(kind, &in_place, &terrain, 0, &world) {
+                Err(Error::NotInWorld { what }) => assert!(what.contains("sweep = \"in-place\""), "{what}"),
+                other => panic!("{kind:?}: {:?}", other.map(|_| ())),
+            }
+            let bad = coloured.with("sweep", crate::step::ParamValue::Text("diagonal".into()));
+            assert!(
+                matches!(reach_of(kind, &bad), Err(Error::InvalidParameter { name, .. }) if name == "sweep")
+            );
+        }
     }
 
     fn check_all<S: Copy>(

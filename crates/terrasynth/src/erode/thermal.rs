@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::exchange::Exchange;
+use super::olsen_inplace::{Sweep, level_in_place};
 use super::steps::THERMAL;
 use super::{Eroder, check_finite, check_range, to_f64};
 use crate::grid::{Boundary, Neighbourhood, Stencil, Topology};
@@ -284,6 +285,8 @@ struct Leveller {
     /// Sweeps done so far (picks the colour that goes first in the next one).
     sweeps: u64,
     exchange: Exchange,
+    /// Coloured passes (default) or Olsen's in-place raster sweep.
+    sweep: Sweep,
 }
 
 impl Leveller {
@@ -298,6 +301,7 @@ impl Leveller {
             mode,
             sweeps: 0,
             exchange: Exchange::default(),
+            sweep: Sweep::Coloured,
         })
     }
 
@@ -305,8 +309,13 @@ impl Leveller {
     /// colour moves `d_max/2` (shared when several cells feed the same neighbour) to its lowest
     /// neighbour when the mode's condition on `d_max` holds.
     fn sweep(&mut self) {
-        let Self { surface, stencil, params, mode, sweeps, exchange } = self;
+        let Self { surface, stencil, params, mode, sweeps, exchange, sweep } = self;
         let (talus, nb, mode) = (params.talus, params.neighbourhood, *mode);
+        if *sweep == Sweep::InPlace {
+            level_in_place(surface.as_mut_slice(), stencil, talus, mode == Mode::Gentle);
+            *sweeps += 1;
+            return;
+        }
         let level = |h: &[f64], x: usize, y: usize, i: usize| {
             let hi = h[i];
             let mut d_max = 0.0;
@@ -353,6 +362,13 @@ macro_rules! leveller_eroder {
             /// larger one away from its border.
             pub fn at_world_origin(mut self, x0: i64, y0: i64) -> Self {
                 self.0.exchange = Exchange::at_world_origin(x0, y0);
+                self
+            }
+
+            /// The same eroder with sweep `sweep`: [`Sweep::InPlace`] is Olsen's published
+            /// in-place raster sweep (`super::olsen_inplace`), not for world windows.
+            pub fn with_sweep(mut self, sweep: Sweep) -> Self {
+                self.0.sweep = sweep;
                 self
             }
         }

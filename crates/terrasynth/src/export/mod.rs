@@ -498,6 +498,9 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
             })
         }));
     }
+    if terrain.layers.get::<crate::generate::TriangleMask>().is_some() {
+        triangle_jobs(ctx, &mut jobs, p, colors);
+    }
     if ex.png {
         jobs.push(Job::new("height.png", move || io::png::write_png16(ctx.path("height.png"), h, lo, hi)));
     }
@@ -516,6 +519,36 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         }));
     }
     Ok(jobs)
+}
+
+/// The triangle outputs of a `triangular` step with `shape = "triangle"` (the terrain carries
+/// a [`crate::generate::TriangleMask`]): `triangle.png`, the colours of `color.png` as RGBA
+/// with alpha 0 outside the triangle (cells `x > y`), and `triangle.glb`, the mesh of the
+/// triangle only ([`crate::render::triangle_mesh`]).
+fn triangle_jobs<'s>(ctx: &'s Ctx, jobs: &mut Vec<Job<'s>>, p: &'s Prepared, colors: ColorRows<'s>) {
+    let w = p.metres.width();
+    jobs.push(Job::new("triangle.png", move || {
+        write_png_rows(ctx.path("triangle.png"), w, p.metres.height(), PngLayout::Rgba8, |y, row| {
+            let mut rgb = vec![0u8; 3 * w];
+            colors.row(y, &mut rgb);
+            for (x, (px, c)) in row.chunks_exact_mut(4).zip(rgb.chunks_exact(3)).enumerate() {
+                let alpha = if crate::generate::TriangleMask::inside(x, y) { 255 } else { 0 };
+                px.copy_from_slice(&[c[0], c[1], c[2], alpha]);
+            }
+        })
+    }));
+    jobs.push(Job::new("triangle.glb", move || {
+        let opts = MeshOptions {
+            height_scale: 1.0,
+            lod: 0,
+            colors: Some(p.palette.clone()),
+            sea_level: Some(p.sea_level_m),
+        };
+        io::gltf::write_glb(
+            ctx.path("triangle.glb"),
+            &crate::render::triangle_mesh::triangle_mesh(&p.metres, opts)?,
+        )
+    }));
 }
 
 /// The jobs that need the hydrology layers or the biomes: `water.png`, `flow.png`,
@@ -696,4 +729,6 @@ pub const FILE_ORDER: &[&str] = &[
     "mesh.glb",
     "mesh.obj",
     "mesh.mtl",
+    "triangle.png",
+    "triangle.glb",
 ];

@@ -187,7 +187,8 @@ pub(crate) fn level_index(top: i64, step: i64) -> u32 {
     (top / (2 * step)).trailing_zeros()
 }
 
-/// Replaces the terrain's heights with `map`, keeping the terrain's cell size.
+/// Replaces the terrain's heights with `map`, keeping the terrain's cell size (and drops the
+/// [`super::triangular::TriangleMask`] of an earlier triangle: the new heights fill the map).
 pub(crate) fn install(terrain: &mut crate::step::Terrain, mut map: Heightmap) -> Result<()> {
     if map.width() != terrain.height.width() || map.height() != terrain.height.height() {
         return Err(Error::SizeMismatch {
@@ -200,6 +201,7 @@ pub(crate) fn install(terrain: &mut crate::step::Terrain, mut map: Heightmap) ->
     }
     map.set_cell_size(terrain.height.cell_size())?;
     terrain.height = map;
+    terrain.layers.remove::<super::triangular::TriangleMask>();
     Ok(())
 }
 

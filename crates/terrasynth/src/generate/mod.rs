@@ -42,7 +42,7 @@ pub use fault::Fault;
 pub use mdp::MidpointDisplacement;
 pub use noise::NoiseTerrain;
 pub use spectral::{Interpolation, Spectral};
-pub use triangular::Triangular;
+pub use triangular::{TriangleArray, TriangleMask, TriangleShape, Triangular};
 pub use voronoi::{
     MARGIN_SPACINGS, MAX_COEFFICIENTS, Metric, Voronoi, feature_points, feature_points_with_margin,
     region_map,

@@ -1,33 +1,38 @@
-//! Squig-curve rivers on triangular midpoint displacement (Prusinkiewicz & Hammel 1993, "A
-//! Fractal Model of Mountains with Rivers", Graphics Interface '93; seed 001 §2.1).
+//! Squig-curve rivers on the triangular midpoint displacement (Prusinkiewicz & Hammel 1993, "A
+//! Fractal Model of Mountains with Rivers", Graphics Interface '93; seed 001 §2.1), built on
+//! the `triangular` step's triangle form (`generate::Triangular::triangle_array_with`, seed 001
+//! §1.1.1, Fig. 5).
 //!
-//! The square `(2^d + 1)²` grid is split along its anti-diagonal into two right isosceles
-//! triangles; each level splits every triangle into four through its edge midpoints, so every
-//! vertex at leg length `s` lies on the lattice of multiples of `s`.
+//! **Terrain.** Exactly the `triangular` step with `shape = "triangle"` and the same
+//! `roughness`, `smoothness`, `detail` and seed: the seed's triangular array, each midpoint the
+//! mean of its triangle's three vertices plus noise; with `rivers = 0` the heights are those of
+//! that step bit for bit. The rivers only change the river points after each level, so the
+//! following levels subdivide the lowered valleys (the coupling seed 001 §2.1.2 describes).
+//! The map holds the array in its lower-left half (cells `x ≤ y`, `generate::TriangleMask`), the
+//! other half mirrored, and the triangle outputs mask it (`triangle.png`, `triangle.glb`).
 //!
-//! **River (squig curve).** River triangles label their edges *entry*, *exit* or neutral. The
-//! main river enters the first root triangle through the west map edge, crosses the diagonal,
-//! and leaves the second through the east or south edge. On subdivision, each labelled edge
-//! keeps one of its two halves, chosen at random once per edge (so both triangles sharing it
-//! agree); the corner child holding the chosen entry half routes to the corner child holding
-//! the chosen exit half through the central child, or directly when it is the same corner
-//! (seed 001 §2.1.1). Tributaries (the branching seed 001 §2.1.3 proposes): at level
-//! `branch-level`, a few river triangles turn a neutral edge into a second entry; a triangle
-//! with two entries routes both to its exit, so the network is a tree of confluences.
+//! **Rivers (squig curves, seed 001 §2.1.1).** At level `river-level` the triangle is cut into
+//! triangles of leg `2^n / 2^river-level`; `rivers` of those that touch the coast (the big
+//! triangle's border) and share no edge with each other are picked at random; each gets its
+//! *exit* on a coast edge (the mouth) and its *entry* on an inland edge (the spring). On every
+//! later subdivision, each labelled edge keeps one of its two halves, chosen at random once per
+//! edge (so the triangles sharing it agree); the corner child holding the chosen entry half
+//! routes to the corner child holding the chosen exit half through the central child, or
+//! directly when it is the same corner. Tributaries (the branching seed 001 §2.1.3 proposes
+//! and leaves open): at level `branch-level`, `tributaries` river triangles turn a free neutral
+//! edge into a second entry; a triangle with two entries routes both to its one exit, so each
+//! river is a tree of confluences ending at its mouth on the coast.
 //!
-//! **Heights.** Triangular midpoint displacement: a new vertex is the mean of its edge's two
-//! endpoints plus `a_ℓ · u`, `u` uniform in [−1, 1) from a hash of (seed, level, cell),
-//! `a_ℓ = roughness · 2^(−smoothness · ℓ)`; corners start uniform in [0, 1). The river
-//! vertices of a level are the midpoints of the edges the river crosses; they only take the
-//! downward part `mean − a_ℓ·|u|`, then, visited from sources to mouth, each is clamped to at
-//! most the minimum of (a) the river vertices upstream of it and (b) its non-river
-//! 8-neighbours on the current lattice (seed 001 §2.1.2: "au plus la valeur minimale des
-//! sommets voisins ne faisant pas passer la rivière"). Applied at every level, this carves a
-//! valley at every scale, and at the last level it guarantees that heights never increase
-//! downstream along the final river. The result is normalised to [0, 1] and turned by one of
-//! the 8 symmetries of the square (from the seed), so rivers run in any direction.
+//! **River heights (seed 001 §2.1.2).** After each level, the river points of that level (the
+//! midpoints of the river triangles' entry and exit edges), visited from the springs to the
+//! mouths, are set to at most the minimum of (a) the river points upstream of them ("la hauteur
+//! du milieu du segment de sortie est au plus égale à la hauteur du milieu de celui
+//! d'entrée") and (b) their non-river neighbours on that level's lattice, the 8 around them
+//! inside the triangle ("prendre au plus la valeur minimale des sommets voisins ne faisant pas
+//! passer la rivière"). At the last level this makes heights never rise downstream along every
+//! river, and every river cell a valley floor.
 //!
-//! Limits (seed 001 §2.1.3): slopes along the river are gentle; valleys can be asymmetric.
+//! Limits (seed 001 §2.1.3): slopes along the rivers are gentle; valleys can be asymmetric.
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,47 +40,55 @@ use terrasynth_noise::rng::{SplitMix64, derive_seed, mix64};
 
 use super::HydroLayers;
 use super::rivers::{River, RiverPoint};
+use crate::generate::common::pow2_exponent;
+use crate::generate::{DiamondSquare, TriangleArray, TriangleMask, TriangleShape, Triangular};
 use crate::step::params::step_params;
 use crate::step::{Category, DefaultValue, ParamKind as K, Step, StepContext, StepInfo, Terrain};
 use crate::{Error, Heightmap, Result};
 
-/// Largest detail level (grid side `2^d + 1`).
+/// Largest detail level (array of `2^d + 1` rows).
 pub const MAX_DETAIL: u32 = 14;
 
 step_params! {
     /// The squig-curve river generator (see the module docs for the algorithm and parameters).
     #[derive(Clone, Copy, Debug, PartialEq)]
     pub struct SquigRivers {
-        roughness: f32 = ParamSpec {
-            name: "roughness",
-            kind: K::Float { min: 0.0, max: 4.0 },
-            default: DefaultValue::Number(0.5),
+        /// Initial displacement factor of the triangular step, in height units (default 1).
+        roughness: f64 = shared(DiamondSquare::PARAMS, "roughness"),
+        /// `H` in `2^(−H)` per level (default 1).
+        smoothness: f64 = shared(DiamondSquare::PARAMS, "smoothness"),
+        /// Number of displaced levels; 0 = all (default 0).
+        detail: u32 = shared(DiamondSquare::PARAMS, "detail"),
+        rivers: usize = ParamSpec {
+            name: "rivers",
+            kind: K::Int { min: 0, max: 64 },
+            default: DefaultValue::Number(3.0),
             unit: "",
-            doc: "Midpoint displacement amplitude at the first level, as a fraction of the height range; it \
-                  halves (× 2^-smoothness) at each level. Higher is more rugged.",
+            doc: "Rivers, each with its mouth on the coast (the triangle's border); fewer when the \
+                  level has too few coast triangles that share no edge. 0 = the triangular terrain alone.",
         },
-        smoothness: f32 = ParamSpec {
-            name: "smoothness",
-            kind: K::Float { min: 0.0, max: 4.0 },
-            default: DefaultValue::Number(1.0),
+        river_level: usize = ParamSpec {
+            name: "river-level",
+            kind: K::Int { min: 1, max: 12 },
+            default: DefaultValue::Number(2.0),
             unit: "",
-            doc: "Amplitude decay exponent H: displacement scales by 2^-H per level (1 = classic fractal \
-                  terrain, higher is smoother).",
+            doc: "Subdivision level at which the rivers start (4^level triangles; clamped to the last \
+                  level): lower gives longer rivers.",
         },
         tributaries: usize = ParamSpec {
             name: "tributaries",
             kind: K::Int { min: 0, max: 64 },
-            default: DefaultValue::Number(2.0),
+            default: DefaultValue::Number(4.0),
             unit: "",
-            doc: "Number of tributaries joining the main river (squig-curve branching, seed 001 §2.1.3).",
+            doc: "Tributaries joining the rivers (squig-curve branching, seed 001 §2.1.3).",
         },
         branch_level: usize = ParamSpec {
             name: "branch-level",
             kind: K::Int { min: 1, max: 12 },
-            default: DefaultValue::Number(2.0),
+            default: DefaultValue::Number(3.0),
             unit: "",
-            doc: "Subdivision level at which tributaries spring (clamped to the last level): lower gives \
-                  longer tributaries.",
+            doc: "Subdivision level at which tributaries spring (clamped to river-level .. the last \
+                  level): lower gives longer tributaries.",
         },
     }
 }
@@ -83,9 +96,10 @@ step_params! {
 /// A generated terrain and its river network.
 #[derive(Clone, Debug)]
 pub struct SquigOutput {
-    /// Heights in [0, 1].
+    /// Heights: the triangular array in the lower-left half (`x ≤ y`), mirrored in the other.
     pub height: Heightmap,
-    /// River polylines, sources first; the main river first. Tributaries end at their junction.
+    /// River polylines, springs first; longest first. Tributaries end at their junction; the
+    /// others end at their mouth on the coast.
     pub rivers: Vec<River>,
 }
 
@@ -96,6 +110,7 @@ enum Label {
     Exit,
 }
 
+/// A lattice point `(x, y)` = triangular-array point `(i, j) = (y, x)`.
 type P = (i64, i64);
 
 #[derive(Clone, Copy, Debug)]
@@ -109,6 +124,12 @@ fn mid(a: P, b: P) -> P {
     ((a.0 + b.0) / 2, (a.1 + b.1) / 2)
 }
 
+/// Whether edge `(a, b)` lies on the border of the triangle of leg `n` (the coast): both ends on
+/// `x = 0`, on `y = n`, or on the diagonal `x = y`.
+fn on_coast(a: P, b: P, n: i64) -> bool {
+    (a.0 == 0 && b.0 == 0) || (a.1 == n && b.1 == n) || (a.0 == a.1 && b.0 == b.1)
+}
+
 impl SquigRivers {
     /// Checks the parameter ranges (NaN refused) against [`SquigRivers::PARAMS`].
     pub fn validate(&self) -> Result<()> {
@@ -120,47 +141,91 @@ impl SquigRivers {
         StepInfo {
             name: "squig-rivers",
             category: Category::Generate,
-            doc: "Triangular midpoint displacement with a squig-curve river (and tributaries) whose heights never \
-                  rise downstream and stay below the neighbouring terrain.",
-            source: "Prusinkiewicz & Hammel 1993; seed 001 §2.1",
+            doc: "The triangular step's triangle (shape = triangle) with squig-curve rivers and tributaries \
+                  reaching the coast, whose heights never rise downstream and stay below the neighbouring \
+                  terrain.",
+            source: "Prusinkiewicz & Hammel 1993; seed 001 §2.1 and §1.1.1",
             params: Self::PARAMS,
             build: |p| Ok(Box::new(SquigStep { generator: Self::read_params(p)? })),
         }
     }
 
-    /// Generates a `(2^detail + 1)²` terrain (detail in 1..=[`MAX_DETAIL`]).
+    /// The triangular generator the terrain comes from (`shape = "triangle"`).
+    pub fn triangular(&self) -> Result<Triangular> {
+        Ok(Triangular::new(self.roughness, self.smoothness, self.detail)?.with_shape(TriangleShape::Triangle))
+    }
+
+    /// Generates the triangular array of `2^detail + 1` rows (detail in 1..=[`MAX_DETAIL`]) as a
+    /// `(2^detail + 1)²` map, with its rivers.
     pub fn generate(&self, detail: u32, cell_size: f64, seed: u64) -> Result<SquigOutput> {
+        let side = (1usize << detail.min(MAX_DETAIL)) + 1;
+        self.generate_levels(detail, side, side, cell_size, seed)
+    }
+
+    /// Generates at the smallest `2^d + 1` array covering `width × height` and keeps the
+    /// top-left window (as `triangular` does); rivers are cut where they leave the window.
+    pub fn generate_sized(
+        &self,
+        width: usize,
+        height: usize,
+        cell_size: f64,
+        seed: u64,
+    ) -> Result<SquigOutput> {
+        crate::grid::check_size::<f32>(width, height)?;
+        let detail = pow2_exponent(width, height);
+        if detail > MAX_DETAIL {
+            return Err(Error::InvalidSize {
+                width,
+                height,
+                reason: format!("squig-rivers supports sides up to {}", (1usize << MAX_DETAIL) + 1),
+            });
+        }
+        self.generate_levels(detail, width, height, cell_size, seed)
+    }
+
+    fn generate_levels(
+        &self,
+        detail: u32,
+        width: usize,
+        height: usize,
+        cell_size: f64,
+        seed: u64,
+    ) -> Result<SquigOutput> {
         self.validate()?;
         if !(1..=MAX_DETAIL).contains(&detail) {
             return Err(Error::param("detail", detail, format!("an integer in 1..={MAX_DETAIL}")));
         }
-        let n = 1i64 << detail;
-        let side = (n + 1) as usize;
-        let mut z = vec![0.0f32; side * side];
-        let at = |p: P| p.1 as usize * side + p.0 as usize;
-        let mut rng = SplitMix64::new(derive_seed(seed, 1));
-        for c in [(0, 0), (n, 0), (0, n), (n, n)] {
-            z[at(c)] = rng.next_f64() as f32;
-        }
-        let t2_exit = if rng.next_u64() & 1 == 0 {
-            [Label::Exit, Label::Neutral]
-        } else {
-            [Label::Neutral, Label::Exit]
-        };
-        let mut tris = vec![
-            Tri { v: [(0, 0), (n, 0), (0, n)], lab: [Label::Neutral, Label::Exit, Label::Entry] },
-            Tri { v: [(n, 0), (n, n), (0, n)], lab: [t2_exit[0], t2_exit[1], Label::Entry] },
-        ];
-        let branch_level = (self.branch_level as u32).min(detail - 1);
-        let hash_seed = derive_seed(seed, 2);
-        let mut s = n;
-        let mut level = 0u32;
+        let (array, graph) = self.array(detail, seed)?;
+        let mut map = array.to_map(width, height)?;
+        map.set_cell_size(cell_size)?;
+        let rivers = polylines(&graph, &array, width, height);
+        Ok(SquigOutput { height: map, rivers })
+    }
+
+    /// The triangular array with its rivers carved, and the last level's river graph.
+    fn array(&self, levels: u32, seed: u64) -> Result<(TriangleArray, Vec<(P, P)>)> {
+        let tri = self.triangular()?;
+        let n = 1i64 << levels;
+        let last_level = levels as usize - 1;
+        let river_level = self.river_level.min(last_level);
+        let branch_level = self.branch_level.clamp(river_level, last_level);
+        // Streams 0 and 1 are the triangular step's (corners, midpoints).
+        let mut rng = SplitMix64::new(derive_seed(seed, 2));
+        let hash_seed = derive_seed(seed, 3);
+        let mut tris: Vec<Tri> = Vec::new();
         let mut graph: Vec<(P, P)> = Vec::new();
-        while s >= 2 {
-            let half = s / 2;
-            if level == branch_level {
+        let array = tri.triangle_array_with(levels, seed, &mut |level, s, t| {
+            let (level, s) = (level as usize, s as i64);
+            if level == river_level && self.rivers > 0 {
+                tris = start_rivers(n, s, self.rivers, &mut rng);
+            }
+            if level == branch_level && !tris.is_empty() {
                 self.add_tributaries(&mut tris, &mut rng);
             }
+            if tris.is_empty() {
+                return;
+            }
+            let half = s / 2;
             // River graph of this level: entry midpoint → exit midpoint of each river triangle.
             graph.clear();
             for t in &tris {
@@ -175,107 +240,34 @@ impl SquigRivers {
             for &(a, b) in &graph {
                 preds.entry(b).or_default().push(a);
             }
-            // Midpoint displacement of every new lattice point.
-            let amp = self.roughness as f64 * 2f64.powf(-(self.smoothness as f64) * level as f64);
-            let disp = |p: P| {
-                let h = mix64(hash_seed ^ mix64(((level as u64) << 48) ^ at(p) as u64));
-                ((h >> 11) as f64 * (1.0 / (1u64 << 53) as f64) * 2.0 - 1.0) * amp
-            };
-            let mut y = 0;
-            while y <= n {
-                let mut x = 0;
-                while x <= n {
-                    let mut set = |p: P, a: P, b: P| {
-                        let mean = (z[at(a)] as f64 + z[at(b)] as f64) * 0.5;
-                        let d = disp(p);
-                        z[at(p)] = if river.contains(&p) { mean - d.abs() } else { mean + d } as f32;
-                    };
-                    if x + s <= n {
-                        set((x + half, y), (x, y), (x + s, y));
-                    }
-                    if y + s <= n {
-                        set((x, y + half), (x, y), (x, y + s));
-                    }
-                    if x + s <= n && y + s <= n {
-                        set((x + half, y + half), (x + s, y), (x, y + s));
-                    }
-                    x += s;
-                }
-                y += s;
-            }
-            // Clamp river vertices from sources to mouth.
+            let get = |t: &TriangleArray, p: P| t.get(p.1 as usize, p.0 as usize);
+            // Springs to mouths: at most the river upstream and the non-river neighbours.
             for p in topological(&graph) {
-                let mut v = z[at(p)];
+                let mut v = get(t, p);
                 for a in preds.get(&p).into_iter().flatten() {
-                    v = v.min(z[at(*a)]);
+                    v = v.min(get(t, *a));
                 }
                 for dy in [-half, 0, half] {
                     for dx in [-half, 0, half] {
                         let q = (p.0 + dx, p.1 + dy);
-                        if (dx, dy) != (0, 0)
-                            && q.0 >= 0
-                            && q.1 >= 0
-                            && q.0 <= n
-                            && q.1 <= n
-                            && !river.contains(&q)
-                        {
-                            v = v.min(z[at(q)]);
+                        let inside = q.0 >= 0 && q.1 <= n && q.0 <= q.1;
+                        if (dx, dy) != (0, 0) && inside && !river.contains(&q) {
+                            v = v.min(get(t, q));
                         }
                     }
                 }
-                z[at(p)] = v;
+                t.set(p.1 as usize, p.0 as usize, v);
             }
             if half >= 2 {
                 tris = subdivide(&tris, hash_seed ^ (level as u64).wrapping_mul(0x9E37_79B9));
             }
-            s = half;
-            level += 1;
-        }
-        let mut height = Heightmap::from_vec(side, side, cell_size, z)?;
-        height.normalize();
-        let rivers = polylines(&graph, &height);
-        Ok(self.turn(height, rivers, rng.below(8) as u8))
-    }
-
-    /// Generates at the smallest `2^d + 1` side covering `width × height`, then resamples
-    /// bilinearly to `width × height` (river points are scaled; their heights are re-sampled,
-    /// so downstream monotonicity is exact only when no resampling is needed).
-    pub fn generate_sized(
-        &self,
-        width: usize,
-        height: usize,
-        cell_size: f64,
-        seed: u64,
-    ) -> Result<SquigOutput> {
-        crate::grid::check_size::<f32>(width, height)?;
-        let need = width.max(height).max(3) - 1;
-        let detail = usize::BITS - (need - 1).leading_zeros();
-        if detail > MAX_DETAIL {
-            return Err(Error::InvalidSize {
-                width,
-                height,
-                reason: format!("squig-rivers supports sides up to {}", (1usize << MAX_DETAIL) + 1),
-            });
-        }
-        let out = self.generate(detail, cell_size, seed)?;
-        let side = out.height.width();
-        if side == width && side == height {
-            return Ok(out);
-        }
-        let resampled = out.height.resample(width, height)?;
-        let (sx, sy) = ((width - 1) as f32 / (side - 1) as f32, (height - 1) as f32 / (side - 1) as f32);
-        let rivers = map_points(out.rivers, |p| {
-            let (x, y) = (p.x * sx, p.y * sy);
-            RiverPoint { x, y, height: resampled.sample_bilinear(x as f64, y as f64), ..p }
         });
-        let mut height = resampled;
-        height.set_cell_size(cell_size)?;
-        Ok(SquigOutput { height, rivers })
+        Ok((array, graph))
     }
 
     fn add_tributaries(&self, tris: &mut [Tri], rng: &mut SplitMix64) {
         // A spring may only open on an edge no other river triangle shares, so every river
-        // vertex keeps a single downstream neighbour.
+        // point keeps a single downstream neighbour.
         let mut shared: HashMap<P, usize> = HashMap::new();
         for t in tris.iter() {
             for k in 0..3 {
@@ -297,34 +289,44 @@ impl SquigRivers {
             tris[i].lab[k] = Label::Entry;
         }
     }
-
-    /// Applies symmetry `sym` (bit 0: mirror x, bit 1: mirror y, bit 2: transpose).
-    fn turn(&self, height: Heightmap, rivers: Vec<River>, sym: u8) -> SquigOutput {
-        let side = height.width();
-        let m = (side - 1) as f32;
-        let map = |x: f32, y: f32| {
-            let x = if sym & 1 != 0 { m - x } else { x };
-            let y = if sym & 2 != 0 { m - y } else { y };
-            if sym & 4 != 0 { (y, x) } else { (x, y) }
-        };
-        let mut out = height.clone();
-        for y in 0..side {
-            for x in 0..side {
-                let (tx, ty) = map(x as f32, y as f32);
-                out[(tx as usize, ty as usize)] = height[(x, y)];
-            }
-        }
-        let rivers = map_points(rivers, |p| {
-            let (x, y) = map(p.x, p.y);
-            RiverPoint { x, y, ..p }
-        });
-        SquigOutput { height: out, rivers }
-    }
 }
 
-/// Applies `f` to every point of every river.
-fn map_points(rivers: Vec<River>, f: impl Fn(RiverPoint) -> RiverPoint) -> Vec<River> {
-    rivers.into_iter().map(|r| River { points: r.points.into_iter().map(&f).collect() }).collect()
+/// The river triangles of the level of leg `s` in the triangle of leg `n`: up to `count`
+/// triangles touching the coast that share no edge with each other, in random order, each
+/// with its exit on a random coast edge and its entry on a random inland edge.
+fn start_rivers(n: i64, s: i64, count: usize, rng: &mut SplitMix64) -> Vec<Tri> {
+    let mut all = Vec::new();
+    for y in (0..n).step_by(s as usize) {
+        for x in (0..=y).step_by(s as usize) {
+            all.push([(x, y), (x, y + s), (x + s, y + s)]);
+            if x + s <= y {
+                all.push([(x, y), (x + s, y + s), (x + s, y)]);
+            }
+        }
+    }
+    let coast = |v: &[P; 3], k: usize| on_coast(v[k], v[(k + 1) % 3], n);
+    let mut candidates: Vec<[P; 3]> =
+        all.into_iter().filter(|v| (0..3).any(|k| coast(v, k)) && (0..3).any(|k| !coast(v, k))).collect();
+    rng.shuffle(&mut candidates);
+    let mut used: HashSet<P> = HashSet::new();
+    let mut out = Vec::new();
+    for v in candidates {
+        if out.len() == count {
+            break;
+        }
+        let mids = [0, 1, 2].map(|k| mid(v[k], v[(k + 1) % 3]));
+        if mids.iter().any(|m| used.contains(m)) {
+            continue;
+        }
+        used.extend(mids);
+        let coasts: Vec<usize> = (0..3).filter(|&k| coast(&v, k)).collect();
+        let inland: Vec<usize> = (0..3).filter(|&k| !coast(&v, k)).collect();
+        let mut lab = [Label::Neutral; 3];
+        lab[coasts[rng.below(coasts.len() as u64) as usize]] = Label::Exit;
+        lab[inland[rng.below(inland.len() as u64) as usize]] = Label::Entry;
+        out.push(Tri { v, lab });
+    }
+    out
 }
 
 /// Splits each river triangle into its river children (see the module docs), choosing one half
@@ -401,10 +403,11 @@ fn topological(graph: &[(P, P)]) -> Vec<P> {
     order
 }
 
-/// Polylines of the final river graph: from each source downstream to the mouth or to the
-/// first vertex already drawn (the junction, included). Rivers entering from the map edge come
-/// first, longest first, so the first river is the main one, drawn whole.
-fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
+/// Polylines of the final river graph: from each spring downstream to the mouth or to the
+/// first point already drawn (the junction, included); longest first, so each river is drawn
+/// whole and its tributaries end at their junction. Heights from `array`; a river is cut where
+/// it leaves a `width × height` window.
+fn polylines(graph: &[(P, P)], array: &TriangleArray, width: usize, height: usize) -> Vec<River> {
     let mut next: HashMap<P, P> = HashMap::new();
     let mut has_pred: HashMap<P, bool> = HashMap::new();
     let mut nodes = Vec::new();
@@ -428,7 +431,6 @@ fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
         }
     }
     let mut sources: Vec<P> = nodes.iter().copied().filter(|p| !has_pred[p]).collect();
-    // Longest path first: the main river is drawn whole, tributaries end at the junction.
     let length = |mut p: P| {
         let mut n = 0;
         while let Some(&q) = next.get(&p) {
@@ -437,19 +439,18 @@ fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
         }
         n
     };
-    let last = height.width() as i64 - 1;
-    let inland = |p: P| !(p.0 == 0 || p.1 == 0 || p.0 == last || p.1 == last);
-    sources.sort_by_key(|&p| (inland(p), std::cmp::Reverse(length(p)), p));
+    sources.sort_by_key(|&p| (std::cmp::Reverse(length(p)), p));
+    let inside = |p: P| (p.0 as usize) < width && (p.1 as usize) < height;
     let mut drawn = HashSet::new();
     let mut rivers = Vec::new();
     for s in sources {
         let mut r = River::default();
         let mut p = s;
-        loop {
+        while inside(p) {
             r.points.push(RiverPoint {
                 x: p.0 as f32,
                 y: p.1 as f32,
-                height: height[(p.0 as usize, p.1 as usize)],
+                height: array.get(p.1 as usize, p.0 as usize) as f32,
                 discharge: upstream[&p],
                 width: 1.0,
             });
@@ -461,7 +462,9 @@ fn polylines(graph: &[(P, P)], height: &Heightmap) -> Vec<River> {
                 None => break,
             }
         }
-        rivers.push(r);
+        if r.points.len() >= 2 {
+            rivers.push(r);
+        }
     }
     rivers
 }
@@ -480,6 +483,7 @@ impl Step for SquigStep {
         let out = self.generator.generate_sized(w, h, cs, ctx.seed)?;
         terrain.height = out.height;
         terrain.layers.get_or_default::<HydroLayers>().rivers = out.rivers;
+        terrain.layers.insert(TriangleMask);
         ctx.progress.set(1.0);
         Ok(())
     }
@@ -498,10 +502,12 @@ mod tests {
             let p = Params::defaults(SquigRivers::PARAMS).with(name, ParamValue::Number(v));
             SquigRivers::read_params(&p)?.validate()
         };
-        assert_eq!(assert_ranges_enforced(SquigRivers::PARAMS, &build), 4);
+        assert_eq!(assert_ranges_enforced(SquigRivers::PARAMS, &build), 7);
         let d = SquigRivers::default();
-        assert_eq!((d.roughness, d.smoothness, d.tributaries, d.branch_level), (0.5, 1.0, 2, 2));
-        let nan = SquigRivers { roughness: f32::NAN, ..d };
+        assert_eq!((d.rivers, d.river_level, d.tributaries, d.branch_level), (3, 2, 4, 3));
+        // The terrain parameters are the triangular step's (same specs).
+        assert_eq!(&SquigRivers::PARAMS[..3], &Triangular::PARAMS[..3]);
+        let nan = SquigRivers { roughness: f64::NAN, ..d };
         assert!(matches!(nan.validate(), Err(Error::InvalidParameter { name, .. }) if name == "roughness"));
     }
 }

@@ -8,6 +8,7 @@ pub mod hillshade;
 pub mod mesh;
 pub mod palette;
 pub mod plot;
+pub mod triangle_mesh;
 pub mod water;
 
 pub use hillshade::{HillshadeOptions, hillshade, shade, shaded_relief};
