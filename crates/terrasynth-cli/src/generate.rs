@@ -212,16 +212,19 @@ pub fn plan(args: &GenerateArgs) -> anyhow::Result<Plan> {
 /// Runs the pipeline with an optional progress bar on stderr, recording ε after each erosion
 /// step and, with `--trace K`, every K iterations inside them (report.json's `erosion_scores`
 /// and `trace`).
-fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, ErosionLog)> {
-    let progress = PipelineProgress::new();
+fn run_pipeline(
+    plan: &Plan,
+    show_bar: bool,
+    progress: &PipelineProgress,
+) -> anyhow::Result<(RunOutput, ErosionLog)> {
     let run = || -> anyhow::Result<_> {
         let mut recorder = ErosionRecorder::new(plan.trace);
         let mut out = match &plan.window {
-            Some(w) => export::run_window(&plan.pipeline, w, &progress, &mut recorder)?,
-            None => plan.pipeline.run_with(&progress, &mut recorder)?,
+            Some(w) => export::run_window(&plan.pipeline, w, progress, &mut recorder)?,
+            None => plan.pipeline.run_with(progress, &mut recorder)?,
         };
         if let Some(p) = &plan.project {
-            p.apply_edits(&mut out.terrain, &progress)?;
+            p.apply_edits(&mut out.terrain, progress)?;
         }
         Ok((out, recorder.into_log()))
     };
@@ -230,8 +233,10 @@ fn run_pipeline(plan: &Plan, show_bar: bool) -> anyhow::Result<(RunOutput, Erosi
     }
     let bar = indicatif::ProgressBar::new(1000);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% (about {eta} left; Ctrl-C stops) {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let done = AtomicBool::new(false);
     let result = std::thread::scope(|s| {
@@ -257,13 +262,22 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let (run, log) = pool.install(|| run_pipeline(&plan, show_bar))?;
+    // Ctrl-C cancels the pipeline (nothing is written yet) or the export (each file is
+    // written to a temporary name and renamed when complete; cancelled ones are removed).
+    let progress = PipelineProgress::new();
+    let export_progress = terrasynth::Progress::new();
+    let (p, e) = (progress.clone(), export_progress.clone());
+    crate::cancel_on_ctrl_c(move || {
+        p.cancel();
+        e.cancel();
+    })?;
+    let (run, log) = pool.install(|| run_pipeline(&plan, show_bar, &progress))?;
     let opts = ExportOptions {
         engine: plan.engine,
         threads: plan.threads,
         erosion_scores: log.scores,
         trace: plan.trace.map(|_| log.trace),
-        progress: Default::default(),
+        progress: export_progress,
         window: plan.window,
         seamless_only: false,
     };

@@ -60,6 +60,41 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// Exit code after Ctrl-C (128 + SIGINT, the shell convention).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// What Ctrl-C cancels: the job of the last [`cancel_on_ctrl_c`] call.
+type CancelFn = Box<dyn Fn() + Send>;
+static ON_CTRL_C: std::sync::Mutex<Option<CancelFn>> = std::sync::Mutex::new(None);
+
+/// Makes Ctrl-C (SIGINT; also SIGTERM and SIGHUP) cancel the running job through `cancel`: the pipeline
+/// and the export stop at their next check, atomic writes remove their temporary files, and
+/// the command exits with code 130 (see [`main`]). A second Ctrl-C exits at once. The signal
+/// handler is installed once; a later call replaces what it cancels.
+pub fn cancel_on_ctrl_c(cancel: impl Fn() + Send + 'static) -> anyhow::Result<()> {
+    static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    if let Ok(mut slot) = ON_CTRL_C.lock() {
+        *slot = Some(Box::new(cancel));
+    }
+    INSTALLED
+        .get_or_init(|| {
+            let pressed = std::sync::atomic::AtomicBool::new(false);
+            ctrlc::set_handler(move || {
+                if pressed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    std::process::exit(EXIT_INTERRUPTED);
+                }
+                if let Ok(slot) = ON_CTRL_C.lock()
+                    && let Some(cancel) = slot.as_ref()
+                {
+                    cancel();
+                }
+            })
+            .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+}
+
 /// Prints `terrasynth: error: <line>` and exits with code 2.
 fn fail(line: &str) -> ! {
     eprintln!("terrasynth: error: {line}");
@@ -78,6 +113,10 @@ fn main() {
         }
     };
     if let Err(err) = run(cli) {
+        if matches!(err.downcast_ref::<terrasynth::Error>(), Some(terrasynth::Error::Cancelled)) {
+            eprintln!("terrasynth: interrupted: stopped before finishing; no partial file was left");
+            std::process::exit(EXIT_INTERRUPTED);
+        }
         // One clear line: the error and its causes, joined.
         let mut line = err.to_string();
         for cause in err.chain().skip(1) {

@@ -116,8 +116,12 @@ pub fn run(args: &TilesArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let t0 = Instant::now();
-    let summary =
-        pool.install(|| write_tiles(&args.out, &plan.world, &plan.layout, &TileOptions::default()))?;
+    // Ctrl-C: tiles in flight stop (their `.partial` folders are removed by the next run),
+    // complete tiles stay, and a rerun completes the set.
+    let opts = pool.install(TileOptions::default);
+    let cancel = opts.progress.clone();
+    crate::cancel_on_ctrl_c(move || cancel.cancel())?;
+    let summary = pool.install(|| write_tiles(&args.out, &plan.world, &plan.layout, &opts))?;
     if !args.quiet {
         let (w, h) = plan.layout.extent();
         eprintln!(

@@ -14,6 +14,14 @@
 //!
 //! Without it, [`is_active`] is false and the pipeline reports no memory figures (`None`).
 //! Cost: two relaxed atomic operations per allocation.
+//!
+//! Resource limits (issue 15 part 2): [`check_alloc`] refuses, before allocating, a buffer
+//! whose size comes from input (an image header, a recipe's map size, an eroder's scratch
+//! buffers) when it is larger than the memory the machine has available ([`available_bytes`]:
+//! `MemAvailable` of `/proc/meminfo` on Linux, capped by the cgroup's `memory.max`; the
+//! environment variable `TERRASYNTH_MEMORY_LIMIT` (bytes, or with a `K`/`M`/`G` suffix)
+//! replaces it). Buffers below [`CHECK_FROM_BYTES`] are not checked, so small maps pay
+//! nothing.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -78,6 +86,96 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 }
 
+/// Buffers smaller than this (64 MiB) are never refused by [`check_alloc`] (nor is the
+/// system asked): their cost is noise next to the process itself.
+pub const CHECK_FROM_BYTES: u64 = 64 << 20;
+
+/// Bytes of memory a new allocation may take on this machine now: `TERRASYNTH_MEMORY_LIMIT`
+/// if set (bytes, or `K`/`M`/`G` binary suffixes), else on Linux the smaller of
+/// `MemAvailable` (`/proc/meminfo`) and the free part of the cgroup v2 limit
+/// (`/sys/fs/cgroup/memory.max` − `memory.current`); `None` when unknown (other systems: no
+/// check).
+pub fn available_bytes() -> Option<u64> {
+    if let Ok(text) = std::env::var("TERRASYNTH_MEMORY_LIMIT") {
+        return parse_bytes(&text);
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+    });
+    let read = |name: &str| -> Option<u64> {
+        std::fs::read_to_string(format!("/sys/fs/cgroup/{name}")).ok()?.trim().parse().ok()
+    };
+    let cgroup = match (read("memory.max"), read("memory.current")) {
+        (Some(max), Some(cur)) => Some(max.saturating_sub(cur)),
+        _ => None,
+    };
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Parses `123`, `64K`, `512M`, `4G` (binary multiples) as bytes.
+fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 10),
+        (i, 'm' | 'M') => (&t[..i], 20),
+        (i, 'g' | 'G') => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// `bytes` in GiB or MiB with one decimal, for error messages.
+pub fn human_bytes(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+/// Refuses, before allocating, `bytes` of buffers for `what` on a `width × height` map when
+/// they exceed [`available_bytes`]: an [`crate::Error::InvalidSize`] naming what, the bytes
+/// needed and the bytes available. Sizes below [`CHECK_FROM_BYTES`] always pass.
+///
+/// ```
+/// use terrasynth::memory::check_alloc;
+/// assert!(check_alloc(513, 513, 513 * 513 * 4, "height grid").is_ok());
+/// // 2^20 × 2^20 cells of f64 scratch: 8 TiB, more than any machine has.
+/// let err = check_alloc(1 << 20, 1 << 20, 8 << 40, "erosion scratch").unwrap_err().to_string();
+/// assert!(err.contains("erosion scratch would take 8192.0 GiB"), "{err}");
+/// ```
+pub fn check_alloc(width: usize, height: usize, bytes: u64, what: &str) -> crate::Result<()> {
+    if bytes < CHECK_FROM_BYTES {
+        return Ok(());
+    }
+    match available_bytes() {
+        Some(avail) if bytes > avail => Err(crate::Error::InvalidSize {
+            width,
+            height,
+            reason: format!(
+                "{what} would take {} but only {} of memory is available on this machine \
+                 (a smaller size fits; TERRASYNTH_MEMORY_LIMIT overrides the figure)",
+                human_bytes(bytes),
+                human_bytes(avail)
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// [`check_alloc`] for `buffers` buffers of `bytes_per_cell` bytes per cell on a
+/// `width × height` map (saturating: absurd sizes are refused, never wrapped).
+pub fn check_cells(width: usize, height: usize, bytes_per_cell: u64, what: &str) -> crate::Result<()> {
+    let bytes = (width as u64).saturating_mul(height as u64).saturating_mul(bytes_per_cell);
+    check_alloc(width, height, bytes, what)
+}
+
 /// Whether [`CountingAlloc`] is the global allocator of this process (it has counted
 /// at least one allocation).
 pub fn is_active() -> bool {
@@ -98,4 +196,41 @@ pub fn reset_peak() {
 /// allocator is not installed.
 pub fn peak_bytes() -> Option<usize> {
     is_active().then(|| PEAK.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_bytes("123"), Some(123));
+        assert_eq!(parse_bytes("64K"), Some(64 << 10));
+        assert_eq!(parse_bytes(" 512m "), Some(512 << 20));
+        assert_eq!(parse_bytes("4G"), Some(4 << 30));
+        assert_eq!(parse_bytes("x"), None);
+        assert_eq!(parse_bytes(""), None);
+        assert_eq!(parse_bytes("99999999999999999999G"), None);
+    }
+
+    #[test]
+    fn small_buffers_are_never_refused_and_huge_ones_are() {
+        assert!(check_alloc(10, 10, CHECK_FROM_BYTES - 1, "x").is_ok());
+        // Every machine this runs on has less than 1 PiB available (or reports nothing).
+        if available_bytes().is_some() {
+            let err = check_cells(1 << 20, 1 << 20, 1 << 10, "test buffers").unwrap_err().to_string();
+            assert!(
+                err.contains("test buffers would take 1048576.0 GiB") && err.contains("available"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn available_memory_is_read_on_linux() {
+        if cfg!(target_os = "linux") && std::env::var_os("TERRASYNTH_MEMORY_LIMIT").is_none() {
+            let a = available_bytes().expect("MemAvailable on Linux");
+            assert!(a > 16 << 20, "{a}");
+        }
+    }
 }

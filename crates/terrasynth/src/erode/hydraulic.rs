@@ -90,6 +90,8 @@ impl HydraulicEroder {
         check_unit("ke", params.ke)?;
         check_unit("kc", params.kc)?;
         check_finite(map)?;
+        // Surface, water, sediment, their next values and two factors: 7 f64 per cell.
+        crate::memory::check_cells(map.width(), map.height(), 56, "hydraulic erosion's buffers")?;
         let n = map.len();
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
         Ok(Self {
@@ -293,6 +295,9 @@ impl HydraulicOlsenEroder {
         check_unit("kc", params.kc)?;
         check_unit("ke", params.ke)?;
         check_finite(map)?;
+        // Surface and water (f64), plus the exchange passes' receivers, wants, capacities and
+        // feeders: 40 bytes per cell.
+        crate::memory::check_cells(map.width(), map.height(), 40, "Olsen erosion's buffers")?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
         let stencil = Stencil::new(topo, params.neighbourhood);
         Ok(Self {

@@ -109,6 +109,8 @@ impl StreamPowerEroder {
         params.check()?;
         check_finite(map)?;
         let (w, h) = (map.width(), map.height());
+        // Heights, areas and the router's queues and receivers: about 40 bytes per cell.
+        crate::memory::check_cells(w, h, 40, "stream power's buffers")?;
         let base = map
             .as_slice()
             .iter()

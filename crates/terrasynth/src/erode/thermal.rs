@@ -83,6 +83,8 @@ impl ThermalEroder {
     pub fn new(map: &Heightmap, params: ThermalParams) -> Result<Self> {
         params.check()?;
         check_finite(map)?;
+        // Surface, next surface and factors: 3 f64 per cell.
+        crate::memory::check_cells(map.width(), map.height(), 24, "thermal erosion's buffers")?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
         let stencil = Stencil::new(topo, params.neighbourhood);
         let surface = to_f64(map);

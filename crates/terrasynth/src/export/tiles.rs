@@ -290,7 +290,7 @@ impl WorldManifest {
             file_names(recipe, layout.engine, true).into_iter().chain(["report.json".to_string()]).collect();
         let cell = recipe.cell_size;
         let range = world.height_range();
-        let name = if recipe.name.is_empty() { "world".to_string() } else { recipe.name.clone() };
+        let name = crate::io::safe_file_stem(&recipe.name, "world");
         let engine = layout.engine.map(|e| EngineTiles {
             engine: e,
             folder: e.name().to_string(),
@@ -484,9 +484,9 @@ fn link_engine_file(
     j: usize,
 ) -> Result<()> {
     let recipe = world.recipe();
-    let name = if recipe.name.is_empty() { "world" } else { recipe.name.as_str() };
+    let name = crate::io::safe_file_stem(&recipe.name, "world");
     let files = file_names(recipe, Some(e), true);
-    let Some((target, source)) = engine_file(e, name, layout, &files, i, j) else {
+    let Some((target, source)) = engine_file(e, &name, layout, &files, i, j) else {
         return Ok(());
     };
     let folder = dir.join(e.name());
@@ -524,6 +524,11 @@ pub fn write_tiles(
     layout: &TileLayout,
     opts: &TileOptions,
 ) -> Result<TilesSummary> {
+    // Each tile in flight holds about a dozen f32 grids of its grown window (pipeline and
+    // export), 48 bytes per cell: refused up front rather than half-way through the set.
+    let side = layout.tile + 2 * super::window::WINDOW_MARGIN;
+    let at_once = opts.concurrent_tiles.max(1) as u64;
+    crate::memory::check_cells(side, side, 48 * at_once, "the tiles computed at once")?;
     write_manifest(dir, world, layout)?;
     let all: Vec<(usize, usize)> = layout.indices().collect();
     let next = AtomicUsize::new(0);

@@ -51,7 +51,7 @@ pub fn check_size<T>(width: usize, height: usize) -> Result<()> {
             MAX_GRID_BYTES >> 30
         ));
     }
-    Ok(())
+    crate::memory::check_alloc(width, height, bytes, "one grid")
 }
 
 fn check_cell_size(cell_size: f64) -> Result<()> {

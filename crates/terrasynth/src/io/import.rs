@@ -47,7 +47,8 @@ step_params! {
             kind: ParamKind::Text,
             default: DefaultValue::Text(""),
             unit: "",
-            doc: "Heightmap file to read (required), relative to the working directory.",
+            doc: "Heightmap file to read (required); a relative path is relative to the recipe or \
+                  project file's folder (the working directory for presets and recipes from text).",
         },
         format: FileFormat = ParamSpec {
             name: "format",

@@ -120,11 +120,45 @@ pub struct ReadOptions {
     pub height: usize,
 }
 
+/// Largest input file read whole (heightmaps, recipes, projects), in bytes: the largest
+/// decoded image, [`MAX_DECODE_BYTES`].
+pub const MAX_INPUT_FILE_BYTES: u64 = MAX_DECODE_BYTES;
+
+/// Reads a whole input file that came from a user (a heightmap, recipe or project), refusing
+/// what is not a regular file (a folder, a FIFO, `/dev/zero`: reading those would block or
+/// never end) or is larger than `max_bytes` or than the memory available
+/// ([`crate::memory::check_alloc`]), before reading it. Errors name the file.
+pub fn read_input_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    // `metadata` (stat) first: opening a FIFO would block until something writes to it.
+    let meta = std::fs::metadata(path).map_err(atomic::io_err(path))?;
+    if !meta.is_file() {
+        return Err(format_err(
+            path,
+            "not a regular file (a folder, device or pipe cannot be read as input)",
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(atomic::io_err(path))?;
+    let len = meta.len();
+    if len > max_bytes {
+        return Err(format_err(path, format!("file too large: {len} bytes, at most {max_bytes} allowed")));
+    }
+    crate::memory::check_alloc(0, 0, len, "reading this file")
+        .map_err(|e| format_err(path, e.to_string()))?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    // `take`: a file that grows while it is read stops at the limit.
+    file.take(max_bytes + 1).read_to_end(&mut bytes).map_err(atomic::io_err(path))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format_err(path, format!("file too large: more than {max_bytes} bytes")));
+    }
+    Ok(bytes)
+}
+
 /// Reads a heightmap file (see the module docs for formats and value ranges). The cell size
-/// of the result is 1 m.
+/// of the result is 1 m. Only regular files are read ([`read_input_file`]).
 pub fn read_heightmap(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<Heightmap> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(atomic::io_err(path))?;
+    let bytes = read_input_file(path, MAX_INPUT_FILE_BYTES)?;
     decode_heightmap(&bytes, path, opts)
 }
 
@@ -153,6 +187,26 @@ pub fn decode_heightmap(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result
         #[allow(unreachable_patterns)]
         other => Err(format_err(path, format!("support for {other:?} was not compiled in (cargo feature)"))),
     }
+}
+
+/// A file name stem made from untrusted text (a recipe's `name`, used in engine file names):
+/// ASCII letters, digits, `-` and `_` are kept, every other character becomes `_`, so the
+/// stem can never name a folder (`/`, `\`), climb out of one (`..`) or hide a file (a
+/// leading `.`); empty text gives `fallback`. At most 64 characters.
+///
+/// ```
+/// use terrasynth::io::safe_file_stem;
+/// assert_eq!(safe_file_stem("world-island", "world"), "world-island");
+/// assert_eq!(safe_file_stem("../../etc/x", "world"), "______etc_x");
+/// assert_eq!(safe_file_stem("", "world"), "world");
+/// ```
+pub fn safe_file_stem(name: &str, fallback: &str) -> String {
+    let stem: String = name
+        .chars()
+        .take(64)
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    if stem.is_empty() { fallback.to_string() } else { stem }
 }
 
 /// Shorthand for [`Error::Format`].
@@ -186,7 +240,9 @@ pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Res
             ),
         ));
     }
-    Ok(())
+    // The decoder's pixel buffer (up to 8 bytes a pixel, RGBA16) and the f32 heights.
+    crate::memory::check_cells(width, height, 12, "decoding this image")
+        .map_err(|e| format_err(path, format!("image too large: {e}")))
 }
 
 /// Bytes of rows computed at once by [`for_row_bands`] (about 4 MiB, at least one row; a few

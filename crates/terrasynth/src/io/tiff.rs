@@ -139,13 +139,21 @@ fn decoder<'a>(bytes: &'a [u8], path: &Path) -> Result<Decoder<Cursor<&'a [u8]>>
 /// Reads the GeoTIFF tags of a file (errors if one of the three is missing).
 pub fn read_geo_tags(path: impl AsRef<Path>) -> Result<GeoTags> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(atomic::io_err(path))?;
-    let mut dec = decoder(&bytes, path)?;
-    let tag = |e: tiff::TiffError| format_err(path, format!("GeoTIFF tag missing or unreadable: {e}"));
-    Ok(GeoTags {
-        pixel_scale: dec.get_tag_f64_vec(Tag::ModelPixelScaleTag).map_err(tag)?,
-        tiepoint: dec.get_tag_f64_vec(Tag::ModelTiepointTag).map_err(tag)?,
-        geo_keys: dec.get_tag_u16_vec(Tag::GeoKeyDirectoryTag).map_err(tag)?,
+    let bytes = super::read_input_file(path, super::MAX_INPUT_FILE_BYTES)?;
+    decode_geo_tags(&bytes, path)
+}
+
+/// Reads the GeoTIFF tags from TIFF bytes in memory (`path` names the file in errors); see
+/// [`read_geo_tags`]. Corrupt tags give [`crate::Error::Format`], never a panic.
+pub fn decode_geo_tags(bytes: &[u8], path: &Path) -> Result<GeoTags> {
+    guard_decoder(path, "TIFF", || {
+        let mut dec = decoder(bytes, path)?;
+        let tag = |e: tiff::TiffError| format_err(path, format!("GeoTIFF tag missing or unreadable: {e}"));
+        Ok(GeoTags {
+            pixel_scale: dec.get_tag_f64_vec(Tag::ModelPixelScaleTag).map_err(tag)?,
+            tiepoint: dec.get_tag_f64_vec(Tag::ModelTiepointTag).map_err(tag)?,
+            geo_keys: dec.get_tag_u16_vec(Tag::GeoKeyDirectoryTag).map_err(tag)?,
+        })
     })
 }
 

@@ -22,6 +22,9 @@ pub const MAX_RECIPE_SIDE: usize = 32_769;
 /// Largest seed a recipe may hold: TOML integers are signed 64-bit, so seeds stop at 2^63 − 1.
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
+/// Largest recipe or project file read, in bytes (64 MiB; presets are a few KiB).
+pub const MAX_RECIPE_FILE_BYTES: u64 = 64 << 20;
+
 /// Default width and height, in cells (Unity's 2^9 + 1).
 pub const DEFAULT_SIDE: usize = 513;
 
@@ -482,18 +485,45 @@ impl Recipe {
         })
     }
 
-    /// Reads a recipe file: JSON if the extension is `.json`, TOML otherwise.
+    /// Reads a recipe file: JSON if the extension is `.json`, TOML otherwise. Only a regular
+    /// file of at most [`MAX_RECIPE_FILE_BYTES`] is read. Relative file paths in the recipe
+    /// (every step's `path`, e.g. `import`'s) are resolved against the recipe file's folder
+    /// ([`Recipe::resolve_paths`]).
     pub fn from_path(path: &Path) -> Result<Self> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        let bytes = crate::io::read_input_file(path, MAX_RECIPE_FILE_BYTES)?;
+        let text = String::from_utf8(bytes).map_err(|e| Error::Format {
+            path: path.to_path_buf(),
+            message: format!("a recipe is UTF-8 text; byte {} is not", e.utf8_error().valid_up_to()),
+        })?;
         let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
         let parsed = if is_json { Self::from_json_str(&text) } else { Self::from_toml_str(&text) };
-        parsed.map_err(|e| match e {
+        let mut recipe = parsed.map_err(|e| match e {
             Error::Syntax { format, line_col, message, .. } => {
                 Error::Syntax { path: Some(path.to_path_buf()), format, line_col, message }
             }
             other => other,
-        })
+        })?;
+        recipe.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        Ok(recipe)
+    }
+
+    /// Makes every relative file path of the steps (each step's `path` parameter: the files a
+    /// recipe reads) absolute against `base`, the folder of the recipe or project file it came
+    /// from (itself made absolute against the working directory), so a shared recipe finds
+    /// the heightmaps shipped beside it wherever it is run from, and a recipe saved again
+    /// elsewhere still names the same files. Absolute paths are kept; `..` and symbolic links
+    /// are left to the operating system (reading follows them: see docs/RECIPES.md, "Files a
+    /// recipe names"). Recipes never name output files.
+    pub fn resolve_paths(&mut self, base: &Path) {
+        let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        for step in &mut self.steps {
+            if let Some(ParamValue::Text(p)) = step.params.get_mut("path")
+                && !p.trim().is_empty()
+                && Path::new(p.as_str()).is_relative()
+            {
+                *p = base.join(p.as_str()).to_string_lossy().into_owned();
+            }
+        }
     }
 
     /// As pretty TOML (steps as `[[steps]]` tables).

@@ -303,10 +303,17 @@ pub fn save_project<V: Serialize>(path: &Path, doc: &Document, view: &V) -> Resu
 
 /// Reads a project file. Errors (with the path) on unreadable files, bad JSON, a wrong format
 /// tag, a newer version, or a recipe that does not validate.
+/// Only a regular file of at most [`crate::recipe::model::MAX_RECIPE_FILE_BYTES`] is read;
+/// relative file paths of its recipe resolve against the project file's folder
+/// ([`Recipe::resolve_paths`]).
 pub fn load_project<V: for<'de> Deserialize<'de>>(path: &Path) -> Result<(Document, Option<V>)> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    parse_project(&text).map_err(|e| Error::recipe(format!("{}: {e}", path.display())))
+    let bytes = crate::io::read_input_file(path, crate::recipe::model::MAX_RECIPE_FILE_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::recipe(format!("{}: not a project file (not UTF-8 text)", path.display())))?;
+    let (mut doc, view) =
+        parse_project(&text).map_err(|e| Error::recipe(format!("{}: {e}", path.display())))?;
+    doc.recipe.resolve_paths(path.parent().unwrap_or(Path::new("")));
+    Ok((doc, view))
 }
 
 /// Parses the text of a project file (see [`load_project`]).
