@@ -21,6 +21,9 @@ saver=$(pwd)/target/debug/examples/project_save_loop
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Whether process $1 still runs (a finished, unreaped one is a zombie, state Z).
+running() { [ -e "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat")" != Z ]; }
+
 # A random delay in [0, $1) milliseconds, as seconds for sleep.
 rand_delay() { python3 -c "import random,sys; print(random.uniform(0, $1) / 1000)"; }
 
@@ -60,13 +63,14 @@ t0=$(date +%s%N)
 gen 8 "$work/new" >/dev/null
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 gen 9 "$work/old" >/dev/null
-g_old=0; g_new=0; g_tmp=0
+g_old=0; g_new=0; g_tmp=0; g_landed=0
 for i in $(seq "$trials"); do
   d="$work/g"; rm -rf "$d"; cp -r "$work/old" "$d"
-  gen 8 "$d" >/dev/null 2>&1 &
+  # Not through `gen`: a backgrounded function is a subshell, and SIGKILL would miss the binary.
+  "$bin" generate --quiet --preset eroded-island --size 129 --threads 2 --seed 8 --out "$d" >/dev/null 2>&1 &
   pid=$!
   sleep "$(rand_delay $((ms * 12 / 10)))"
-  kill -KILL "$pid" 2>/dev/null || true
+  running "$pid" && kill -KILL "$pid" 2>/dev/null && g_landed=$((g_landed + 1))
   wait "$pid" 2>/dev/null || true
   read -r _ o n t < <(check_generate_dir "$d" "$work/old" "$work/new" 8) || { echo "generate trial $i FAILED" >&2; exit 1; }
   g_old=$((g_old + o)); g_new=$((g_new + n)); g_tmp=$((g_tmp + t))
@@ -76,10 +80,10 @@ gen 8 "$d" >/dev/null
 left=$(find "$d" -name '.*.tmp-*' | wc -l)
 read -r _ o n t < <(check_generate_dir "$d" "$work/old" "$work/new" 8)
 [ "$o" = 0 ] && [ "$left" = 0 ] || { echo "generate rerun left $o old files, $left temp files" >&2; exit 1; }
-echo "generate: $trials kills over ${ms} ms runs: every file old or new ($g_old old, $g_new new, $g_tmp hidden temp files of the killed writes); rerun complete, temps removed"
+echo "generate: $trials kills ($g_landed while it ran) over ${ms} ms runs: every file old or new ($g_old old, $g_new new, $g_tmp hidden temp files of the killed writes); rerun complete, temps removed"
 
 # --- tiles ------------------------------------------------------------------------------------
-tiles() { "$bin" tiles --quiet --preset world --tiles 3x2 --tile 33 --threads 2 --out "$1"; }
+tiles() { "$bin" tiles --quiet --preset world --tiles 3x2 --tile 129 --threads 2 --out "$1"; }
 t0=$(date +%s%N)
 tiles "$work/tref" >/dev/null
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -107,13 +111,13 @@ check_tiles_dir() { # every file of a complete tile and world.json equals the re
   done
   return $bad
 }
-k_tiles=0; k_partial=0
+k_tiles=0; k_partial=0; t_landed=0
 for i in $(seq "$trials"); do
   d="$work/t"; rm -rf "$d"
-  tiles "$d" >/dev/null 2>&1 &
+  "$bin" tiles --quiet --preset world --tiles 3x2 --tile 129 --threads 2 --out "$d" >/dev/null 2>&1 &
   pid=$!
   sleep "$(rand_delay $((ms * 12 / 10)))"
-  kill -KILL "$pid" 2>/dev/null || true
+  running "$pid" && kill -KILL "$pid" 2>/dev/null && t_landed=$((t_landed + 1))
   wait "$pid" 2>/dev/null || true
   check_tiles_dir "$d" || { echo "tiles trial $i FAILED" >&2; exit 1; }
   k_tiles=$((k_tiles + $(find "$d" -maxdepth 1 -name 'x*_y*' -type d 2>/dev/null | wc -l)))
@@ -124,7 +128,7 @@ for i in $(seq "$trials"); do
   [ "$(find "$d" -maxdepth 1 -name 'x*_y*' -type d | wc -l)" = 6 ] || { echo "tiles rerun $i incomplete" >&2; exit 1; }
   [ -z "$(find "$d" -maxdepth 1 -name '.x*.partial')" ] || { echo "tiles rerun $i left partial tiles" >&2; exit 1; }
 done
-echo "tiles: $trials kills over ${ms} ms runs: $k_tiles complete tiles kept (all equal to the reference), $k_partial partial tile folders (hidden, removed by the rerun); every rerun completed the 6 tiles"
+echo "tiles: $trials kills ($t_landed while it ran) over ${ms} ms runs: $k_tiles complete tiles kept (all equal to the reference), $k_partial partial tile folders (hidden, removed by the rerun); every rerun completed the 6 tiles"
 
 # --- project save (the editor's Save and recovery file) -------------------------------------
 p="$work/p.tsproj"
