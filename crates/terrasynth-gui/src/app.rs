@@ -46,6 +46,8 @@ pub struct TerrainApp {
     /// The world view opened from the World menu, shown instead of the editor until "Back to
     /// the editor" (the project stays as it was).
     world: Option<crate::world_view::WorldApp>,
+    /// The start screen, shown instead of the editor until its Generate is pressed.
+    start: Option<crate::start::StartScreen>,
 }
 
 impl Deref for TerrainApp {
@@ -71,14 +73,16 @@ impl TerrainApp {
     /// The app with explicit options (tests turn off the recovery file).
     pub fn with_options(cc: &eframe::CreationContext<'_>, options: AppOptions) -> Self {
         let ctx = cc.egui_ctx.clone();
+        let start = options.start_screen.then(crate::start::StartScreen::default);
         let editor = Editor::new(options, Some(Arc::new(move || ctx.request_repaint())));
         Self {
             editor,
             top_bar: TopBar::default(),
             world: None,
+            start,
             recipe: RecipePanel,
             steps: StepsPanel::default(),
-            brush: BrushPanel,
+            brush: BrushPanel::default(),
             erosion: ErosionPanel,
             map: MapView::default(),
             view3d: View3dPanel::new(cc.wgpu_render_state.as_ref().map(View3dGpu::new)),
@@ -123,6 +127,11 @@ impl TerrainApp {
             Ok(world) => self.world = Some(crate::world_view::WorldApp::new(world, name)),
             Err(e) => self.editor.report_error(format!("cannot open world `{name}`: {e}")),
         }
+    }
+
+    /// Whether the start screen is shown.
+    pub fn showing_start_screen(&self) -> bool {
+        self.start.is_some()
     }
 
     /// Whether the world view is shown.
@@ -179,6 +188,19 @@ impl eframe::App for TerrainApp {
             }
             return;
         }
+        if let Some(start) = &mut self.start {
+            let mut go = false;
+            egui::CentralPanel::default().show(ui, |ui| go = start.ui(ui, &mut self.editor));
+            self.dialogs.ui(&ctx, &mut self.editor);
+            if go {
+                self.start = None;
+            }
+            let idle = !ctx.input(|i| i.pointer.any_down()) && ctx.memory(|m| m.focused().is_none());
+            if self.editor.end_frame(idle) {
+                ctx.request_repaint_after(Duration::from_millis(50));
+            }
+            return;
+        }
         let Self {
             editor, top_bar, recipe, steps, brush, erosion, map, view3d, status, help, dialogs, ..
         } = self;
@@ -201,11 +223,15 @@ impl eframe::App for TerrainApp {
             });
         });
         if editor.view.show_help {
-            egui::Panel::right("help-panel").resizable(true).default_size(280.0).show(ui, |ui| help.ui(ui));
+            egui::Panel::right("help-panel")
+                .resizable(true)
+                .default_size(280.0)
+                .show(ui, |ui| help.ui(ui, editor.view.tool));
         }
         egui::CentralPanel::default()
             .show(ui, |ui| if editor.view.show_3d { view3d.ui(ui, editor) } else { map.ui(ui, editor) });
         dialogs.ui(&ctx, editor);
+        brush.gallery.ui(&ctx, editor);
         // A parameter change regenerates at once (preview first); it becomes one undo step when
         // the pointer is released and no field has focus.
         let idle = !ctx.input(|i| i.pointer.any_down()) && ctx.memory(|m| m.focused().is_none());

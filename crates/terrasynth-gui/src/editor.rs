@@ -160,6 +160,8 @@ pub struct Editor {
     pub last_generation_s: Option<f64>,
     /// The erosion panel's step, iterations and last ε.
     pub erosion: ErosionSettings,
+    /// Mask painting and the mask overlay ([`crate::mask_paint`]).
+    pub mask: crate::mask_paint::MaskPaint,
     options: AppOptions,
     committed: Document,
     requested: Option<Recipe>,
@@ -217,6 +219,7 @@ impl Editor {
             exported: Vec::new(),
             last_generation_s: None,
             erosion: ErosionSettings::new(DEFAULT_EROSION),
+            mask: Default::default(),
             requested: None,
             map_gen: 0,
             version: 0,
@@ -554,7 +557,7 @@ impl Editor {
         }
         let map = Some([t.height.width(), t.height.height()]);
         self.commit();
-        let op = EditOp::RiverSource { x, y, map, mode: Default::default() };
+        let op = EditOp::RiverSource { x, y, map, mode: self.view.river_mode };
         self.doc.edits.push(op.clone());
         self.committed = self.doc.clone();
         self.history.push(Action::Source { op });
@@ -961,7 +964,7 @@ impl Editor {
             && let Some(t) = &self.terrain
         {
             self.water_pending = Some(self.version);
-            self.worker.start_water(self.version, t.clone(), self.doc.sources());
+            self.worker.start_water(self.version, t.clone(), self.doc.sources_with_modes());
         }
     }
 

@@ -16,14 +16,14 @@ use terrasynth::recipe::{Pipeline, RunOutput, registry};
 use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
 
-use crate::document::{Document, place_rivers, save_project};
+use crate::document::{Document, place_rivers_with, save_project};
 
 /// Writes every output of `doc.recipe.exports` for `terrain` into `dir` (created if missing),
 /// then report.json, `recipe.toml` and `project.tsproj`; returns the file names written.
 pub fn export(doc: &Document, terrain: &Terrain, dir: &Path) -> Result<Vec<String>> {
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
     let mut terrain = terrain.clone();
-    place_rivers(&mut terrain, &doc.sources())?;
+    place_rivers_with(&mut terrain, &doc.sources_with_modes())?;
     let run = RunOutput { terrain, timings: Vec::new(), seconds: 0.0, peak_bytes: None };
     let opts = ExportOptions { threads: rayon::current_num_threads(), ..ExportOptions::default() };
     let report = write(dir, &run, &pipeline, &opts)?;

@@ -14,6 +14,7 @@
 //! - [`maprender`]: 2D view colours per cell (the library's palette and hillshade);
 //!   [`view3d`]: camera, LOD mesh, software rasteriser; [`view3d_gpu`]: the wgpu renderer of
 //!   the 3D view.
+//! - [`mask_paint`]: the Paint mask brush and the mask overlay (step masks).
 //! - [`water`]: lakes, rivers from sources, flow accumulation; [`export`]: output files.
 //! - [`mod@bench`]: the `--bench-ui` measurements.
 //! - [`world_view`]: `--world PRESET`, an endless world panned and zoomed without edges, made
@@ -26,8 +27,10 @@ pub mod editor;
 pub mod export;
 pub mod limits;
 pub mod maprender;
+pub mod mask_paint;
 pub mod panels;
 pub mod settings;
+pub mod start;
 pub mod view3d;
 pub mod view3d_gpu;
 pub mod water;

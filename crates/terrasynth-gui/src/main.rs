@@ -53,7 +53,14 @@ fn main() -> eframe::Result<()> {
         "terrasynth",
         options,
         Box::new(move |cc| {
-            let options = AppOptions { open_at_start: project.map(Into::into), ..AppOptions::default() };
+            // Without a project the editor opens on the start screen (seed 004 §11), which
+            // generates when its Generate button is pressed.
+            let options = AppOptions {
+                start_screen: project.is_none(),
+                generate_at_start: project.is_some(),
+                open_at_start: project.map(Into::into),
+                ..AppOptions::default()
+            };
             let mut app = TerrainApp::with_options(cc, options);
             if let Some(name) = preset {
                 app.load_preset(&name);

@@ -20,6 +20,8 @@ pub enum Tool {
     Terraform,
     /// Click to place river sources.
     River,
+    /// Paint a mask of the recipe (the step masks' `painted` masks).
+    Mask,
 }
 
 /// What the 2D view shows.
@@ -114,10 +116,14 @@ pub struct ViewSettings {
     pub tool: Tool,
     /// Brush of the terraform tool.
     pub brush: BrushSettings,
+    /// Brush of the Paint mask tool.
+    pub mask_brush: crate::mask_paint::MaskBrush,
     /// Keep the seed when a preset is loaded, and disable "Random".
     pub seed_locked: bool,
     /// Show the help panel.
     pub show_help: bool,
+    /// How the river tool traces a new source (seed 004 §9 v1, v2, or the filled surface).
+    pub river_mode: terrasynth::hydro::RiverMode,
 }
 
 impl Default for ViewSettings {
@@ -130,8 +136,10 @@ impl Default for ViewSettings {
             camera: Camera::default(),
             tool: Tool::Inspect,
             brush: BrushSettings { mode: BrushMode::Raise, radius: 24.0, strength: 0.01 },
+            mask_brush: Default::default(),
             seed_locked: false,
             show_help: true,
+            river_mode: terrasynth::hydro::RiverMode::Filled,
         }
     }
 }
@@ -150,6 +158,9 @@ pub struct AppOptions {
     pub open_at_start: Option<PathBuf>,
     /// Where the recent-files list is kept (None: only in memory).
     pub recent_path: Option<PathBuf>,
+    /// Open on the start screen (seed 004 §11: the parameters and a Generate button) instead of
+    /// the editor. The binary sets it when no project is given; tests leave it off.
+    pub start_screen: bool,
 }
 
 impl Default for AppOptions {
@@ -164,6 +175,7 @@ impl Default for AppOptions {
             recovery_interval: Duration::from_secs(30),
             generate_at_start: true,
             open_at_start: None,
+            start_screen: false,
         }
     }
 }
@@ -181,7 +193,13 @@ mod tests {
             show_3d: true,
             camera: Camera { yaw: 0.3, detail: 512, ..Camera::default() },
             tool: Tool::Terraform,
+            river_mode: terrasynth::hydro::RiverMode::BacktrackV2,
             brush: BrushSettings { mode: BrushMode::Smooth, radius: 7.5, strength: 0.25 },
+            mask_brush: crate::mask_paint::MaskBrush {
+                name: "valley".into(),
+                erase: true,
+                ..Default::default()
+            },
             seed_locked: true,
             show_help: false,
         };

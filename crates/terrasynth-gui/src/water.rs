@@ -1,11 +1,12 @@
 //! Water layers the 2D view draws: the lakes, rivers and D8 flow accumulation that the export
 //! writes (built by the library's one hydrology layer builder, `terrasynth::hydro::WaterLayers`,
 //! the same call `water.png`, `flow.png` and `rivers.geojson` come from), including the rivers
-//! traced from the user's sources ([`place_rivers`], as the export traces them). Recomputed off
+//! traced from the user's sources ([`place_rivers_with`], as the export traces them). Recomputed off
 //! the UI thread after every edit.
 
+use terrasynth::hydro::RiverMode;
 use terrasynth::hydro::{HydroLayers, River, WaterLayers};
-use terrasynth::recipe::project::place_rivers;
+use terrasynth::recipe::project::place_rivers_with;
 use terrasynth::render::water::stamp_rivers;
 use terrasynth::step::Terrain;
 use terrasynth::{Grid, Heightmap, Result};
@@ -34,12 +35,12 @@ pub struct Water {
 }
 
 impl Water {
-    /// Traces a river from each source ([`place_rivers`]: D8 steepest descent on the filled
-    /// surface, crossing lakes, to the sea, the edge or the recipe's own river network) and
+    /// Traces a river from each source by its mode ([`place_rivers_with`]: the seed's walk v1,
+    /// its backtracking v2, or D8 descent on the filled surface) and
     /// builds the export's hydrology layers of the result ([`WaterLayers::build`]).
-    pub fn compute(terrain: &Terrain, sources: &[(usize, usize)]) -> Result<Self> {
+    pub fn compute(terrain: &Terrain, sources: &[((usize, usize), RiverMode)]) -> Result<Self> {
         let mut terrain = terrain.clone();
-        place_rivers(&mut terrain, sources)?;
+        place_rivers_with(&mut terrain, sources)?;
         let terrain = &terrain;
         let map = &terrain.height;
         let (w, h, cs) = (map.width(), map.height(), map.cell_size());

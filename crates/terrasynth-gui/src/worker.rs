@@ -221,7 +221,12 @@ impl Worker {
     }
 
     /// Computes water layers of `map` on a thread.
-    pub fn start_water(&mut self, map_gen: u64, terrain: Terrain, sources: Vec<(usize, usize)>) {
+    pub fn start_water(
+        &mut self,
+        map_gen: u64,
+        terrain: Terrain,
+        sources: Vec<((usize, usize), terrasynth::hydro::RiverMode)>,
+    ) {
         self.water_running += 1;
         let tx = self.tx.clone();
         let waker = self.waker.clone();

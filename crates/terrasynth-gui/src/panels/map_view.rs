@@ -17,6 +17,8 @@ pub struct MapView {
     pub hover_cell: Option<(usize, usize)>,
     /// Where the map was drawn last frame (screen rect of the whole map) and points per cell.
     pub map_screen: Option<(Rect, f32)>,
+    /// The mask overlay's texture and the mask version it shows.
+    mask_texture: Option<(TextureHandle, u64)>,
 }
 
 impl MapView {
@@ -108,6 +110,9 @@ impl MapView {
                 Color32::WHITE,
             );
         }
+        self.mask_overlay_ui(ui.ctx(), &painter, img_rect, editor);
+        let t = editor.terrain.as_ref().expect("checked above");
+        let view = &mut editor.view;
         // Rivers from sources.
         if let Some(water) = &editor.water
             && water.lake_labels.same_size(&t.height)
@@ -135,8 +140,13 @@ impl MapView {
             if c[0] >= 0.0 && c[1] >= 0.0 && c[0] < w as f64 && c[1] < h as f64 {
                 self.hover_cell = Some((c[0] as usize, c[1] as usize));
             }
-            if view.tool == Tool::Terraform {
-                let r = view.brush.radius as f32 * scale;
+            let radius = match view.tool {
+                Tool::Terraform => Some(view.brush.radius),
+                Tool::Mask => Some(view.mask_brush.radius),
+                _ => None,
+            };
+            if let Some(radius) = radius {
+                let r = radius as f32 * scale;
                 painter.circle_stroke(p, r, LineStroke::new(1.5, Color32::WHITE));
                 painter.circle_stroke(p, r + 1.5, LineStroke::new(1.0, Color32::BLACK));
             }
@@ -162,20 +172,27 @@ impl MapView {
                     pan(&mut editor.view);
                 }
             }
-            Tool::Terraform => {
+            tool @ (Tool::Terraform | Tool::Mask) => {
+                // The terrain brush or the mask brush: the same gestures.
+                let mask = tool == Tool::Mask;
+                let to = |editor: &mut Editor, c: [f64; 2]| {
+                    if mask { editor.mask_stroke_to(c) } else { editor.stroke_to(c) }
+                };
+                let end =
+                    |editor: &mut Editor| if mask { editor.end_mask_stroke() } else { editor.end_stroke() };
                 if (response.dragged_by(egui::PointerButton::Primary)
                     || response.drag_started_by(egui::PointerButton::Primary))
                     && let Some(p) = pointer
                 {
-                    editor.stroke_to(to_cell(p));
+                    to(editor, to_cell(p));
                 } else if response.clicked()
                     && let Some(p) = pointer
                 {
-                    editor.stroke_to(to_cell(p));
-                    editor.end_stroke();
+                    to(editor, to_cell(p));
+                    end(editor);
                 }
                 if response.drag_stopped() {
-                    editor.end_stroke();
+                    end(editor);
                 }
                 if response.dragged_by(egui::PointerButton::Secondary) {
                     pan(&mut editor.view);
@@ -194,6 +211,54 @@ impl MapView {
                     pan(&mut editor.view);
                 }
             }
+        }
+    }
+}
+
+impl MapView {
+    /// Draws the mask overlay (the painted mask while painting it, or a step's mask with its
+    /// "Show mask" on) over the map: magenta, as opaque as the weight (at most 60 %).
+    fn mask_overlay_ui(
+        &mut self,
+        ctx: &egui::Context,
+        painter: &egui::Painter,
+        img_rect: Rect,
+        editor: &mut Editor,
+    ) {
+        if editor.mask_overlay().is_none() {
+            self.mask_texture = None;
+            return;
+        }
+        // Read after the overlay is brought up to date (that may bump it).
+        let version = editor.mask.version;
+        let Some(grid) = editor.mask_overlay() else { return };
+        let size = [grid.width(), grid.height()];
+        let stale = self.mask_texture.as_ref().is_none_or(|(t, v)| *v != version || t.size() != size);
+        if stale {
+            let pixels: Vec<Color32> = grid
+                .as_slice()
+                .iter()
+                .map(|&w| Color32::from_rgba_unmultiplied(255, 40, 200, (w.clamp(0.0, 1.0) * 150.0) as u8))
+                .collect();
+            let img = egui::ColorImage::new(size, pixels);
+            match &mut self.mask_texture {
+                Some((tex, v)) if tex.size() == size => {
+                    tex.set(img, egui::TextureOptions::NEAREST);
+                    *v = version;
+                }
+                _ => {
+                    let tex = ctx.load_texture("mask-overlay", img, egui::TextureOptions::NEAREST);
+                    self.mask_texture = Some((tex, version));
+                }
+            }
+        }
+        if let Some((tex, _)) = &self.mask_texture {
+            painter.image(
+                tex.id(),
+                img_rect,
+                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
+                Color32::WHITE,
+            );
         }
     }
 }

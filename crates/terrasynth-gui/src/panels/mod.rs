@@ -10,8 +10,10 @@ mod entry;
 mod erosion;
 mod file_browser;
 mod map_view;
+mod mask;
 mod params;
 mod recipe;
+mod rivers;
 mod steps;
 mod view_3d;
 
@@ -23,6 +25,7 @@ pub use file_browser::{FileBrowser, Outcome, Purpose};
 pub use map_view::MapView;
 pub use params::{param_tooltip, params_ui};
 pub use recipe::RecipePanel;
+pub use rivers::{RIVER_MODES, RiverGallery, river_mode_ui};
 pub use steps::StepsPanel;
 pub use view_3d::View3dPanel;
 
@@ -218,13 +221,37 @@ impl StatusBar {
 pub struct HelpPanel;
 
 impl HelpPanel {
-    /// Draws the help text.
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
+    /// Draws the help text, the active tool's paragraph first (seed 004 §11: the frame under the
+    /// mode buttons explains the mode in use).
+    pub fn ui(&mut self, ui: &mut egui::Ui, tool: Tool) {
+        let active = help_for(tool);
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading("Help");
-            ui.label(HELP_TEXT);
+            ui.group(|ui| {
+                ui.strong(format!("Now: {}", tool_name(tool)));
+                ui.label(active);
+            });
+            for p in HELP_TEXT.split("\n\n").filter(|p| *p != active) {
+                ui.label(p);
+            }
         });
     }
+}
+
+/// The mode name of `tool`, as its help paragraph begins.
+pub fn tool_name(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Inspect => "Inspect",
+        Tool::Terraform => "Terraform",
+        Tool::River => "Rivers",
+        Tool::Mask => "Masks",
+    }
+}
+
+/// The paragraph of [`HELP_TEXT`] on `tool`.
+pub fn help_for(tool: Tool) -> &'static str {
+    let name = tool_name(tool);
+    HELP_TEXT.split("\n\n").find(|p| p.starts_with(name)).unwrap_or("")
 }
 
 /// The help panel's text: one paragraph per mode.
@@ -244,8 +271,15 @@ Terraform: drag on the map to paint. Raise and Lower add or remove height, Flatt
 towards the mean, Smooth blurs. Radius and strength are on the left; the white circle is the \
 brush. Right-drag pans.
 
-Rivers: click on land to place a source; the river follows the steepest descent to the sea, \
-crossing lakes. Rivers and lakes are recomputed after every edit (Water view shows lakes).
+Masks: a shaping or erosion step's Mask section limits it to a height range, a slope range or a \
+painted mask (Paint mask, then drag on the map; Show mask tints where the step applies).
+
+Rivers: click on land to place a source, traced by the mode chosen on the left: Walk v1 (seed \
+004 §9: lowest neighbour not yet in the river, uphill if it must; stops at the sea or when \
+surrounded by its own cells), Backtrack v2 (the same, stepping back around the lakes it makes, so \
+it always reaches the sea), or Filled surface (steepest descent on the filled terrain, crossing \
+lakes: the default). 'Compare the modes…' shows all three on this map. Rivers and lakes are \
+recomputed after every edit (Water view shows lakes).
 
 Erosion: pick an erosion, set the iterations and press Run erosion; ε (the erosion score) is \
 shown before and after.

@@ -203,7 +203,20 @@ mod tests {
         assert!(!widgets.contains(&"noise"));
         assert!(noise.params.iter().filter(|s| shown(s)).all(|s| s.kind != ParamKind::Text));
         let optional: Vec<_> = noise.params.iter().filter(|s| s.optional()).map(|s| s.name).collect();
-        assert_eq!(optional, ["h", "mf-offset", "gain", "period", "feature-size-m"]);
+        assert_eq!(
+            optional,
+            [
+                "h",
+                "mf-offset",
+                "gain",
+                "period",
+                "feature-size-m",
+                "scale-x",
+                "scale-y",
+                "offset-x",
+                "offset-y"
+            ]
+        );
         for spec in noise.params.iter().filter(|s| s.optional()) {
             assert!(param_tooltip(spec).ends_with("default auto (absent)"), "{}", param_tooltip(spec));
             // Unticking "auto" gives the range's lower end, which the spec accepts.

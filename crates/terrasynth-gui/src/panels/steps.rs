@@ -6,6 +6,7 @@ use terrasynth::recipe::{StepEntry, registry};
 use terrasynth::step::Category;
 
 use super::file_browser::{FileBrowser, Outcome, Purpose};
+use super::mask::mask_ui;
 use super::params::params_ui;
 use crate::editor::Editor;
 
@@ -29,6 +30,8 @@ impl StepsPanel {
         ui.heading("Steps").on_hover_text("The recipe: steps run top to bottom.");
         let reg = registry();
         let steps = &mut editor.doc.recipe.steps;
+        let masks = &mut editor.doc.recipe.masks;
+        let (showing, mut mask_request) = (editor.mask.show_step, None);
         let mut remove = None;
         let mut swap = None;
         let n = steps.len();
@@ -80,11 +83,26 @@ impl StepsPanel {
                             let start = std::path::PathBuf::from(current);
                             *browser = Some((i, name, FileBrowser::new(Purpose::ImportFile, &start)));
                         }
+                        if matches!(info.category, Category::Shape | Category::Erode) {
+                            let r = mask_ui(ui, entry, i, masks, showing == Some(i));
+                            if r.paint.is_some() || r.show.is_some() {
+                                mask_request = Some((i, r));
+                            }
+                        }
                     }
                     None => {
                         ui.colored_label(Color32::RED, format!("unknown step type `{}`", entry.kind));
                     }
                 });
+        }
+        if let Some((i, r)) = mask_request {
+            if let Some(name) = r.paint {
+                editor.view.tool = crate::settings::Tool::Mask;
+                editor.view.mask_brush.name = name;
+            }
+            if let Some(show) = r.show {
+                editor.mask.show_step = show.then_some(i);
+            }
         }
         if let Some(id) = toggle
             && let Some(mut state) = egui::collapsing_header::CollapsingState::load(ui.ctx(), id)

@@ -166,6 +166,7 @@ fn recovery_spec(dir: &Path, interval: Duration) -> (HarnessSpec, PathBuf) {
         generate_at_start: false,
         open_at_start: None,
         recent_path: None,
+        start_screen: false,
     };
     (HarnessSpec { options, ..HarnessSpec::default() }, path)
 }

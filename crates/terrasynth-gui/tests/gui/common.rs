@@ -20,6 +20,8 @@ pub fn test_options() -> AppOptions {
         generate_at_start: false,
         open_at_start: None,
         recent_path: None,
+        // The editor itself: the start screen has its own tests (start_screen.rs).
+        start_screen: false,
     }
 }
 

@@ -5,6 +5,8 @@
 //! - `snapshots`: the window rendered with wgpu (software Vulkan on CI) compared with the PNGs
 //!   in `tests/snapshots/` (thresholds in `kittest.toml`).
 //! - `close_recovery`: the close prompt and the periodic recovery file.
+//! - `masks`: the Mask section of a step and the Paint mask brush.
+//! - `start_screen`: the start screen, the help panel per mode, the river modes and gallery.
 
 mod app;
 mod close_recovery;
@@ -12,5 +14,7 @@ mod common;
 mod controls;
 mod edits;
 mod fields;
+mod masks;
 mod project;
 mod snapshots;
+mod start_screen;

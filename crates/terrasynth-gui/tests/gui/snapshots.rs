@@ -40,6 +40,22 @@ fn snapshot_start_screen() {
     h.snapshot("start_screen");
 }
 
+/// The start screen itself (seed 004 §11): what `terrasynth-gui` opens on without a project.
+/// (`snapshot_start_screen` above is the editor as it looks after the first Generate.)
+#[test]
+fn snapshot_start_page() {
+    let mut h = harness(HarnessSpec {
+        size: egui::vec2(1200.0, 760.0),
+        side: SNAP_SIDE,
+        wgpu: true,
+        options: terrasynth_gui::AppOptions { start_screen: true, ..test_options() },
+    });
+    assert!(h.state().showing_start_screen());
+    h.state_mut().doc.recipe.seed = 7;
+    h.step();
+    h.snapshot("start_page");
+}
+
 #[test]
 fn snapshot_shaded_view_with_rivers() {
     let mut h = snapshot_harness();

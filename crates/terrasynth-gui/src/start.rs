@@ -1,0 +1,122 @@
+//! The start screen (seed 004 §11, Fig. 10a): what the first page of the seed's program shows —
+//! the current generation parameters (here the preset, seed, size and the parameters each step
+//! of the recipe sets), a Generate button, and one line per mode on what it lets you do. Pressing
+//! Generate opens the editor, which shows its loading message while the map is made.
+
+use eframe::egui;
+use terrasynth::recipe::presets;
+
+use crate::editor::Editor;
+use crate::panels::{HELP_TEXT, tool_name};
+use crate::settings::Tool;
+
+/// One line per mode: what you can do there.
+pub const WHAT_YOU_CAN_DO: [(&str, &str); 5] = [
+    ("Generate", "pick a preset, a seed and a size, edit any step's parameters, and regenerate."),
+    ("Inspect", "pan and zoom the map and read the height and slope under the cursor; view it in 3D."),
+    ("Terraform", "raise, lower, flatten or smooth the terrain with a brush."),
+    ("Rivers", "place river sources; each river walks by the seed's v1, v2 or the filled surface."),
+    ("Erosion", "run thermal, hydraulic, droplet or stream-power erosion and read the erosion score."),
+];
+
+/// The start screen's state: none beyond the model (the fields edit the document directly).
+#[derive(Default)]
+pub struct StartScreen;
+
+impl StartScreen {
+    /// Draws the screen; returns true when Generate was pressed (the app then shows the
+    /// editor).
+    pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) -> bool {
+        let mut go = false;
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            ui.vertical_centered(|ui| {
+                ui.add_space(16.0);
+                ui.heading("terrasynth: procedural terrain");
+                ui.label(
+                    "These are the parameters of the next map. Change any of them, then press Generate.",
+                );
+                ui.add_space(8.0);
+            });
+            ui.horizontal(|ui| {
+                ui.label("Preset");
+                let current = editor.doc.recipe.name.clone();
+                let mut chosen = None;
+                egui::ComboBox::from_id_salt("start-preset").selected_text(current.as_str()).show_ui(
+                    ui,
+                    |ui| {
+                        for p in presets().iter().filter(|p| p.recipe().is_ok_and(|r| !r.is_world())) {
+                            let doc = p.recipe().map(|r| r.description).unwrap_or_default();
+                            if ui.selectable_label(p.name == current, p.name).on_hover_text(doc).clicked() {
+                                chosen = Some(p.name);
+                            }
+                        }
+                    },
+                );
+                if let Some(name) = chosen {
+                    editor.load_preset(name);
+                }
+            });
+            let recipe = &mut editor.doc.recipe;
+            ui.horizontal(|ui| {
+                ui.label("Seed").on_hover_text("The same seed always gives the same terrain.");
+                ui.add(egui::DragValue::new(&mut recipe.seed).speed(1.0));
+                ui.label("Size");
+                let mut side = recipe.width as u32;
+                if ui.add(egui::DragValue::new(&mut side).range(2..=4097).suffix(" cells")).changed() {
+                    recipe.width = side as usize;
+                    recipe.height = side as usize;
+                }
+                ui.label(format!("({} × {} cells of {} m)", recipe.width, recipe.height, recipe.cell_size));
+            });
+            ui.add_space(6.0);
+            ui.strong("Main parameters of the recipe");
+            egui::Grid::new("start-params").striped(true).show(ui, |ui| {
+                for (k, step) in recipe.steps.iter().enumerate() {
+                    ui.label(format!("{}. {}", k + 1, step.kind));
+                    let set: Vec<String> =
+                        step.params.iter().map(|(key, v)| format!("{key} = {}", value(v))).collect();
+                    ui.label(if set.is_empty() { "(defaults)".to_string() } else { set.join(", ") });
+                    ui.end_row();
+                }
+            });
+            ui.add_space(10.0);
+            ui.vertical_centered(|ui| {
+                let busy = editor.is_busy();
+                if ui
+                    .add_enabled(!busy, egui::Button::new(egui::RichText::new("Generate").heading()))
+                    .on_hover_text("Make the map and open the editor.")
+                    .on_disabled_hover_text("A map is being generated: wait a moment.")
+                    .clicked()
+                {
+                    editor.commit();
+                    editor.generate(true);
+                    go = true;
+                }
+            });
+            ui.add_space(10.0);
+            ui.strong("What you can do");
+            for (mode, line) in WHAT_YOU_CAN_DO {
+                ui.label(format!("{mode}: {line}"));
+            }
+            // The lines name the modes the help panel explains.
+            debug_assert!(
+                [Tool::Inspect, Tool::Terraform, Tool::River]
+                    .iter()
+                    .all(|t| HELP_TEXT.contains(tool_name(*t)))
+            );
+        });
+        go
+    }
+}
+
+/// A parameter value as the recipe file writes it.
+fn value(v: &terrasynth::step::ParamValue) -> String {
+    use terrasynth::step::ParamValue;
+    match v {
+        ParamValue::Number(n) => format!("{n}"),
+        ParamValue::Bool(b) => format!("{b}"),
+        ParamValue::Text(t) => format!("\"{t}\""),
+        ParamValue::List(l) => format!("{l:?}"),
+        ParamValue::Absent => "auto".into(),
+    }
+}

@@ -1,0 +1,88 @@
+//! The start screen (seed 004 §11), the help panel following the active mode, and the river
+//! tool's modes and gallery (seed 004 §9; issue 14 parts 1 and 5).
+
+use eframe::egui;
+use egui_kittest::kittest::Queryable;
+use terrasynth::hydro::RiverMode;
+use terrasynth_gui::document::EditOp;
+
+use crate::common::{HarnessSpec, click_label, harness, highest_cell, test_options, wait_idle};
+
+fn start_options() -> terrasynth_gui::AppOptions {
+    terrasynth_gui::AppOptions { start_screen: true, ..test_options() }
+}
+
+#[test]
+fn the_start_screen_shows_the_parameters_and_generate_opens_the_editor() {
+    let mut h = harness(HarnessSpec { options: start_options(), ..HarnessSpec::default() });
+    assert!(h.state().showing_start_screen());
+    // The preset, seed and size, the recipe's steps with the parameters they set, one line per
+    // mode, and no editor panels yet.
+    for label in ["Preset", "Seed", "Size", "Main parameters of the recipe", "What you can do"] {
+        h.get_by_label(label);
+    }
+    let first = h.state().doc.recipe.steps[0].kind.clone();
+    assert!(h.query_by_label_contains(&format!("1. {first}")).is_some(), "step 1 listed");
+    for (mode, _) in terrasynth_gui::start::WHAT_YOU_CAN_DO {
+        assert!(h.query_by_label_contains(&format!("{mode}: ")).is_some(), "line for {mode}");
+    }
+    assert!(h.query_by_label("Terraform").is_none(), "the editor's tool buttons are not shown yet");
+    // A seed typed on the start screen is the seed of the map Generate makes.
+    h.state_mut().doc.recipe.seed = 1234;
+    // Generate is greyed while a job runs (the map of the start-up recipe may be on its way).
+    wait_idle(&mut h);
+    click_label(&mut h, "Generate");
+    assert!(!h.state().showing_start_screen());
+    wait_idle(&mut h);
+    assert_eq!(h.state().doc.recipe.seed, 1234);
+    assert!(h.state().terrain.is_some() && !h.state().is_preview, "the full map was made");
+    h.get_by_label("Terraform");
+}
+
+#[test]
+fn without_the_start_screen_option_the_editor_opens_directly() {
+    let h = harness(HarnessSpec::default());
+    assert!(!h.state().showing_start_screen());
+    h.get_by_label("Terraform");
+}
+
+#[test]
+fn the_help_panel_follows_the_active_mode() {
+    let mut h = harness(HarnessSpec::default());
+    for (label, now) in
+        [("Terraform", "Now: Terraform"), ("Rivers", "Now: Rivers"), ("Inspect", "Now: Inspect")]
+    {
+        click_label(&mut h, label);
+        h.get_by_label(now);
+    }
+    let rivers = terrasynth_gui::panels::help_for(terrasynth_gui::app::Tool::River);
+    assert!(
+        rivers.contains("Walk v1") && rivers.contains("Backtrack v2") && rivers.contains("Filled surface")
+    );
+}
+
+#[test]
+fn river_sources_take_the_chosen_mode_and_the_gallery_compares_all_three() {
+    let mut h = harness(HarnessSpec { size: egui::vec2(1400.0, 1000.0), ..HarnessSpec::default() });
+    click_label(&mut h, "Rivers");
+    click_label(&mut h, "Backtrack v2 (seed)");
+    assert_eq!(h.state().view.river_mode, RiverMode::BacktrackV2);
+    let (x, y) = highest_cell(h.state());
+    h.state_mut().add_river_source(x, y);
+    wait_idle(&mut h);
+    assert!(
+        matches!(h.state().doc.edits.last(), Some(EditOp::RiverSource { mode: RiverMode::BacktrackV2, .. })),
+        "{:?}",
+        h.state().doc.edits.last()
+    );
+    // The seed's v2 always reaches the sea or the edge: its river was traced and drawn.
+    assert_eq!(h.state().water.as_ref().map(|w| !w.rivers.is_empty()), Some(true));
+    click_label(&mut h, "Compare the modes…");
+    h.get_by_label("River modes");
+    for (_, label, _) in terrasynth_gui::panels::RIVER_MODES {
+        // The radio button on the left and the gallery's column heading.
+        assert_eq!(h.query_all_by_label(label).count(), 2, "{label}");
+    }
+    // Each column's caption says how its one river ended ("1 at sea", "1 at edge", …).
+    assert_eq!(h.query_all_by_label_contains("1 at ").count(), 3);
+}
