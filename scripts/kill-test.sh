@@ -148,13 +148,16 @@ distinct=$(echo $versions | tr ' ' '\n' | sort -u | wc -l)
 echo "project save: $trials kills: the file was always one complete saved version ($distinct distinct versions seen)"
 
 # --- Ctrl-C on a long run -------------------------------------------------------------------
+# 4097² (about 25 s in the dev profile, whose own crates are optimised): long enough that the
+# signal lands inside the pipeline, before any file is written.
 d="$work/int"
-"$bin" generate --quiet --preset eroded-island --size 1025 --threads 2 --out "$d" >/dev/null 2>&1 &
+"$bin" generate --quiet --preset eroded-island --size 4097 --threads 2 --out "$d" >/dev/null 2>&1 &
 pid=$!
 sleep 2
+running "$pid" || { echo "Ctrl-C: the run ended before the signal (make it longer)" >&2; exit 1; }
 kill -INT "$pid"
 set +e; wait "$pid"; code=$?; set -e
 [ "$code" = 130 ] || { echo "Ctrl-C: exit code $code, 130 expected" >&2; exit 1; }
 [ ! -e "$d" ] || [ -z "$(ls -A "$d")" ] || { echo "Ctrl-C left files: $(ls -A "$d")" >&2; exit 1; }
-echo "Ctrl-C: a 1025² eroded-island run stopped with exit code 130 and no file"
+echo "Ctrl-C: a 4097² eroded-island run stopped with exit code 130 and no file"
 echo "kill-test: all checks passed"
