@@ -128,11 +128,7 @@ impl RiverSourcesStep {
 
     fn checked(self) -> Result<Self> {
         self.check_ranges()?;
-        for (name, list) in [("sources", &self.sources), ("sources-m", &self.sources_m)] {
-            if !list.len().is_multiple_of(2) {
-                return Err(Error::param(name, format!("{list:?}"), "an even number of values (x, y pairs)"));
-            }
-        }
+        crate::step::params::check_pairs(&[("sources", &self.sources), ("sources-m", &self.sources_m)])?;
         Ok(self)
     }
 

@@ -8,7 +8,7 @@ use super::world::{centre, dist2, floor_of, metres, required, world_of};
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
-use crate::{Error, Heightmap, Result};
+use crate::{Heightmap, Result};
 
 /// Multiplies heights by a weight field relative to the map's minimum:
 /// `h' = lo + (h − lo) · w(x, y)`, so weight 0 sends a cell to the lowest height (the sea floor)
@@ -403,11 +403,7 @@ impl Archipelago {
     /// Range checks plus the pairs rule of both centre lists.
     fn checked(self) -> Result<Self> {
         self.check_ranges()?;
-        for (name, list) in [("centres", &self.centres), ("centres-m", &self.centres_m)] {
-            if !list.len().is_multiple_of(2) {
-                return Err(Error::param(name, format!("{list:?}"), "an even number of values (x, y pairs)"));
-            }
-        }
+        crate::step::params::check_pairs(&[("centres", &self.centres), ("centres-m", &self.centres_m)])?;
         Ok(self)
     }
 

@@ -732,6 +732,17 @@ pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// Checks `value` against the spec called `name` in `specs`.
+/// Checks that each named list holds x, y pairs (an even number of values), naming the first
+/// list that does not.
+pub(crate) fn check_pairs(lists: &[(&str, &[f64])]) -> Result<()> {
+    for &(name, list) in lists {
+        if !list.len().is_multiple_of(2) {
+            return Err(Error::param(name, format!("{list:?}"), "an even number of values (x, y pairs)"));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_field(specs: &[ParamSpec], name: &str, value: &ParamValue) -> Result<()> {
     spec_named(specs, name).check(value)
 }
