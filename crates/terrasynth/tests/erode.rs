@@ -7,6 +7,7 @@ use terrasynth::erode::{
     ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
 use terrasynth::grid::{Boundary, Neighbourhood};
+use terrasynth::hydro::Routing;
 use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
 use terrasynth::step::{ParamValue, Params, StepContext, Terrain};
 use terrasynth::{Error, Grid, Heightmap, Progress};
@@ -314,7 +315,7 @@ fn strip_steady_state(n: f64) -> (Vec<f64>, Vec<f64>) {
     let map = Heightmap::new(w, 1, dx).unwrap();
     let mut mask = Grid::filled(w, 1, dx, false).unwrap();
     mask[(0, 0)] = true;
-    let p = StreamPowerParams { k, m, n, uplift: u, dt: 5e4, kd: 0.0, dx, sea_level: None };
+    let p = StreamPowerParams { k, m, n, uplift: u, dt: 5e4, kd: 0.0, dx, ..StreamPowerParams::default() };
     let mut e = StreamPowerEroder::new(&map, p).unwrap().with_base_level(&mask).unwrap();
     run(&mut e, 400);
     let area = &e.flow().area;
@@ -535,7 +536,9 @@ fn golden_values_on_a_tiny_map() {
     );
     let p = DropletParams { droplets: 200, batch_size: 16, seed: 3, ..Default::default() };
     push("droplets", &mut DropletEroder::new(&map, p).unwrap(), 1);
-    push("stream-power", &mut StreamPowerEroder::new(&map, StreamPowerParams::default()).unwrap(), 10);
+    let d8 = StreamPowerParams { routing: Routing::D8, ..Default::default() };
+    push("stream-power", &mut StreamPowerEroder::new(&map, d8).unwrap(), 10);
+    push("stream-power-rho8", &mut StreamPowerEroder::new(&map, StreamPowerParams::default()).unwrap(), 10);
     let expected: &[(&str, u64)] = &GOLDEN;
     let got_ref: Vec<(&str, u64)> = got.iter().map(|(n, f)| (n.as_str(), *f)).collect();
     assert_eq!(got_ref, expected, "new golden values: {got_ref:#x?}");
@@ -544,7 +547,8 @@ fn golden_values_on_a_tiny_map() {
 // thermal-olsen, olsen-erosion and hydraulic-olsen changed at stop 7: the row-major in-place
 // sweep became the coloured exchange (no visit order, no streaks). droplets changed at stop 8:
 // batches run in place over row strips (no frozen snapshot) and the brush takes w·(a/W).
-const GOLDEN: [(&str, u64); 7] = [
+// stream-power-rho8 (ρ8 routing, the default since session 5) was added beside the D8 one.
+const GOLDEN: [(&str, u64); 8] = [
     ("thermal", 0x511cda337b718ee8),
     ("thermal-olsen", 0xb9ed45e7cdf96054),
     ("olsen-erosion", 0x5fb540c44544fcad),
@@ -552,6 +556,7 @@ const GOLDEN: [(&str, u64); 7] = [
     ("hydraulic-olsen", 0x138fe86844f22069),
     ("droplets", 0x58bdda753b9fd608),
     ("stream-power", 0xf26f1b73483eec91),
+    ("stream-power-rho8", 0x6ed2612593fdd7e8),
 ];
 
 /// A cone with a spiral ripple on an odd square map: invariant under the grid's 90° rotation

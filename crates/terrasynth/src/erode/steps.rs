@@ -8,6 +8,7 @@ use super::{
     ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
+use crate::hydro::Routing;
 use crate::step::params::{Choice, choice_enum};
 use crate::step::{Category, Frame, IterationHook, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
@@ -164,6 +165,15 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     float("uplift", 0.0, 1e6, 0.005, "height/dt", "Uplift rate U (not applied at base level)."),
     float("dt", 1e-9, 1e9, 1.0, "", "Time step."),
     float("kd", 0.0, 1e6, 0.01, "cells²/dt", "Hillslope diffusivity."),
+    ParamSpec {
+        name: "routing",
+        kind: ParamKind::Choice(Routing::NAMES),
+        default: DefaultValue::Text("rho8"),
+        unit: "",
+        doc: "rho8: stochastic D8 (Fairfield & Leymarie 1991), a new draw each iteration, so valleys \
+              run in every direction; d8: steepest descent, valleys along 0°, 45° and 90° (the grid \
+              shows).",
+    },
     ParamSpec {
         name: "use-sea-level",
         kind: ParamKind::Bool,
@@ -395,9 +405,19 @@ pub fn build_in(
                     kd: params.f64("kd")?,
                     dx: 1.0,
                     sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
+                    routing: routing_of(params)?,
+                    seed,
                 },
             )?)
         }
+    })
+}
+
+/// The `routing` of `stream-power`.
+fn routing_of(params: &Params) -> Result<Routing> {
+    let name = params.text("routing")?;
+    Routing::from_name(name).ok_or_else(|| {
+        Error::param("routing", format!("{name:?}"), format!("one of {}", Routing::NAMES.join(", ")))
     })
 }
 

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::steps::STREAM_POWER;
 use super::{Eroder, check_finite, to_f64};
-use crate::hydro::StreamPowerRouter;
+use crate::hydro::{Routing, StreamPowerRouter};
 use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
@@ -31,11 +31,27 @@ pub struct StreamPowerParams {
     pub dx: f64,
     /// Cells below this height are base level (sea), besides the map edges. Default: none.
     pub sea_level: Option<f64>,
+    /// How each step routes the flow: [`Routing::Rho8`] (default; valleys in every direction)
+    /// or [`Routing::D8`] (deterministic steepest descent; valleys along the grid).
+    pub routing: Routing,
+    /// Seed of ρ8's draws (a new stream per step). Default 0; unused by D8.
+    pub seed: u64,
 }
 
 impl Default for StreamPowerParams {
     fn default() -> Self {
-        Self { k: 0.2, m: 0.4, n: 1.0, uplift: 0.005, dt: 1.0, kd: 0.01, dx: 1.0, sea_level: None }
+        Self {
+            k: 0.2,
+            m: 0.4,
+            n: 1.0,
+            uplift: 0.005,
+            dt: 1.0,
+            kd: 0.01,
+            dx: 1.0,
+            sea_level: None,
+            routing: Routing::Rho8,
+            seed: 0,
+        }
     }
 }
 
@@ -79,7 +95,9 @@ impl StreamPowerParams {
 ///
 /// One step (`dt`):
 /// 1. uplift `h += U·dt` on every cell that is not base level;
-/// 2. D8 routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across depressions;
+/// 2. routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across depressions:
+///    ρ8 (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
+///    valleys take every direction instead of the eight of D8; or D8;
 /// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` and the
 ///    receiver r already updated: for n = 1, `h ← (h + F·h_r)/(1 + F)`; otherwise Newton
 ///    iterations on `h − h_old + F·(h − h_r)^n = 0`. Cells not above their receiver (in a
@@ -91,7 +109,8 @@ impl StreamPowerParams {
 /// given with [`StreamPowerEroder::with_base_level`]; base cells never change. At steady
 /// state (n = 1 or not) each cell sits `L·(U/(K·A^m))^(1/n)` above its receiver.
 ///
-/// Deterministic: routing and diffusion are per-cell gathers, the solver is sequential.
+/// Deterministic: routing and diffusion are per-cell gathers (ρ8's draws hash the seed, the
+/// step number and the cell), the solver is sequential.
 #[derive(Clone, Debug)]
 pub struct StreamPowerEroder {
     surface: Grid<f64>,
@@ -101,6 +120,8 @@ pub struct StreamPowerEroder {
     /// Diffusion's second buffer; during incision it holds the per-cell factor
     /// `K·dt·A^m / L^n` of the step (one f64 array fewer).
     scratch: Grid<f64>,
+    /// Steps run so far (ρ8 draws a new stream per step).
+    steps: u64,
 }
 
 impl StreamPowerEroder {
@@ -122,7 +143,14 @@ impl StreamPowerEroder {
             })
             .collect();
         let surface = to_f64(map);
-        Ok(Self { scratch: surface.clone(), surface, base, params, flow: StreamPowerRouter::default() })
+        Ok(Self {
+            scratch: surface.clone(),
+            surface,
+            base,
+            params,
+            flow: StreamPowerRouter::default(),
+            steps: 0,
+        })
     }
 
     /// Replaces the base-level mask (`true` = outlet, fixed height).
@@ -237,7 +265,15 @@ impl Eroder for StreamPowerEroder {
             }
         }
         let (w, h) = (self.surface.width(), self.surface.height());
-        self.flow.compute(self.surface.as_slice(), w, h, self.params.dx, &self.base);
+        let (heights, dx) = (self.surface.as_slice(), self.params.dx);
+        match self.params.routing {
+            Routing::D8 => self.flow.compute(heights, w, h, dx, &self.base),
+            Routing::Rho8 => {
+                let seed = terrasynth_noise::rng::derive_seed(self.params.seed, self.steps);
+                self.flow.compute_rho8(heights, w, h, dx, &self.base, seed);
+            }
+        }
+        self.steps += 1;
         self.incise();
         self.diffuse();
         Ok(())
