@@ -2,7 +2,7 @@
 
 use terrasynth::analyze::{Metrics, erosion_score, run_traced};
 use terrasynth::erode::{
-    DropletEroder, DropletParams, Eroder, Erosion, HydraulicEroder, HydraulicOlsenEroder,
+    CoarseToFine, DropletEroder, DropletParams, Eroder, Erosion, HydraulicEroder, HydraulicOlsenEroder,
     HydraulicOlsenParams, HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder,
     ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
@@ -309,20 +309,27 @@ fn parallel_erosions_are_identical_for_any_thread_count() {
 /// Runs stream power on a 1-cell-wide strip draining to x = 0 and returns heights and the
 /// analytic steady state `h_x = Σ_{k=1..x} dx·(U/(K·A_k^m))^(1/n)` with `A_k = (W − k)·dx²`.
 fn strip_steady_state(n: f64) -> (Vec<f64>, Vec<f64>) {
+    strip_steady_state_g(n, 0.0)
+}
+
+/// As [`strip_steady_state`] with deposition coefficient `g`: at steady state the deposition
+/// term `(G/A)·∫U dA = G·U`, so each cell sits `dx·(U·(1 + G)/(K·A^m))^(1/n)` above its
+/// receiver (Yuan et al. 2019, eq. 4 at ∂h/∂t = 0).
+fn strip_steady_state_g(n: f64, g: f64) -> (Vec<f64>, Vec<f64>) {
     let w = 50;
     let dx = 100.0;
     let (k, m, u) = (2e-4, 0.5, 1e-3);
     let map = Heightmap::new(w, 1, dx).unwrap();
     let mut mask = Grid::filled(w, 1, dx, false).unwrap();
     mask[(0, 0)] = true;
-    let p = StreamPowerParams { k, m, n, uplift: u, dt: 5e4, kd: 0.0, dx, ..StreamPowerParams::default() };
+    let p = StreamPowerParams { k, m, n, uplift: u, dt: 5e4, kd: 0.0, dx, g, ..StreamPowerParams::default() };
     let mut e = StreamPowerEroder::new(&map, p).unwrap().with_base_level(&mask).unwrap();
-    run(&mut e, 400);
+    run(&mut e, if g > 0.0 { 1500 } else { 400 });
     let area = &e.flow().area;
     let mut expected = vec![0.0; w];
     for x in 1..w {
         assert_eq!(area[x], (w - x) as f64 * dx * dx, "drainage area at {x}");
-        expected[x] = expected[x - 1] + dx * (u / (k * area[x].powf(m))).powf(1.0 / n);
+        expected[x] = expected[x - 1] + dx * (u * (1.0 + g) / (k * area[x].powf(m))).powf(1.0 / n);
     }
     (e.surface().as_slice().to_vec(), expected)
 }
@@ -332,6 +339,91 @@ fn stream_power_reaches_analytic_steady_state_n1() {
     let (got, expected) = strip_steady_state(1.0);
     for x in 1..got.len() {
         assert!(rel_diff(got[x], expected[x]) < 1e-3, "x = {x}: {} vs {}", got[x], expected[x]);
+    }
+}
+
+#[test]
+fn stream_power_with_deposition_reaches_analytic_steady_state() {
+    for (n, g) in [(1.0, 1.0), (1.0, 3.0), (2.0, 1.0)] {
+        let (got, expected) = strip_steady_state_g(n, g);
+        for x in 1..got.len() {
+            assert!(
+                rel_diff(got[x], expected[x]) < 1e-3,
+                "n {n}, G {g}, x = {x}: {} vs {}",
+                got[x],
+                expected[x]
+            );
+        }
+        // Without deposition the same strip is lower by the factor (1 + G)^(1/n).
+        let (plain, _) = strip_steady_state(n);
+        assert!(rel_diff(got[49] / plain[49], (1.0 + g).powf(1.0 / n)) < 1e-3);
+    }
+}
+
+/// Deposition fills a closed basin that detachment-limited erosion leaves alone: a pit below
+/// its outlet gets sediment from the slopes draining into it, so after a few steps with G > 0
+/// it is higher than with G = 0, by a volume no larger than what the slopes lost.
+#[test]
+fn stream_power_deposition_fills_a_basin() {
+    let (w, h) = (41, 41);
+    // A bowl (lowest at the centre, 0.3 deep) inside a cone falling towards the edges.
+    let map = Heightmap::from_fn(w, h, 1.0, |x, y| {
+        let r = ((x as f64 - 20.0).powi(2) + (y as f64 - 20.0).powi(2)).sqrt();
+        (if r < 6.0 {
+            1.0 - 0.3 * (1.0 - r / 6.0)
+        } else {
+            1.0 + 0.02 * (6.0 - r).abs().min(4.0) - 0.03 * (r - 10.0).max(0.0)
+        }) as f32
+    })
+    .unwrap();
+    let grow = |g: f64| {
+        let p = StreamPowerParams { uplift: 0.0, kd: 0.0, g, routing: Routing::D8, ..Default::default() };
+        let mut e = StreamPowerEroder::new(&map, p).unwrap();
+        run(&mut e, 5);
+        e.surface().as_slice().to_vec()
+    };
+    let (plain, deposited) = (grow(0.0), grow(1.0));
+    let centre = 20 * w + 20;
+    assert!(deposited[centre] > plain[centre] + 1e-6, "{} vs {}", deposited[centre], plain[centre]);
+    let start: Vec<f64> = map.as_slice().iter().map(|&v| v as f64).collect();
+    let lost: f64 = start.iter().zip(&deposited).map(|(s, d)| (s - d).max(0.0)).sum();
+    let gained: f64 = start.iter().zip(&deposited).map(|(s, d)| (d - s).max(0.0)).sum();
+    assert!(gained > 0.0 && gained <= lost + 1e-9, "gained {gained}, lost {lost}");
+}
+
+/// Coarse-to-fine stream power approximates the full-resolution run: after the same model
+/// time, its surface is much closer to the full run's than the starting map is (RMS), base
+/// level is untouched, and the bytes do not depend on the thread count. A bad factor is one
+/// clear error naming `coarse`.
+#[test]
+fn coarse_to_fine_stream_power_approximates_the_full_run() {
+    let map = relief(97, 81);
+    let p = StreamPowerParams { dt: 5.0, ..Default::default() };
+    let full = {
+        let mut e = StreamPowerEroder::new(&map, p).unwrap();
+        run(&mut e, 40);
+        e.surface().as_slice().to_vec()
+    };
+    let coarse = || {
+        let mut e = CoarseToFine::new(&map, p, 2, 36).unwrap();
+        run(&mut e, 40);
+        e.surface().as_slice().to_vec()
+    };
+    let c2f = in_pool(1, coarse);
+    assert_eq!(c2f, in_pool(2, coarse), "coarse-to-fine differs with the thread count");
+    let start: Vec<f64> = map.as_slice().iter().map(|&v| v as f64).collect();
+    let rms = |a: &[f64], b: &[f64]| {
+        (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / a.len() as f64).sqrt()
+    };
+    let (off, moved) = (rms(&c2f, &full), rms(&start, &full));
+    assert!(off < 0.35 * moved, "coarse-to-fine is {off} from the full run, the start {moved}");
+    for x in 0..97 {
+        assert_eq!(c2f[x], start[x], "edge cell {x} moved");
+    }
+    for bad in [1, 17] {
+        assert!(
+            matches!(CoarseToFine::new(&map, p, bad, 5), Err(Error::InvalidParameter { name, .. }) if name == "coarse")
+        );
     }
 }
 

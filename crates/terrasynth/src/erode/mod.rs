@@ -32,6 +32,7 @@
 mod droplets;
 mod exchange;
 mod hydraulic;
+mod multiscale;
 mod olsen_inplace;
 mod run;
 mod steps;
@@ -40,9 +41,10 @@ mod thermal;
 
 pub use droplets::{DropletEroder, DropletParams, WorldDropletEroder};
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
+pub use multiscale::CoarseToFine;
 pub use olsen_inplace::Sweep;
 pub use run::run_iterations;
-pub use steps::{Erosion, build_eroder, build_in, reach_of, run_erosion, steps};
+pub use steps::{Erosion, build_eroder, build_in, iteration_count, reach_of, run_erosion, steps};
 pub use stream_power::{StreamPowerEroder, StreamPowerParams};
 pub use thermal::{
     OlsenEroder, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, talus_from_k,

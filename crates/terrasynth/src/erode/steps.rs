@@ -3,9 +3,10 @@
 use super::exchange::colours;
 use super::run::run_iterations;
 use super::{
-    DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams,
-    HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, Sweep, ThermalEroder,
-    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k, write_surface,
+    CoarseToFine, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
+    HydraulicOlsenParams, HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, Sweep,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k,
+    write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::hydro::Routing;
@@ -165,6 +166,24 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     float("uplift", 0.0, 1e6, 0.005, "height/dt", "Uplift rate U (not applied at base level)."),
     float("dt", 1e-9, 1e9, 1.0, "", "Time step."),
     float("kd", 0.0, 1e6, 0.01, "cells²/dt", "Hillslope diffusivity."),
+    float(
+        "g",
+        0.0,
+        100.0,
+        0.0,
+        "",
+        "Deposition coefficient G (Yuan et al. 2019): sediment from upstream settles at G·Qs/A; \
+         0 = none, about 1 = flat valley floors and fans.",
+    ),
+    int(
+        "coarse",
+        1,
+        16,
+        1.0,
+        "Coarse-to-fine: run the `iterations` steps on a grid this many times coarser, then \
+         `fine-iterations` at full resolution (1 = every step at full resolution).",
+    ),
+    int("fine-iterations", 0, 100_000, 5.0, "Full-resolution steps after the coarse ones (with coarse > 1)."),
     ParamSpec {
         name: "routing",
         kind: ParamKind::Choice(Routing::NAMES),
@@ -394,23 +413,35 @@ pub fn build_in(
             if origin.is_some() {
                 return Err(stream_power_is_global());
             }
-            Box::new(StreamPowerEroder::new(
-                map,
-                StreamPowerParams {
-                    k: params.f64("k")?,
-                    m: params.f64("m")?,
-                    n: params.f64("n")?,
-                    uplift: params.f64("uplift")?,
-                    dt: params.f64("dt")?,
-                    kd: params.f64("kd")?,
-                    dx: 1.0,
-                    sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
-                    routing: routing_of(params)?,
-                    seed,
-                },
-            )?)
+            let p = StreamPowerParams {
+                k: params.f64("k")?,
+                m: params.f64("m")?,
+                n: params.f64("n")?,
+                uplift: params.f64("uplift")?,
+                dt: params.f64("dt")?,
+                kd: params.f64("kd")?,
+                dx: 1.0,
+                sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
+                routing: routing_of(params)?,
+                seed,
+                g: params.f64("g")?,
+            };
+            match params.usize("coarse")? {
+                0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),
+                factor => Box::new(CoarseToFine::new(map, p, factor, params.usize("iterations")?)?),
+            }
         }
     })
+}
+
+/// How many times a run of step `kind` calls [`Eroder::run_one_step`]: `iterations`, plus
+/// `fine-iterations` for coarse-to-fine stream power.
+pub fn iteration_count(kind: Erosion, params: &Params) -> Result<usize> {
+    let iterations = params.usize("iterations")?;
+    if kind == Erosion::StreamPower && params.usize("coarse")? > 1 {
+        return Ok(iterations.saturating_add(params.usize("fine-iterations")?));
+    }
+    Ok(iterations)
 }
 
 /// The `routing` of `stream-power`.
@@ -542,7 +573,7 @@ pub fn run_erosion(
     ctx: &StepContext,
     each: &mut IterationHook<'_>,
 ) -> Result<()> {
-    let iterations = params.usize("iterations")?;
+    let iterations = iteration_count(kind, params)?;
     let mut eroder = build_in(kind, params, terrain, ctx.seed, &ctx.frame)?;
     run_iterations(&mut *eroder, iterations, &ctx.progress, each)?;
     eroder.finish();
@@ -563,6 +594,36 @@ pub fn run_erosion(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `coarse > 1` runs `iterations` coarse steps then `fine-iterations` fine ones: the
+    /// step's loop length is their sum and its eroder gives the library's [`CoarseToFine`]
+    /// bytes; `coarse = 1` is the plain eroder whatever `fine-iterations` says.
+    #[test]
+    fn stream_power_coarse_key_builds_coarse_to_fine() {
+        let map =
+            Heightmap::from_fn(40, 33, 1.0, |x, y| ((x * 7 + y * 13) % 11) as f32 * 0.05 + 0.5).unwrap();
+        let terrain = Terrain { height: map.clone(), ..Terrain::new(40, 33, 1.0).unwrap() };
+        let n = |v: f64| crate::step::ParamValue::Number(v);
+        let params =
+            Params::defaults(STREAM_POWER).with("iterations", n(3.0)).with("fine-iterations", n(2.0));
+        assert_eq!(iteration_count(Erosion::StreamPower, &params).unwrap(), 3);
+        let coarse = params.clone().with("coarse", n(2.0));
+        assert_eq!(iteration_count(Erosion::StreamPower, &coarse).unwrap(), 5);
+        let mut built = build_eroder(Erosion::StreamPower, &coarse, &terrain, 9).unwrap();
+        let p =
+            StreamPowerParams { sea_level: Some(terrain.sea_level as f64), seed: 9, ..Default::default() };
+        let mut direct = CoarseToFine::new(&map, p, 2, 3).unwrap();
+        for _ in 0..5 {
+            built.run_one_step().unwrap();
+            direct.run_one_step().unwrap();
+        }
+        assert_eq!(built.surface().as_slice(), direct.surface().as_slice());
+        assert_ne!(built.surface().as_slice(), to_f64_slice(&map).as_slice());
+    }
+
+    fn to_f64_slice(map: &Heightmap) -> Vec<f64> {
+        map.as_slice().iter().map(|&v| v as f64).collect()
+    }
 
     /// Every float and int key of `droplets` and `stream-power`: the eroder's constructor takes
     /// both ends of the spec's range and refuses one step past either, naming the key (the

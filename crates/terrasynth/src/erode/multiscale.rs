@@ -1,0 +1,217 @@
+//! Coarse-to-fine stream power (issue 13 §3): most of the landscape evolution on a grid `f`
+//! times coarser, then a few full-resolution steps.
+//!
+//! The large-scale drainage network (main valleys, divides) forms over many time steps, but
+//! needs no fine cells; the fine cells only have to carry the small valleys and make every
+//! cell drain. So [`CoarseToFine`] runs:
+//! 1. **restrict**: the coarse grid samples every `f`-th cell (lattice point `(X·f, Y·f)`, the
+//!    last row and column clamped to the map), each coarse height the mean of the fine cells
+//!    within `f/2` of its lattice point;
+//! 2. **coarse steps**: stream power ([`StreamPowerEroder`]) on the coarse grid with spacing
+//!    `f·dx`, so drainage areas, slopes and diffusion keep their physical units;
+//! 3. **prolong**: the change the coarse steps made (`coarse_after − coarse_before`),
+//!    interpolated bilinearly, is added to the fine map, which keeps the fine map's own detail
+//!    (its small-scale roughness) under the carved valleys;
+//! 4. **fine steps**: stream power at full resolution, from there, so every cell drains and
+//!    the small valleys grow. Base level (edges, sea) is taken from the original fine map.
+//!
+//! The idea is the multigrid one (coarse correction, fine smoothing; Briggs, Henson & McCormick
+//! 2000, "A Multigrid Tutorial", ch. 3); its use for landscape evolution follows the
+//! coarse-to-fine terrain erosion of Cordonnier et al. 2016 ("Large scale terrain generation
+//! from tectonic uplift and fluvial erosion", Eurographics), which also upsamples a coarse
+//! stream-power solution. Cost: `coarse` steps at `1/f²` of the cells, plus the fine steps.
+
+use super::stream_power::{StreamPowerEroder, StreamPowerParams};
+use super::{Eroder, check_finite};
+use crate::{Error, Grid, Heightmap, Result};
+
+/// Stream power run coarse then fine, as one [`Eroder`]: the first `coarse_steps` calls of
+/// [`Eroder::run_one_step`] advance the coarse grid (the surface stays the starting map until
+/// the last of them, then holds the prolonged result), the following ones the full grid.
+#[derive(Debug)]
+pub struct CoarseToFine {
+    factor: usize,
+    params: StreamPowerParams,
+    /// The starting map, then (after the coarse steps) the prolonged one.
+    fine_start: Grid<f64>,
+    /// Base level of the full grid, from the starting map.
+    base: Grid<bool>,
+    coarse_before: Grid<f64>,
+    coarse: Option<StreamPowerEroder>,
+    fine: Option<StreamPowerEroder>,
+    coarse_left: usize,
+}
+
+impl CoarseToFine {
+    /// Stream power on `map` with `params`, `coarse_steps` steps on a grid `factor` times
+    /// coarser (2 to 16) before the full-resolution ones. Errors on bad parameters, a factor
+    /// out of range, or a map smaller than 2 coarse cells across.
+    pub fn new(
+        map: &Heightmap,
+        params: StreamPowerParams,
+        factor: usize,
+        coarse_steps: usize,
+    ) -> Result<Self> {
+        if !(2..=16).contains(&factor) {
+            return Err(Error::param("coarse", factor, "an integer in [1, 16] (1 = no coarse grid)"));
+        }
+        check_finite(map)?;
+        let (w, h) = (map.width(), map.height());
+        if w <= 2 * factor || h <= 2 * factor {
+            return Err(Error::param(
+                "coarse",
+                factor,
+                format!("at most a third of the map's smaller side ({} cells here)", w.min(h) / 3),
+            ));
+        }
+        crate::memory::check_cells(w, h, 24, "coarse-to-fine stream power's full-resolution copies")?;
+        let fine_start = super::to_f64(map);
+        let base = Grid::from_fn(w, h, map.cell_size(), |x, y| {
+            x == 0
+                || y == 0
+                || x + 1 == w
+                || y + 1 == h
+                || params.sea_level.is_some_and(|s| (map[(x, y)] as f64) < s)
+        })?;
+        let coarse_before = restrict(&fine_start, factor)?;
+        let coarse_map = coarse_before.map(|&v| v as f32);
+        let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, ..params };
+        let coarse = StreamPowerEroder::new(&coarse_map, coarse_params)?;
+        Ok(Self {
+            factor,
+            params,
+            fine_start,
+            base,
+            coarse_before,
+            coarse: Some(coarse),
+            fine: None,
+            coarse_left: coarse_steps,
+        })
+    }
+
+    /// Ends the coarse phase: adds the prolonged coarse change to the fine map and builds the
+    /// full-resolution eroder.
+    fn refine(&mut self) -> Result<()> {
+        if let Some(coarse) = self.coarse.take() {
+            let after = coarse.surface();
+            let change = Grid::from_vec(
+                after.width(),
+                after.height(),
+                after.cell_size(),
+                after.as_slice().iter().zip(self.coarse_before.as_slice()).map(|(a, b)| a - b).collect(),
+            )?;
+            // Base level never moves, even where the interpolation reaches it.
+            prolong_add(&change, self.factor, &mut self.fine_start, self.base.as_slice());
+        }
+        if self.fine.is_none() {
+            let map = self.fine_start.map(|&v| v as f32);
+            // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
+            let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
+            self.fine = Some(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?);
+        }
+        Ok(())
+    }
+}
+
+impl Eroder for CoarseToFine {
+    fn run_one_step(&mut self) -> Result<()> {
+        if self.coarse_left > 0 {
+            if let Some(coarse) = self.coarse.as_mut() {
+                coarse.run_one_step()?;
+            }
+            self.coarse_left -= 1;
+            if self.coarse_left == 0 {
+                self.refine()?;
+            }
+            return Ok(());
+        }
+        self.refine()?;
+        match self.fine.as_mut() {
+            Some(fine) => fine.run_one_step(),
+            None => Ok(()),
+        }
+    }
+
+    fn surface(&self) -> &Grid<f64> {
+        match &self.fine {
+            Some(fine) => fine.surface(),
+            None => &self.fine_start,
+        }
+    }
+}
+
+/// The coarse grid of `fine` at factor `f`: `⌈(w − 1)/f⌉ + 1` columns (and rows likewise),
+/// coarse cell `(X, Y)` the mean of the fine cells `(x, y)` with `|x − X·f| ≤ f/2` and
+/// `|y − Y·f| ≤ f/2` inside the map (the lattice point clamped to the map's last cell).
+fn restrict(fine: &Grid<f64>, f: usize) -> Result<Grid<f64>> {
+    let (w, h) = (fine.width(), fine.height());
+    let (cw, ch) = ((w - 1).div_ceil(f) + 1, (h - 1).div_ceil(f) + 1);
+    let half = f / 2;
+    let span = |c: usize, n: usize| {
+        let centre = (c * f).min(n - 1);
+        (centre.saturating_sub(half), (centre + half).min(n - 1))
+    };
+    Grid::from_fn(cw, ch, fine.cell_size() * f as f64, |cx, cy| {
+        let ((x0, x1), (y0, y1)) = (span(cx, w), span(cy, h));
+        let mut sum = 0.0;
+        for y in y0..=y1 {
+            sum += fine.as_slice()[y * w + x0..=y * w + x1].iter().sum::<f64>();
+        }
+        sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f64
+    })
+}
+
+/// Adds `change` (a coarse grid at factor `f`, lattice as [`restrict`]) to `fine`, bilinearly
+/// interpolated: fine cell `x` lies between lattice points `⌊x/f⌋` and `⌊x/f⌋ + 1` at weight
+/// `(x mod f)/f` (the clamped last lattice point is taken at `X·f` all the same: it is base
+/// level, where the change is 0). Cells where `fixed` is true are left alone.
+fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool]) {
+    let (w, cw, ch) = (fine.width(), change.width(), change.height());
+    let c = change.as_slice();
+    let inv = 1.0 / f as f64;
+    for (y, row) in fine.as_mut_slice().chunks_mut(w).enumerate() {
+        let (y0, ty) = (y / f, (y % f) as f64 * inv);
+        let y1 = (y0 + 1).min(ch - 1);
+        for (x, v) in row.iter_mut().enumerate() {
+            if fixed[y * w + x] {
+                continue;
+            }
+            let (x0, tx) = (x / f, (x % f) as f64 * inv);
+            let x1 = (x0 + 1).min(cw - 1);
+            let top = c[y0 * cw + x0] * (1.0 - tx) + c[y0 * cw + x1] * tx;
+            let bottom = c[y1 * cw + x0] * (1.0 - tx) + c[y1 * cw + x1] * tx;
+            *v += top * (1.0 - ty) + bottom * ty;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Restriction averages the fine cells around each lattice point; prolongation of a
+    /// change that is linear in x and y reproduces it exactly at every fine cell (bilinear
+    /// interpolation is exact on linear fields).
+    #[test]
+    fn restrict_averages_and_prolong_is_exact_on_linear_changes() {
+        let fine = Grid::from_fn(9, 9, 1.0, |x, y| (x + 10 * y) as f64).unwrap();
+        let coarse = restrict(&fine, 4).unwrap();
+        assert_eq!((coarse.width(), coarse.height()), (3, 3));
+        // (0, 0): cells x, y in 0..=2: mean x 1, mean y 1 → 11.
+        assert_eq!(coarse[(0, 0)], 11.0);
+        // (1, 1): cells 2..=6 → 4 + 40.
+        assert_eq!(coarse[(1, 1)], 44.0);
+        // (2, 2): lattice point 8 clamped, cells 6..=8 → 7 + 70.
+        assert_eq!(coarse[(2, 2)], 77.0);
+        let change = Grid::from_fn(3, 3, 4.0, |x, y| 0.5 * (4 * x) as f64 - 2.0 * (4 * y) as f64).unwrap();
+        let mut out = Grid::filled(9, 9, 1.0, 0.0).unwrap();
+        let fixed: Vec<bool> = (0..81).map(|i| i == 40).collect();
+        prolong_add(&change, 4, &mut out, &fixed);
+        for y in 0..9 {
+            for x in 0..9 {
+                let want = if (x, y) == (4, 4) { 0.0 } else { 0.5 * x as f64 - 2.0 * y as f64 };
+                assert!((out[(x, y)] - want).abs() < 1e-12, "({x}, {y})");
+            }
+        }
+    }
+}
