@@ -22,6 +22,7 @@ pub mod presets;
 pub mod project;
 pub mod registry;
 pub mod world;
+pub mod world_edits;
 
 pub use mask::{MaskStroke, PaintedMask, StepMask};
 pub use model::{Exports, PaletteSpec, PaletteStop, Recipe, StepEntry, WorldSpec};
@@ -30,3 +31,4 @@ pub use pipeline::{Pipeline, PipelineProgress, RunOutput, StepTiming, find_step,
 pub use presets::{Preset, preset, presets};
 pub use registry::registry;
 pub use world::{World, chunk_origin};
+pub use world_edits::{EditedWindow, WorldEdit, WorldEdits, edited_window};

@@ -29,11 +29,19 @@
 //! (513 → 1025 puts a dab at cell 100 on cell 200). On the map it was made on the coordinates are
 //! used unchanged, bit for bit. Version 1 project files had cell indices alone; they load with
 //! `map` set to their recipe's size (the map they were made on).
+//!
+//! **World projects** (a world recipe, docs/WORLDS.md) keep their strokes and river sources in
+//! world cells, filed per chunk ([`Document::world_edits`], [`super::world_edits`]): the file's
+//! `world-edits` key, written only when there are some (such a file is version 3; a project
+//! without world edits is still written as version 2, byte for byte as before). Every window of
+//! the edited world is [`super::world_edits::edited_window`]; [`Document::build`] of a world
+//! project is its recipe's default window (`0, 0, width × height`) with the edits.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::world_edits::{WorldEdits, edited_window};
 use super::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
 use crate::hydro::{HydroLayers, RiverMode, source_rivers};
 use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS, Stroke};
@@ -43,7 +51,9 @@ use crate::{Error, Result};
 /// Identifies a terrasynth project file.
 pub const PROJECT_FORMAT: &str = "terrasynth-project";
 /// The project format version this build writes (and the newest it reads).
-pub const PROJECT_VERSION: u32 = 2;
+pub const PROJECT_VERSION: u32 = 3;
+/// The version written for a project without world edits (files that older builds read).
+pub const PROJECT_VERSION_MAP: u32 = 2;
 
 fn is_filled(mode: &RiverMode) -> bool {
     *mode == RiverMode::Filled
@@ -158,17 +168,28 @@ pub struct Document {
     /// Edits in the order they were made.
     #[serde(default)]
     pub edits: Vec<EditOp>,
+    /// Strokes and river sources of a world project, in world cells, filed per chunk (module
+    /// docs); absent from files without them.
+    #[serde(default, rename = "world-edits", skip_serializing_if = "WorldEdits::is_empty")]
+    pub world_edits: WorldEdits,
 }
 
 impl Document {
     /// A document with `recipe` and no edits.
     pub fn new(recipe: Recipe) -> Self {
-        Self { recipe, edits: Vec::new() }
+        Self { recipe, edits: Vec::new(), world_edits: WorldEdits::new() }
     }
 
     /// Runs the recipe, then replays every edit and traces the placed rivers
     /// ([`Document::apply_edits`]). Cancelling `progress` stops it with [`Error::Cancelled`].
     pub fn build(&self, progress: &PipelineProgress) -> Result<Terrain> {
+        if !self.world_edits.is_empty() {
+            let world = super::World::new(self.recipe.clone())?;
+            let (w, h) = (self.recipe.width, self.recipe.height);
+            let mut terrain = edited_window(&world, &self.world_edits, 0, 0, w, h, progress)?.terrain;
+            self.apply_edits(&mut terrain, progress)?;
+            return Ok(terrain);
+        }
         let pipeline = Pipeline::new(self.recipe.clone(), &registry())?;
         let mut terrain = pipeline.run(progress)?.terrain;
         self.apply_edits(&mut terrain, progress)?;
@@ -290,7 +311,7 @@ pub struct ProjectFile<V> {
 pub fn save_project<V: Serialize>(path: &Path, doc: &Document, view: &V) -> Result<()> {
     let file = ProjectFile {
         format: PROJECT_FORMAT.into(),
-        version: PROJECT_VERSION,
+        version: if doc.world_edits.is_empty() { PROJECT_VERSION_MAP } else { PROJECT_VERSION },
         document: doc.clone(),
         view: Some(view),
     };
@@ -346,6 +367,11 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
         return Err(Error::Recipe(problems));
     }
     Pipeline::new(file.document.recipe.clone(), &registry())?;
+    if !file.document.world_edits.is_empty() && !file.document.recipe.is_world() {
+        return Err(Error::recipe(
+            "the project has world edits but its recipe is not a world recipe (no [world] table)",
+        ));
+    }
     let (w, h) = (file.document.recipe.width, file.document.recipe.height);
     for e in &file.document.edits {
         if let EditOp::RiverSource { x, y, map, .. } = e {
@@ -520,6 +546,68 @@ mod tests {
             (b0 as i64 - 2 * a0 as i64).abs() <= 1 && (b1 as i64 - 2 * a1 as i64).abs() <= 1,
             "{a0}..{a1} vs {b0}..{b1}"
         );
+    }
+
+    /// A world project's edits are filed per chunk, saved as version 3, and replay exactly:
+    /// save → load → the same window bytes; a project without world edits stays version 2.
+    #[test]
+    fn world_projects_save_and_replay_their_edits_exactly() {
+        use super::super::world_edits::WorldEdit;
+        use crate::recipe::World;
+        let mut recipe = crate::recipe::preset("world").unwrap().recipe().unwrap();
+        (recipe.width, recipe.height) = (40, 30);
+        let mut doc = Document::new(recipe.clone());
+        let plain_text = serde_json::to_string(&ProjectFile::<()> {
+            format: PROJECT_FORMAT.into(),
+            version: PROJECT_VERSION_MAP,
+            document: doc.clone(),
+            view: None,
+        })
+        .unwrap();
+        assert!(!plain_text.contains("world-edits"), "no key without world edits");
+        doc.world_edits
+            .push(WorldEdit::Stroke {
+                mode: BrushMode::Raise,
+                radius: 9.0,
+                strength: 300.0,
+                dabs: vec![[250.0, 3.0], [258.5, 4.25], [266.0, 6.0]],
+            })
+            .unwrap();
+        doc.world_edits
+            .push(WorldEdit::Stroke {
+                mode: BrushMode::Smooth,
+                radius: 5.0,
+                strength: 0.9,
+                dabs: vec![[256.0, 5.0]],
+            })
+            .unwrap();
+        doc.world_edits
+            .push(WorldEdit::RiverSource { x: 20, y: 10, reach: 32, depth_m: 6.0, width: 2.0 })
+            .unwrap();
+        let dir = std::env::temp_dir().join(format!("ts-world-doc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.tsproj");
+        save_project(&path, &doc, &()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"version\": 3") && text.contains("\"world-edits\""), "{text}");
+        let (back, _) = load_project::<()>(&path).unwrap();
+        assert_eq!(back, doc);
+        let world = World::new(recipe.clone()).unwrap();
+        let p = PipelineProgress::new();
+        for (x0, y0, w, h) in [(240i64, -5i64, 30usize, 20usize), (255, 0, 3, 3), (0, 0, 40, 30)] {
+            let a = edited_window(&world, &doc.world_edits, x0, y0, w, h, &p).unwrap();
+            let b = edited_window(&world, &back.world_edits, x0, y0, w, h, &p).unwrap();
+            assert_eq!(a.terrain.height.as_slice(), b.terrain.height.as_slice());
+        }
+        // `build` is the default window with the edits (the river source at (20, 10) carves it).
+        let built = back.build(&p).unwrap();
+        let plain = Document::new(recipe).build(&p).unwrap();
+        assert_ne!(built.height.as_slice(), plain.height.as_slice());
+        // World edits on a map recipe are refused.
+        let map_text = text.replace("\"world\": {", "\"not-world\": {");
+        let e = parse_project::<()>(&map_text).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("not a world recipe") || e.contains("not-world"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
