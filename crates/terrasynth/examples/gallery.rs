@@ -37,6 +37,9 @@ const BACKGROUND: [u8; 3] = [32, 32, 36];
 const INK: [u8; 3] = [235, 235, 235];
 const RIVER: [u8; 3] = [30, 90, 200];
 const LAKE: [u8; 3] = [70, 130, 200];
+const SOURCE: [u8; 3] = [250, 210, 40];
+const CHECK_LIGHT: [u8; 3] = [96, 96, 100];
+const CHECK_DARK: [u8; 3] = [64, 64, 68];
 
 /// One panel: the label drawn under it and the steps of its recipe.
 struct Panel {
@@ -353,6 +356,101 @@ fn strips() -> Vec<Strip> {
             .collect(),
     });
     out.extend(process_strips());
+    out.extend(seed_strips());
+    out
+}
+
+/// Numeric recipe keys of one step, as (key, value) pairs.
+type NumberKeys = &'static [(&'static str, f64)];
+
+/// Side of the issue-14 strips that need room (a triangular array of 2^8 + 1 rows).
+const SEED_SIDE: usize = 257;
+
+/// The strips of issue 14 (seed algorithms as the seeds describe them): noise scale and
+/// offset per axis (seed 003), the triangle form of `triangular` and squig-curve rivers on it
+/// (seed 001 §1.1.1, §2.1), Olsen's in-place sweeps (Olsen 2004), and the river walks from
+/// placed sources (seed 004 §9).
+fn seed_strips() -> Vec<Strip> {
+    let n = num;
+    let known: Vec<&str> = registry().iter().map(|s| s.name).collect();
+    let has = |name: &str| known.contains(&name);
+    let mut out = Vec::new();
+    let axes: [(&str, NumberKeys); 4] = [
+        ("default", &[]),
+        ("scale-x=2", &[("scale-x", 2.0)]),
+        ("scale-y=0.5", &[("scale-y", 0.5)]),
+        ("offset-x=96", &[("offset-x", 96.0)]),
+    ];
+    out.push(Strip {
+        name: "noise-scale-offset",
+        caption: "Noise `scale-x`, `scale-y`, `offset-x` (seed 003's per-axis scale and offset): column i \
+                  samples the default map's column i · scale-x + offset-x (rows likewise), so `scale-x = 2` \
+                  squeezes the features to half their width, `scale-y = 0.5` stretches them to twice their \
+                  height, and `offset-x = 96` shows the terrain 96 cells further east: the left half of that \
+                  panel has the shapes of the first panel's right half (each panel is normalised on its own, \
+                  so its colours and sea line differ).",
+        side: PANEL_SIDE,
+        panels: axes
+            .iter()
+            .map(|(label, keys)| {
+                let extra: Vec<(&str, ParamValue)> = keys.iter().map(|(k, v)| (*k, n(*v))).collect();
+                panel(*label, finish(vec![noise(&extra)], 0.2))
+            })
+            .collect(),
+    });
+    if has("triangular") {
+        let tri = |shape: &str| step("triangular", &[("shape", text(shape))]);
+        out.push(Strip {
+            name: "triangle-shape",
+            caption: "`triangular` (seed 001 §1.1.1) with the same seed and parameters: `shape = \"square\"` \
+                      (the map's square cut into two triangles, a shared edge averaged over both) and \
+                      `shape = \"triangle\"` (the seed's one triangle, stored as its triangular array of \
+                      2^8 + 1 rows, row i of i + 1 points, Fig. 5; each midpoint the mean of its own \
+                      triangle's three vertices plus noise). The checkerboard is what `triangle.png` leaves \
+                      transparent (cells x > y, where the map holds the mirrored triangle).",
+            side: SEED_SIDE,
+            panels: vec![
+                panel("shape=square", finish(vec![tri("square")], 0.0)),
+                panel("shape=triangle", finish(vec![tri("triangle")], 0.0)),
+            ],
+        });
+    }
+    if has("squig-rivers") {
+        let squig: [(&str, NumberKeys); 4] = [
+            ("rivers=0", &[("rivers", 0.0)]),
+            ("defaults", &[]),
+            (
+                "river-level=1",
+                &[("rivers", 2.0), ("river-level", 1.0), ("tributaries", 6.0), ("branch-level", 2.0)],
+            ),
+            ("rivers=6 trib=12", &[("rivers", 6.0), ("tributaries", 12.0)]),
+        ];
+        out.push(Strip {
+            name: "squig-rivers",
+            caption: "`squig-rivers` (Prusinkiewicz & Hammel 1993, seed 001 §2.1) on the `triangular` step's \
+                      triangle, outside masked as in `triangle.png`: `rivers = 0` is that triangle bit for bit \
+                      (the `shape=triangle` panel above); the defaults (3 rivers, 4 tributaries, river-level 2, \
+                      branch-level 3) give 3 rivers, each a squig curve inside one level-2 triangle (the big \
+                      triangle cut into 16) that touches the coast, from a spring on an inland edge to its \
+                      mouth on the coast (the triangle's border), with tributaries joining them (seed 001 \
+                      §2.1.3: each river a tree); \
+                      `river-level = 1` gives longer rivers (in triangles of twice the leg); 6 rivers and 12 \
+                      tributaries. Heights never rise downstream along a river and stay below the terrain \
+                      beside it; rivers drawn 2 px wide. A tributary may open on a free edge of the coast too \
+                      (the longest line in the defaults panel's bottom-right corner springs on the bottom \
+                      coast and flows inland to join its river).",
+            side: SEED_SIDE,
+            panels: squig
+                .iter()
+                .map(|(label, keys)| {
+                    let keys: Vec<(&str, ParamValue)> = keys.iter().map(|(k, v)| (*k, n(*v))).collect();
+                    panel(*label, finish(vec![step("squig-rivers", &keys)], 0.0))
+                })
+                .collect(),
+        });
+    }
+    out.extend(olsen_sweep_strips());
+    out.extend(river_mode_strips());
     out
 }
 
@@ -419,6 +517,114 @@ fn process_strips() -> Vec<Strip> {
     out
 }
 
+/// Olsen 2004's fast erosions with `sweep = "coloured"` (exchange passes by cell colour) and
+/// `sweep = "in-place"` (his row-major sweep as published) on his base terrain.
+fn olsen_sweep_strips() -> Vec<Strip> {
+    let n = num;
+    let known: Vec<&str> = registry().iter().map(|s| s.name).collect();
+    let has = |name: &str| known.contains(&name);
+    // Olsen's base terrain, as the `olsen` preset: 2/3 diamond-square + 1/3 Voronoi, perturbed.
+    let base = || {
+        vec![
+            step("diamond-square", &[("smoothness", n(1.0))]),
+            step("blend", &[("source", text("voronoi")), ("mode", text("lerp")), ("weight", n(1.0 / 3.0))]),
+            step("perturb", &[("magnitude", n(0.25))]),
+            StepEntry::new("normalize"),
+        ]
+    };
+    let mut out = Vec::new();
+    let cases: [(&str, &str, &str, NumberKeys); 2] = [
+        (
+            "olsen-sweep-erosion",
+            "olsen-erosion",
+            "Olsen's erosion (`olsen-erosion`, T = 16/N, Von Neumann, 50 iterations) on his base terrain \
+             (the `olsen` preset's steps), coloured vs in-place sweep: the same terrain after the same \
+             iterations. In place (Olsen 2004 as published: one row-major sweep, each cell seeing its \
+             up and left neighbours already changed) carries material along +x and +y within a sweep \
+             and levels more per iteration; its slopes end in small steps along the rows and columns. \
+             The coloured passes (the default) have no visit order.",
+            &[("iterations", 50.0)],
+        ),
+        (
+            "olsen-sweep-thermal",
+            "thermal-olsen",
+            "Olsen's optimised thermal erosion (`thermal-olsen`, T = 4/N, rotated Von Neumann, \
+             200 iterations), coloured vs in-place sweep on the same base terrain: with the rotated \
+             (diagonal) neighbourhood the in-place sweep leaves fine streaks along the diagonals.",
+            &[("iterations", 200.0)],
+        ),
+    ];
+    for (name, kind, caption, keys) in cases {
+        if !has(kind) {
+            continue;
+        }
+        let run = |sweep: &str| {
+            let mut params: Vec<(&str, ParamValue)> = keys.iter().map(|(k, v)| (*k, n(*v))).collect();
+            params.push(("sweep", text(sweep)));
+            let mut steps = base();
+            steps.push(step(kind, &params));
+            finish(steps, 0.0)
+        };
+        out.push(Strip {
+            name,
+            caption,
+            side: SEED_SIDE,
+            panels: vec![
+                panel("before", base()),
+                panel("sweep=coloured", run("coloured")),
+                panel("sweep=in-place", run("in-place")),
+            ],
+        });
+    }
+    out
+}
+
+/// The `river-sources` step's three walks (seed 004 §9 versions 1 and 2, and the filled walk)
+/// from the same sources on one map with lakes.
+fn river_mode_strips() -> Vec<Strip> {
+    let n = num;
+    if !registry().iter().any(|s| s.name == "river-sources") {
+        return Vec::new();
+    }
+    let with = |mode: Option<&str>| {
+        let mut steps = vec![
+            noise(&[("octaves", n(6.0))]),
+            StepEntry::new("island"),
+            StepEntry::new("normalize"),
+            step("sea-level", &[("value", n(0.15))]),
+            StepEntry::new("lakes"),
+        ];
+        if let Some(mode) = mode {
+            steps.push(step("river-sources", &[("sources", list(RIVER_SOURCES)), ("mode", text(mode))]));
+        }
+        steps
+    };
+    vec![Strip {
+        name: "river-sources",
+        caption: RIVER_SOURCES_CAPTION,
+        side: SEED_SIDE,
+        panels: vec![
+            panel("lakes", with(None)),
+            panel("walk-v1", with(Some("walk-v1"))),
+            panel("backtrack-v2", with(Some("backtrack-v2"))),
+            panel("filled", with(Some("filled"))),
+        ],
+    }]
+}
+
+/// Sources of the `river-sources` strip (x, y pairs, cells).
+const RIVER_SOURCES: &[f64] = &[168.0, 72.0, 144.0, 120.0, 216.0, 24.0];
+
+const RIVER_SOURCES_CAPTION: &str = "`river-sources` (seed 004 §9) from the same three sources \
+    (yellow dots) on one island with lakes (the `lakes` step's depressions, light blue; sea at 0.15). \
+    `walk-v1`, the seed's first version, moves to the lowest neighbour not yet in the river, uphill if \
+    it must: each of the three rivers fills the pit it runs into cell by cell and stops there, enclosed \
+    by its own cells (the dark blue patches: the seed's lake). `backtrack-v2`, its second version, makes \
+    the same walks but steps back out of each dead end (the cell stays water) and goes on: the two \
+    inland rivers fill their lakes, merge and run to the sea on the east coast, the third reaches the \
+    north edge. `filled` descends the depression-filled surface, crossing each lake at its surface to the \
+    sea (the editor's default). Rivers from sources are drawn 2 px wide.";
+
 /// A recipe for a strip panel: `side`² cells over [`PANEL_WORLD_M`], heights × [`PANEL_RELIEF_M`].
 fn panel_recipe(p: &Panel, side: usize) -> terrasynth::Result<Recipe> {
     let mut r = Recipe::from_toml_str("")?;
@@ -438,6 +644,16 @@ fn panel_recipe(p: &Panel, side: usize) -> terrasynth::Result<Recipe> {
 fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
     let scale = recipe.exports.height_scale;
     let palette = recipe.palette.resolve()?;
+    let sources: Vec<(f32, f32)> = recipe
+        .steps
+        .iter()
+        .filter(|s| s.kind == "river-sources")
+        .filter_map(|s| s.params.get("sources"))
+        .flat_map(|v| match v {
+            ParamValue::List(xs) => xs.chunks(2).map(|p| (p[0] as f32, p[1] as f32)).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     let out = Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())?;
     let t = &out.terrain;
     let hydro = t.layers.get::<terrasynth::hydro::HydroLayers>().cloned().unwrap_or_default();
@@ -458,14 +674,30 @@ fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
             }
         }
     }
-    for river in &hydro.rivers {
+    // Squig-curve rivers (on a triangle) and rivers from sources are drawn at least 2 px wide.
+    let triangle = t.layers.get::<terrasynth::generate::TriangleMask>().is_some();
+    let network = hydro.rivers.iter().map(|r| (r, triangle));
+    for (river, thick) in network.chain(hydro.sourced.iter().map(|r| (r, true))) {
         for seg in river.points.windows(2) {
             let (a, b) = (&seg[0], &seg[1]);
-            let r = (0.5 * a.width.max(1.0)).min(4.0);
+            let r = (0.5 * a.width.max(1.0)).min(4.0).max(if thick { 1.0 } else { 0.0 });
             let steps = ((b.x - a.x).abs().max((b.y - a.y).abs()) * 2.0).ceil().max(1.0) as usize;
             for k in 0..=steps {
                 let f = k as f32 / steps as f32;
                 disc(&mut rgb, w, h, a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, r, RIVER);
+            }
+        }
+    }
+    for &(x, y) in &sources {
+        disc(&mut rgb, w, h, x, y, 3.0, INK);
+        disc(&mut rgb, w, h, x, y, 2.0, SOURCE);
+    }
+    if triangle {
+        // What `triangle.png` leaves transparent, drawn as a checkerboard.
+        for y in 0..h {
+            for x in (0..w).filter(|&x| !terrasynth::generate::TriangleMask::inside(x, y)) {
+                let c = if (x / 8 + y / 8) % 2 == 0 { CHECK_LIGHT } else { CHECK_DARK };
+                rgb[(y * w + x) * 3..(y * w + x) * 3 + 3].copy_from_slice(&c);
             }
         }
     }
