@@ -75,7 +75,7 @@ pub struct SizeTiming {
 /// The extreme-parameter cases of one generator.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ExtremeCounts {
-    /// Cases run (two per numeric parameter).
+    /// Cases run ([`extreme_cases`]: two per number, list and flag, one per choice).
     pub cases: usize,
     /// Cases that gave a finite map.
     pub finite: usize,
@@ -281,19 +281,50 @@ fn measure(
     })
 }
 
-/// The numeric parameters' range ends, as (key, value) cases.
+/// The range-end cases of a step, as (key, value): each numeric parameter at its minimum and
+/// at its maximum; each list at its longest allowed length, filled with its smallest and with
+/// its largest element (for `river-sources` that is 256 sources on the first cell, then 256
+/// far outside the map); each choice once per name (every mode and sweep runs); each flag
+/// false and true.
 fn extreme_cases(info: &StepInfo) -> Vec<(String, ParamValue)> {
     let mut cases = Vec::new();
     for p in info.params {
-        let (lo, hi) = match p.kind {
-            ParamKind::Float { min, max } => (min, max),
-            ParamKind::Int { min, max } => (min as f64, max as f64),
-            _ => continue,
-        };
-        cases.push((p.name.to_string(), ParamValue::Number(lo)));
-        cases.push((p.name.to_string(), ParamValue::Number(hi)));
+        let name = p.name.to_string();
+        match p.kind {
+            ParamKind::Float { min, max } => {
+                cases.push((name.clone(), ParamValue::Number(min)));
+                cases.push((name, ParamValue::Number(max)));
+            }
+            ParamKind::Int { min, max } => {
+                cases.push((name.clone(), ParamValue::Number(min as f64)));
+                cases.push((name, ParamValue::Number(max as f64)));
+            }
+            ParamKind::List { min, max, max_len, .. } if max_len > 0 => {
+                cases.push((name.clone(), ParamValue::List(vec![min; max_len])));
+                cases.push((name, ParamValue::List(vec![max; max_len])));
+            }
+            ParamKind::Choice(names) => {
+                cases.extend(names.iter().map(|c| (name.clone(), ParamValue::Text((*c).to_string()))));
+            }
+            ParamKind::Bool => {
+                cases.push((name.clone(), ParamValue::Bool(false)));
+                cases.push((name, ParamValue::Bool(true)));
+            }
+            ParamKind::List { .. } | ParamKind::Text | ParamKind::LegacyText => {}
+        }
     }
     cases
+}
+
+/// A case as `key = value` for the report; a list of one repeated element (the list cases)
+/// as `key = [v; n]`.
+fn case_text(key: &str, value: &ParamValue) -> String {
+    match value {
+        ParamValue::List(l) if !l.is_empty() && l.iter().all(|v| v == &l[0]) => {
+            format!("{key} = [{}; {}]", l[0], l.len())
+        }
+        other => format!("{key} = {other}"),
+    }
 }
 
 /// What one range-end case gave.
@@ -331,11 +362,11 @@ fn run_extreme(
     });
     match outcome {
         Ok(Ok(out)) if out.terrain.height.as_slice().iter().all(|v| v.is_finite()) => Ok(Outcome::Finite),
-        Ok(Ok(_)) => Err(format!("{key} = {value}: non-finite heights")),
+        Ok(Ok(_)) => Err(format!("{}: non-finite heights", case_text(key, value))),
         Ok(Err(Error::Cancelled)) if progress.is_cancelled() => Ok(Outcome::Stopped),
         Ok(Err(e)) if !e.to_string().is_empty() => Ok(Outcome::ClearError),
-        Ok(Err(_)) => Err(format!("{key} = {value}: empty error message")),
-        Err(_) => Err(format!("{key} = {value}: panicked")),
+        Ok(Err(_)) => Err(format!("{}: empty error message", case_text(key, value))),
+        Err(_) => Err(format!("{}: panicked", case_text(key, value))),
     }
 }
 
@@ -439,7 +470,7 @@ pub fn evaluate(options: &EvalOptions, on_measure: &mut dyn FnMut(&str, usize)) 
             match all.install(|| run_extreme(info, key, value, options.extreme_budget_s)) {
                 Ok(Outcome::Finite) => counts.finite += 1,
                 Ok(Outcome::ClearError) => counts.clear_error += 1,
-                Ok(Outcome::Stopped) => counts.stopped.push(format!("{key} = {value}")),
+                Ok(Outcome::Stopped) => counts.stopped.push(case_text(key, value)),
                 Err(why) => counts.failures.push(why),
             }
         }
@@ -559,7 +590,9 @@ impl Evaluation {
         writeln!(md, "\n## Extreme parameters ({EXTREME_SIDE}x{EXTREME_SIDE})\n")?;
         writeln!(
             md,
-            "Each numeric parameter set to its minimum and to its maximum, the others at their defaults. \
+            "Each numeric parameter set to its minimum and to its maximum; each list at its longest \
+             allowed length filled with its smallest and with its largest element; each choice (mode, \
+             sweep, kind…) once per name; each flag false and true; the others at their defaults. \
              Steps other than generators run after a default `{BASE_GENERATOR}`. A case passes with a finite \
              map or a clear error; it fails on a panic, NaN/inf heights or an empty message. A case still \
              running after {} s is cancelled (pipeline cancel flag) and counted as stopped: no failure until \
@@ -709,6 +742,54 @@ mod tests {
         assert!(md.contains("| terrace | Shape | "), "{md}");
         assert!(md.contains("## Realism (33x33, 2 seeds"), "{md}");
         assert_eq!(e.series()[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [9.0, 17.0]);
+    }
+
+    /// Lists, choices and flags have cases too (river-sources had none while only numbers
+    /// did): its two lists at their longest (512 numbers) filled with the smallest and the
+    /// largest element, and each of its three modes; sources on the first cell give a map, the
+    /// largest give one clear error naming the map's size.
+    #[test]
+    fn lists_and_choices_have_range_end_cases() {
+        let info = registry().into_iter().find(|s| s.name == "river-sources").unwrap();
+        let cases = extreme_cases(&info);
+        let shown: Vec<String> = cases.iter().map(|(k, v)| case_text(k, v)).collect();
+        assert_eq!(
+            shown,
+            [
+                "sources = [0; 512]",
+                "sources = [1000000000; 512]",
+                "sources-m = [0; 512]",
+                "sources-m = [1000000000000; 512]",
+                "mode = \"walk-v1\"",
+                "mode = \"backtrack-v2\"",
+                "mode = \"filled\"",
+            ]
+        );
+        let outcomes: Vec<&str> = cases
+            .iter()
+            .map(|(k, v)| match run_extreme(&info, k, v, 600.0) {
+                Ok(Outcome::Finite) => "finite",
+                Ok(Outcome::ClearError) => "error",
+                Ok(Outcome::Stopped) => "stopped",
+                Err(why) => panic!("{why}"),
+            })
+            .collect();
+        assert_eq!(outcomes, ["finite", "error", "finite", "error", "finite", "finite", "finite"]);
+        let far = StepEntry::new("river-sources").with("sources", ParamValue::List(vec![1.0e9; 512]));
+        let err = Pipeline::new(recipe_for(&info, EXTREME_SIDE, far), &registry())
+            .and_then(|p| p.run(&PipelineProgress::new()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sources") && err.contains("inside the 65x65 map"), "{err}");
+        // A flag has both values.
+        let flag = registry()
+            .into_iter()
+            .find(|s| s.params.iter().any(|p| matches!(p.kind, ParamKind::Bool)))
+            .expect("a step with a flag");
+        let key = flag.params.iter().find(|p| matches!(p.kind, ParamKind::Bool)).unwrap().name;
+        let values: Vec<ParamValue> =
+            extreme_cases(&flag).into_iter().filter(|(k, _)| k == key).map(|(_, v)| v).collect();
+        assert_eq!(values, [ParamValue::Bool(false), ParamValue::Bool(true)]);
     }
 
     #[test]
