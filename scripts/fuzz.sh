@@ -7,9 +7,15 @@
 # usage: scripts/fuzz.sh [--install-only] [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET  libFuzzer -max_total_time per target (default 60)
 #   TARGET              targets to run (default: every target in fuzz/fuzz_targets)
+#        scripts/fuzz.sh --totals      (cumulative time and executions per target, from fuzz/RUNS.tsv)
 # Environment: FUZZ_JOBS (default 1), FUZZ_NICE (default 19), FUZZ_LOG_DIR (default
-# fuzz/logs), FUZZ_RSS_MB (libFuzzer -rss_limit_mb, default 2048), FUZZ_MERGE=1 to minimise the
-# corpus into fuzz/corpus/<target> after the run (cargo fuzz cmin).
+# fuzz/logs), FUZZ_RSS_MB (libFuzzer -rss_limit_mb, default 2048), FUZZ_MERGE=1 to merge, after each
+# run, the new inputs that add coverage into fuzz/corpus/<target> (libFuzzer -merge=1, as
+# cargo fuzz cmin; the committed files are kept), FUZZ_SANITIZER (default none: see fuzz/RUNS.md for why; address for ASan),
+# FUZZ_RECORD=1 to append each run's figures to fuzz/RUNS.tsv (committed).
+#
+# Build: release (-O) with debug assertions (overflow checks, debug_assert!) and no sanitizer
+# by default; `run` gets the same flags, or cargo fuzz would rebuild.
 #
 # Targets run one at a time, niced. New inputs go to fuzz/corpus-new/<target> (not
 # committed); crashes to fuzz/artifacts/<target>. Each run's last libFuzzer status line
@@ -26,6 +32,14 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 [ "${1:-}" = "--install-only" ] && exit 0
+if [ "${1:-}" = "--totals" ]; then
+  # target  runs  seconds  executions  crashes  (cov, ft and corpus of the last run)
+  awk -F'\t' 'NR > 1 { n[$2]++; s[$2] += $3; e[$2] += $4; c[$2] += $8; last[$2] = $5 "\t" $6 "\t" $7 }
+    END { print "target\truns\tseconds\texecutions\tcrashes\tcov\tft\tcorpus";
+          for (t in n) print t "\t" n[t] "\t" s[t] "\t" e[t] "\t" c[t] "\t" last[t] }' fuzz/RUNS.tsv |
+    (read -r h; echo "$h"; sort)
+  exit 0
+fi
 
 secs=${1:-60}
 shift || true
@@ -36,28 +50,44 @@ fi
 logs=${FUZZ_LOG_DIR:-fuzz/logs}
 mkdir -p "$logs"
 nice_level=${FUZZ_NICE:-19}
+flags=(--fuzz-dir fuzz -O --debug-assertions -s "${FUZZ_SANITIZER:-none}")
 
 # The fuzz crate has its own target dir (fuzz/target), apart from the workspace's.
-nice -n "$nice_level" cargo +nightly fuzz build --fuzz-dir fuzz
+nice -n "$nice_level" cargo +nightly fuzz build "${flags[@]}"
 
 status=0
 for t in "${targets[@]}"; do
   mkdir -p "fuzz/corpus-new/$t" "fuzz/corpus/$t" "fuzz/artifacts/$t"
   log="$logs/$t.log"
   echo "fuzz: $t for ${secs}s" >&2
-  if ! nice -n "$nice_level" cargo +nightly fuzz run --fuzz-dir fuzz "$t" \
+  crashes_before=$(find "fuzz/artifacts/$t" -type f | wc -l)
+  if ! nice -n "$nice_level" cargo +nightly fuzz run "${flags[@]}" "$t" \
       "fuzz/corpus-new/$t" "fuzz/corpus/$t" -- \
-      -max_total_time="$secs" -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+      -max_total_time="$secs" -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 \
       -malloc_limit_mb="${FUZZ_RSS_MB:-2048}" -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" \
       -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1; then
     echo "fuzz: $t FAILED (see $log and fuzz/artifacts/$t)" >&2
     status=1
   fi
+  if [ "${FUZZ_RECORD:-0}" = 1 ]; then
+    # date, target, seconds run, executions, cov, ft, corpus units, new crash files
+    [ -f fuzz/RUNS.tsv ] || printf 'date\ttarget\tseconds\texecutions\tcov\tft\tcorpus\tcrashes\n' >fuzz/RUNS.tsv
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    ran=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+    ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+    corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
+    crashes=$(( $(find "fuzz/artifacts/$t" -type f | wc -l) - crashes_before ))
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${ran:-$secs}" "${execs:-0}" \
+      "${cov:-}" "${ft:-}" "${corp:-}" "$crashes" >>fuzz/RUNS.tsv
+  fi
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
-    tmp=$(mktemp -d)
-    nice -n "$nice_level" cargo +nightly fuzz run --fuzz-dir fuzz "$t" "$tmp" "fuzz/corpus/$t" \
-      "fuzz/corpus-new/$t" -- -merge=1 >/dev/null 2>&1 || true
-    rm -rf "fuzz/corpus/$t" && mv "$tmp" "fuzz/corpus/$t"
+    # Into the committed corpus: its files (seeds, regression-*) stay as they are; of the new
+    # inputs only a minimal set that adds coverage (features) is copied in, named by SHA-1.
+    nice -n "$nice_level" cargo +nightly fuzz run "${flags[@]}" "$t" "fuzz/corpus/$t" \
+      "fuzz/corpus-new/$t" -- -merge=1 -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+      >"$logs/$t.merge.log" 2>&1 || { echo "fuzz: merging $t failed (see $logs/$t.merge.log)" >&2; status=1; }
   fi
 done
 

@@ -24,8 +24,9 @@ trap 'rm -rf "$work"' EXIT
 # Whether process $1 still runs (a finished, unreaped one is a zombie, state Z).
 running() { [ -e "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat")" != Z ]; }
 
-# A random delay in [0, $1) milliseconds, as seconds for sleep.
-rand_delay() { python3 -c "import random,sys; print(random.uniform(0, $1) / 1000)"; }
+# $2 random delays in [0, $1) milliseconds, as seconds for sleep, one a line. Drawn before the
+# trials: a python3 start between the spawn and the sleep would add tens of ms to each delay.
+rand_delays() { python3 -c "import random; print('\n'.join(str(random.uniform(0, $1) / 1000) for _ in range($2)))"; }
 
 # Same content (report.json: parses and has the seed) as one of the reference folders.
 check_generate_dir() { # dir old_ref new_ref new_seed -> prints "ok N_old N_new N_tmp" or fails
@@ -64,12 +65,13 @@ gen 8 "$work/new" >/dev/null
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 gen 9 "$work/old" >/dev/null
 g_old=0; g_new=0; g_tmp=0; g_landed=0
+mapfile -t delays < <(rand_delays $((ms * 12 / 10)) "$trials")
 for i in $(seq "$trials"); do
   d="$work/g"; rm -rf "$d"; cp -r "$work/old" "$d"
   # Not through `gen`: a backgrounded function is a subshell, and SIGKILL would miss the binary.
   "$bin" generate --quiet --preset eroded-island --size 129 --threads 2 --seed 8 --out "$d" >/dev/null 2>&1 &
   pid=$!
-  sleep "$(rand_delay $((ms * 12 / 10)))"
+  sleep "${delays[i - 1]}"
   running "$pid" && kill -KILL "$pid" 2>/dev/null && g_landed=$((g_landed + 1))
   wait "$pid" 2>/dev/null || true
   read -r _ o n t < <(check_generate_dir "$d" "$work/old" "$work/new" 8) || { echo "generate trial $i FAILED" >&2; exit 1; }
@@ -83,7 +85,9 @@ read -r _ o n t < <(check_generate_dir "$d" "$work/old" "$work/new" 8)
 echo "generate: $trials kills ($g_landed while it ran) over ${ms} ms runs: every file old or new ($g_old old, $g_new new, $g_tmp hidden temp files of the killed writes); rerun complete, temps removed"
 
 # --- tiles ------------------------------------------------------------------------------------
-tiles() { "$bin" tiles --quiet --preset world --tiles 3x2 --tile 129 --threads 2 --out "$1"; }
+# Big enough that a run lasts well over the process start (3x2 tiles of 129² took 88 ms and
+# no kill landed while tiles ran): 12 tiles of 257².
+tiles() { "$bin" tiles --quiet --preset world --tiles 4x3 --tile 257 --threads 2 --out "$1"; }
 t0=$(date +%s%N)
 tiles "$work/tref" >/dev/null
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -112,11 +116,12 @@ check_tiles_dir() { # every file of a complete tile and world.json equals the re
   return $bad
 }
 k_tiles=0; k_partial=0; t_landed=0
+mapfile -t delays < <(rand_delays $((ms * 12 / 10)) "$trials")
 for i in $(seq "$trials"); do
   d="$work/t"; rm -rf "$d"
-  "$bin" tiles --quiet --preset world --tiles 3x2 --tile 129 --threads 2 --out "$d" >/dev/null 2>&1 &
+  "$bin" tiles --quiet --preset world --tiles 4x3 --tile 257 --threads 2 --out "$d" >/dev/null 2>&1 &
   pid=$!
-  sleep "$(rand_delay $((ms * 12 / 10)))"
+  sleep "${delays[i - 1]}"
   running "$pid" && kill -KILL "$pid" 2>/dev/null && t_landed=$((t_landed + 1))
   wait "$pid" 2>/dev/null || true
   check_tiles_dir "$d" || { echo "tiles trial $i FAILED" >&2; exit 1; }
@@ -125,20 +130,21 @@ for i in $(seq "$trials"); do
   # The rerun completes the set.
   tiles "$d" >/dev/null
   check_tiles_dir "$d"
-  [ "$(find "$d" -maxdepth 1 -name 'x*_y*' -type d | wc -l)" = 6 ] || { echo "tiles rerun $i incomplete" >&2; exit 1; }
+  [ "$(find "$d" -maxdepth 1 -name 'x*_y*' -type d | wc -l)" = 12 ] || { echo "tiles rerun $i incomplete" >&2; exit 1; }
   [ -z "$(find "$d" -maxdepth 1 -name '.x*.partial')" ] || { echo "tiles rerun $i left partial tiles" >&2; exit 1; }
 done
-echo "tiles: $trials kills ($t_landed while it ran) over ${ms} ms runs: $k_tiles complete tiles kept (all equal to the reference), $k_partial partial tile folders (hidden, removed by the rerun); every rerun completed the 6 tiles"
+echo "tiles: $trials kills ($t_landed while it ran) over ${ms} ms runs: $k_tiles complete tiles kept (all equal to the reference), $k_partial partial tile folders (hidden, removed by the rerun); every rerun completed the 12 tiles"
 
 # --- project save (the editor's Save and recovery file) -------------------------------------
 p="$work/p.tsproj"
 "$saver" save "$p" >/dev/null 2>&1 &
 pid=$!; sleep 0.3; kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
 versions=""
+mapfile -t delays < <(rand_delays 200 "$trials")
 for i in $(seq "$trials"); do
   "$saver" save "$p" >/dev/null 2>&1 &
   pid=$!
-  sleep "$(rand_delay 200)"
+  sleep "${delays[i - 1]}"
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   k=$("$saver" check "$p") || { echo "project save trial $i FAILED" >&2; exit 1; }
