@@ -8,6 +8,7 @@
 #   SECONDS_PER_TARGET  libFuzzer -max_total_time per target (default 60)
 #   TARGET              targets to run (default: every target in fuzz/fuzz_targets)
 #        scripts/fuzz.sh --totals      (cumulative time and executions per target, from fuzz/RUNS.tsv)
+#        scripts/fuzz.sh --cmin [TARGET...]   (minimise the committed corpus, keeping named files)
 # Environment: FUZZ_JOBS (default 1), FUZZ_NICE (default 19), FUZZ_LOG_DIR (default
 # fuzz/logs), FUZZ_RSS_MB (libFuzzer -rss_limit_mb, default 2048), FUZZ_MERGE=1 to merge, after each
 # run, the new inputs that add coverage into fuzz/corpus/<target> (libFuzzer -merge=1, as
@@ -32,6 +33,26 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 [ "${1:-}" = "--install-only" ] && exit 0
+if [ "${1:-}" = "--cmin" ]; then
+  # Minimises fuzz/corpus/<target> (and fuzz/corpus-new/<target>) into the committed corpus:
+  # the named files (seed-*, preset-*, regression-*) stay; of the others only a smallest set
+  # that keeps every coverage feature (libFuzzer -set_cover_merge=1), named by SHA-1.
+  shift
+  targets=("$@")
+  [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(ls fuzz/fuzz_targets | sed 's/\.rs$//' | sort)
+  for t in "${targets[@]}"; do
+    out=$(mktemp -d)
+    # The named files first: their coverage counts as already had.
+    find "fuzz/corpus/$t" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$out/" \;
+    mkdir -p "fuzz/corpus-new/$t"
+    cargo +nightly fuzz run --fuzz-dir fuzz -O --debug-assertions -s "${FUZZ_SANITIZER:-none}" "$t" \
+      "$out" "fuzz/corpus/$t" "fuzz/corpus-new/$t" -- -set_cover_merge=1 -timeout=10 \
+      -rss_limit_mb="${FUZZ_RSS_MB:-2048}" >"fuzz/logs/$t.cmin.log" 2>&1 || { echo "cmin $t failed" >&2; exit 1; }
+    rm -rf "fuzz/corpus/$t" && mv "$out" "fuzz/corpus/$t" && chmod 755 "fuzz/corpus/$t"
+    echo "$t: $(ls "fuzz/corpus/$t" | wc -l) files, $(du -sk "fuzz/corpus/$t" | cut -f1) KiB"
+  done
+  exit 0
+fi
 if [ "${1:-}" = "--totals" ]; then
   # target  runs  seconds  executions  crashes  (cov, ft and corpus of the last run)
   awk -F'\t' 'NR > 1 { n[$2]++; s[$2] += $3; e[$2] += $4; c[$2] += $8; last[$2] = $5 "\t" $6 "\t" $7 }
@@ -61,10 +82,14 @@ for t in "${targets[@]}"; do
   log="$logs/$t.log"
   echo "fuzz: $t for ${secs}s" >&2
   crashes_before=$(find "fuzz/artifacts/$t" -type f | wc -l)
+  # -jobs makes libFuzzer fork workers that log to fuzz-N.log in the current folder: only
+  # when more than one job is asked for.
+  jobs=()
+  if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
   if ! nice -n "$nice_level" cargo +nightly fuzz run "${flags[@]}" "$t" \
       "fuzz/corpus-new/$t" "fuzz/corpus/$t" -- \
       -max_total_time="$secs" -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 \
-      -malloc_limit_mb="${FUZZ_RSS_MB:-2048}" -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" \
+      -malloc_limit_mb="${FUZZ_RSS_MB:-2048}" "${jobs[@]}" \
       -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1; then
     echo "fuzz: $t FAILED (see $log and fuzz/artifacts/$t)" >&2
     status=1

@@ -159,6 +159,9 @@ fn recovery_file_brings_the_work_back_after_sigkill() {
     assert_eq!(e.height_bytes(), height_bytes(&e.doc), "restored heights are the document's");
     assert!(e.has_unsaved_changes(), "restored work still needs saving");
     assert_eq!(e.recovery_file(), None, "restored: no longer offered");
-    eprintln!("restored the document of edit {} (killed during edit {EDITS_BEFORE_KILL})", EDITS_BEFORE_KILL - 1 + which.unwrap());
+    eprintln!(
+        "restored the document of edit {} (killed during edit {EDITS_BEFORE_KILL})",
+        EDITS_BEFORE_KILL - 1 + which.unwrap()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

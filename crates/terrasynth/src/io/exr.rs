@@ -49,7 +49,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         let meta = exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false).map_err(fail)?;
         for header in meta.headers.iter() {
             let size = header.layer_size;
-            super::check_decode_size(path, size.0, size.1)?;
+            super::check_decode_size(path, size.0, size.1, bytes.len())?;
         }
         let image = exr::prelude::read()
             .no_deep_data()

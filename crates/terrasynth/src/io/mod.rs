@@ -224,11 +224,19 @@ pub(crate) fn guard_decoder<T>(path: &Path, what: &str, f: impl FnOnce() -> Resu
     }
 }
 
+/// Most cells one byte of an image file can decode to: no PNG, EXR or TIFF compression the
+/// readers support expands more than 4096 times (deflate at most 1032:1, TIFF's 12-bit LZW at
+/// most about 2700:1, RLE and PackBits far less), and no cell takes less than one bit (1-bit
+/// gray PNG). A header claiming more cells than `file bytes ×` this is corrupt or truncated.
+pub const MAX_CELLS_PER_FILE_BYTE: u64 = 8 * 4096;
+
 /// Refuses, from its header, an image of `width × height` that would not fit: sides and
-/// buffer checked by [`crate::grid::check_size`], and the f32 result at most
-/// [`MAX_DECODE_BYTES`].
+/// buffer checked by [`crate::grid::check_size`], the f32 result at most
+/// [`MAX_DECODE_BYTES`], and at most [`MAX_CELLS_PER_FILE_BYTE`] cells per byte of the
+/// `file_bytes`-byte file (found by fuzzing: a 346-byte PNG claiming 23041×31241 made the
+/// decoder allocate gigabytes before finding the data missing).
 #[cfg_attr(not(any(feature = "png", feature = "exr", feature = "tiff")), allow(dead_code))]
-pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Result<()> {
+pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize, file_bytes: usize) -> Result<()> {
     crate::grid::check_size::<f32>(width, height)
         .map_err(|e| format_err(path, format!("image too large: {e}")))?;
     let bytes = (width as u64) * (height as u64) * 4;
@@ -242,7 +250,19 @@ pub(crate) fn check_decode_size(path: &Path, width: usize, height: usize) -> Res
     }
     // The decoder's pixel buffer (up to 8 bytes a pixel, RGBA16) and the f32 heights.
     crate::memory::check_cells(width, height, 12, "decoding this image")
-        .map_err(|e| format_err(path, format!("image too large: {e}")))
+        .map_err(|e| format_err(path, format!("image too large: {e}")))?;
+    let cells = (width as u64) * (height as u64);
+    if cells > (file_bytes as u64).saturating_mul(MAX_CELLS_PER_FILE_BYTE) {
+        return Err(format_err(
+            path,
+            format!(
+                "corrupt or truncated image: the header claims {width}x{height} cells, more than a \
+                 {file_bytes}-byte file can hold (at most {} cells per byte)",
+                MAX_CELLS_PER_FILE_BYTE
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Bytes of rows computed at once by [`for_row_bands`] (about 4 MiB, at least one row; a few

@@ -179,7 +179,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         reader.limits(limits);
         let decoder = reader.into_decoder().map_err(fail)?;
         let (w, h) = decoder.dimensions();
-        super::check_decode_size(path, w as usize, h as usize)?;
+        super::check_decode_size(path, w as usize, h as usize, bytes.len())?;
         let image = DynamicImage::from_decoder(decoder).map_err(fail)?;
         let (w, h) = (w as usize, h as usize);
         let data: Vec<f32> = match image {

@@ -128,12 +128,31 @@ pub fn write_geotiff(path: impl AsRef<Path>, map: &Heightmap, opts: &GeoTiffOpti
     })
 }
 
+/// A decoder of `bytes` with [`tag_limits`]; [`decode`] raises them to [`image_limits`] once
+/// the image's size has been checked.
 fn decoder<'a>(bytes: &'a [u8], path: &Path) -> Result<Decoder<Cursor<&'a [u8]>>> {
+    Decoder::new(Cursor::new(bytes))
+        .map(|d| d.with_limits(tag_limits(bytes.len())))
+        .map_err(|e| format_err(path, format!("not a readable TIFF: {e}")))
+}
+
+/// Limits for reading the header and tags of a `file_bytes`-byte file. The `tiff` crate has one
+/// buffer limit for both tags and pixels; a tag cannot hold more values than the file has
+/// bytes, so up to 32 bytes (one decoded value) per file byte are allowed here. Found by
+/// fuzzing: a 733-byte file whose tag claimed about a hundred million values made the decoder
+/// reserve gigabytes under the pixel limit before it found the values missing.
+fn tag_limits(file_bytes: usize) -> Limits {
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = file_bytes.saturating_mul(32).max(4096);
+    limits
+}
+
+/// Limits for decoding the pixels: the decoded image up to [`super::MAX_DECODE_BYTES`] (its
+/// size was checked from the header first).
+fn image_limits() -> Limits {
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(super::MAX_DECODE_BYTES).unwrap_or(usize::MAX);
-    Decoder::new(Cursor::new(bytes))
-        .map(|d| d.with_limits(limits))
-        .map_err(|e| format_err(path, format!("not a readable TIFF: {e}")))
+    limits
 }
 
 /// Reads the GeoTIFF tags of a file (errors if one of the three is missing).
@@ -174,7 +193,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         let fail = |e: tiff::TiffError| format_err(path, format!("not a readable TIFF: {e}"));
         let (w, h) = dec.dimensions().map_err(fail)?;
         let (w, h) = (w as usize, h as usize);
-        super::check_decode_size(path, w, h)?;
+        super::check_decode_size(path, w, h, bytes.len())?;
         let color = dec.colortype().map_err(fail)?;
         if !matches!(color, tiff::ColorType::Gray(8 | 16 | 32 | 64)) {
             return Err(format_err(
@@ -188,6 +207,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
             .and_then(|v| v.first().copied())
             .filter(|c| c.is_finite() && *c > 0.0)
             .unwrap_or(1.0);
+        let mut dec = dec.with_limits(image_limits());
         let data: Vec<f32> = match dec.read_image().map_err(fail)? {
             DecodingResult::F32(v) => v,
             DecodingResult::F64(v) => v.into_iter().map(|x| x as f32).collect(),
