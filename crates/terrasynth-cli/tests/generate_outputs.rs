@@ -125,7 +125,7 @@ fn erosion_presets_report_scores_and_trace_without_changing_the_terrain() {
 
 #[test]
 fn new_presets_are_identical_on_1_and_2_threads() {
-    for preset in ["eroded-island", "olsen-eroded", "rivers"] {
+    for preset in ["eroded-island", "olsen-eroded", "rivers", "highlands"] {
         let (a, b) = (temp_dir(&format!("{preset}-1")), temp_dir(&format!("{preset}-2")));
         ok(&generate(&a, &["--preset", preset, "--size", "65", "--threads", "1"]));
         ok(&generate(&b, &["--preset", preset, "--size", "65", "--threads", "2"]));

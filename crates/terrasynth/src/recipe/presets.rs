@@ -50,6 +50,7 @@ pub fn presets() -> &'static [Preset] {
         preset!("eroded-island"),
         preset!("olsen-eroded"),
         preset!("rivers"),
+        preset!("highlands"),
         preset!("world"),
         preset!("world-island"),
         preset!("world-archipelago"),
