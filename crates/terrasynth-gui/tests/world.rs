@@ -194,10 +194,9 @@ fn a_stroke_across_a_chunk_border_saves_reopens_and_has_no_seam() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Snapshots (wgpu): an edited world (strokes, a river) and the `world` preset zoomed far out
-/// (level of detail). Look at them after `UPDATE_SNAPSHOTS=1`.
+/// Snapshot (wgpu): an edited world (strokes, a river). Look at it after `UPDATE_SNAPSHOTS=1`.
 #[test]
-fn snapshot_world_edited_and_far_zoom() {
+fn snapshot_world_edited() {
     let mut h = harness(test_world(), egui::vec2(900.0, 600.0), true);
     *h.state_mut().camera_mut() = WorldCamera { centre: [256.0, 128.0], points_per_cell: 2.0 };
     wait_chunks(&mut h);
@@ -217,8 +216,13 @@ fn snapshot_world_edited_and_far_zoom() {
     app.push_edit(WorldEdit::RiverSource { x: 230, y: 110, reach: 256, depth_m: 6.0, width: 2.0 }).unwrap();
     wait_chunks(&mut h);
     h.snapshot("world_edited");
+}
+
+/// Snapshot (wgpu): the `world` preset zoomed far out (level of detail, 1/32 point per cell).
+#[test]
+fn snapshot_world_far_zoom() {
     let mut far = harness(World::from_preset("world").unwrap(), egui::vec2(900.0, 600.0), true);
-    *far.state_mut().camera_mut() = WorldCamera { centre: [0.0, 0.0], points_per_cell: 1.0 / 256.0 };
+    *far.state_mut().camera_mut() = WorldCamera { centre: [0.0, 0.0], points_per_cell: 1.0 / 32.0 };
     wait_chunks(&mut far);
     assert_eq!(far.state().chunks().error, None);
     far.snapshot("world_far_zoom");
