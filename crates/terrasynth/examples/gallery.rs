@@ -436,9 +436,8 @@ fn seed_strips() -> Vec<Strip> {
                       §2.1.3: each river a tree); \
                       `river-level = 1` gives longer rivers (in triangles of twice the leg); 6 rivers and 12 \
                       tributaries. Heights never rise downstream along a river and stay below the terrain \
-                      beside it; rivers drawn 2 px wide. A tributary may open on a free edge of the coast too \
-                      (the longest line in the defaults panel's bottom-right corner springs on the bottom \
-                      coast and flows inland to join its river).",
+                      beside it; rivers drawn 2 px wide. Every spring is inland: tributaries open only on \
+                      free inland edges (a unit test checks 40 seeds).",
             side: SEED_SIDE,
             panels: squig
                 .iter()

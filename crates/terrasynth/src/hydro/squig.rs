@@ -220,7 +220,7 @@ impl SquigRivers {
                 tris = start_rivers(n, s, self.rivers, &mut rng);
             }
             if level == branch_level && !tris.is_empty() {
-                self.add_tributaries(&mut tris, &mut rng);
+                self.add_tributaries(&mut tris, n, &mut rng);
             }
             if tris.is_empty() {
                 return;
@@ -265,17 +265,20 @@ impl SquigRivers {
         Ok((array, graph))
     }
 
-    fn add_tributaries(&self, tris: &mut [Tri], rng: &mut SplitMix64) {
-        // A spring may only open on an edge no other river triangle shares, so every river
-        // point keeps a single downstream neighbour.
+    fn add_tributaries(&self, tris: &mut [Tri], n: i64, rng: &mut SplitMix64) {
+        // A spring may only open on an inland edge (a spring on the coast would start at the
+        // sea) that no other river triangle shares, so every river point keeps a single
+        // downstream neighbour.
         let mut shared: HashMap<P, usize> = HashMap::new();
         for t in tris.iter() {
             for k in 0..3 {
                 *shared.entry(mid(t.v[k], t.v[(k + 1) % 3])).or_default() += 1;
             }
         }
-        let free =
-            |t: &Tri, k: usize| t.lab[k] == Label::Neutral && shared[&mid(t.v[k], t.v[(k + 1) % 3])] == 1;
+        let free = |t: &Tri, k: usize| {
+            let (a, b) = (t.v[k], t.v[(k + 1) % 3]);
+            t.lab[k] == Label::Neutral && shared[&mid(a, b)] == 1 && !on_coast(a, b, n)
+        };
         let mut candidates: Vec<usize> = (0..tris.len())
             .filter(|&i| {
                 let t = &tris[i];
@@ -509,5 +512,27 @@ mod tests {
         assert_eq!(&SquigRivers::PARAMS[..3], &Triangular::PARAMS[..3]);
         let nan = SquigRivers { roughness: f64::NAN, ..d };
         assert!(matches!(nan.validate(), Err(Error::InvalidParameter { name, .. }) if name == "roughness"));
+    }
+
+    /// Every spring (a river point with nothing upstream) is inland: none lies on the
+    /// triangle's coast (x = 0, y = n or x = y), where only mouths belong. Before the fix a
+    /// tributary could spring on a coast edge.
+    #[test]
+    fn springs_are_never_on_the_coast() {
+        let levels = 7;
+        let n = 1i64 << levels;
+        let mut springs = 0;
+        for seed in 0..40 {
+            let squig = SquigRivers { rivers: 6, tributaries: 12, ..SquigRivers::default() };
+            let (_, graph) = squig.array(levels, seed).unwrap();
+            let downstream: HashSet<P> = graph.iter().map(|&(_, b)| b).collect();
+            for &(a, _) in &graph {
+                if !downstream.contains(&a) {
+                    springs += 1;
+                    assert!(!(a.0 == 0 || a.1 == n || a.0 == a.1), "seed {seed}: spring {a:?} on the coast");
+                }
+            }
+        }
+        assert!(springs > 40 * 6, "only {springs} springs: the tributaries were not made");
     }
 }
