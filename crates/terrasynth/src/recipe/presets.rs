@@ -87,7 +87,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown preset `atlantis` (known: island, archipelago, mountains, mdp, spectral, voronoi-ds, \
-             olsen, eroded-island, olsen-eroded, rivers, world, world-island, world-archipelago)"
+             olsen, eroded-island, olsen-eroded, rivers, highlands, world, world-island, world-archipelago)"
         );
         assert!(matches!(e, Error::UnknownPreset { name, .. } if name == "atlantis"));
     }
