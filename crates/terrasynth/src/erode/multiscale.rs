@@ -21,7 +21,7 @@
 //! from tectonic uplift and fluvial erosion", Eurographics), which also upsamples a coarse
 //! stream-power solution. Cost: `coarse` steps at `1/f²` of the cells, plus the fine steps.
 
-use super::stream_power::{StreamPowerEroder, StreamPowerParams};
+use super::stream_power::{StreamPowerEroder, StreamPowerParams, base_level};
 use super::{Eroder, check_finite};
 use crate::{Error, Grid, Heightmap, Result};
 
@@ -66,13 +66,7 @@ impl CoarseToFine {
         }
         crate::memory::check_cells(w, h, 24, "coarse-to-fine stream power's full-resolution copies")?;
         let fine_start = super::to_f64(map);
-        let base = Grid::from_fn(w, h, map.cell_size(), |x, y| {
-            x == 0
-                || y == 0
-                || x + 1 == w
-                || y + 1 == h
-                || params.sea_level.is_some_and(|s| (map[(x, y)] as f64) < s)
-        })?;
+        let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_before = restrict(&fine_start, factor)?;
         let coarse_map = coarse_before.map(|&v| v as f32);
         let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, ..params };

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::hydro::Routing;
-use crate::step::params::{Choice, choice_enum};
+use crate::step::params::{Choice, ParamField, choice_enum};
 use crate::step::{Category, Frame, IterationHook, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, ParamSpec, Params};
 use crate::{Error, Heightmap, Result};
@@ -422,7 +422,7 @@ pub fn build_in(
                 kd: params.f64("kd")?,
                 dx: 1.0,
                 sea_level: params.bool("use-sea-level")?.then_some(terrain.sea_level as f64),
-                routing: routing_of(params)?,
+                routing: Routing::read(params, "routing")?,
                 seed,
                 g: params.f64("g")?,
             };
@@ -444,23 +444,12 @@ pub fn iteration_count(kind: Erosion, params: &Params) -> Result<usize> {
     Ok(iterations)
 }
 
-/// The `routing` of `stream-power`.
-fn routing_of(params: &Params) -> Result<Routing> {
-    let name = params.text("routing")?;
-    Routing::from_name(name).ok_or_else(|| {
-        Error::param("routing", format!("{name:?}"), format!("one of {}", Routing::NAMES.join(", ")))
-    })
-}
-
 /// The `sweep` of Olsen's fast erosions ([`Sweep::Coloured`] for the other kinds, which have
 /// no such key).
 fn sweep_of(kind: Erosion, params: &Params) -> Result<Sweep> {
     match kind {
         Erosion::ThermalOlsen | Erosion::OlsenErosion | Erosion::HydraulicOlsen => {
-            let name = params.text("sweep")?;
-            Sweep::from_name(name).ok_or_else(|| {
-                Error::param("sweep", format!("{name:?}"), format!("one of {}", Sweep::NAMES.join(", ")))
-            })
+            Sweep::read(params, "sweep")
         }
         _ => Ok(Sweep::Coloured),
     }

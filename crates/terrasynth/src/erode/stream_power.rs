@@ -136,6 +136,22 @@ pub struct StreamPowerEroder {
     /// sediment volume from upstream `S`, kept from step to step as the next first guess.
     deposit_from: Vec<f64>,
     sediment: Vec<f64>,
+    /// With deposition: each pass's net sediment leaving each cell (reused buffer).
+    outflow: Vec<f64>,
+}
+
+/// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
+pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
+    let (w, h) = (map.width(), map.height());
+    map.as_slice()
+        .iter()
+        .enumerate()
+        .map(|(i, &z)| {
+            let (x, y) = (i % w, i / w);
+            let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+            edge || sea_level.is_some_and(|s| (z as f64) < s)
+        })
+        .collect()
 }
 
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`].
@@ -151,16 +167,7 @@ impl StreamPowerEroder {
         // 24 more for deposition (h*, sediment from upstream, and per pass).
         let per_cell = if params.g > 0.0 { 64 } else { 40 };
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
-        let base = map
-            .as_slice()
-            .iter()
-            .enumerate()
-            .map(|(i, &z)| {
-                let (x, y) = (i % w, i / w);
-                let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-                edge || params.sea_level.is_some_and(|s| (z as f64) < s)
-            })
-            .collect();
+        let base = base_level(map, params.sea_level);
         let surface = to_f64(map);
         Ok(Self {
             scratch: surface.clone(),
@@ -171,6 +178,7 @@ impl StreamPowerEroder {
             steps: 0,
             deposit_from: Vec::new(),
             sediment: Vec::new(),
+            outflow: Vec::new(),
         })
     }
 
@@ -260,7 +268,8 @@ impl StreamPowerEroder {
         h_star.extend_from_slice(h);
         let mut upstream = std::mem::take(&mut self.sediment);
         upstream.resize(h.len(), 0.0);
-        let mut q = vec![0.0f64; h.len()];
+        let mut q = std::mem::take(&mut self.outflow);
+        q.resize(h.len(), 0.0);
         let top = h.iter().fold(0.0f64, |t, v| t.max(v.abs()));
         for pass in 0..MAX_DEPOSITION_PASSES {
             let mut moved = 0.0f64;
@@ -303,6 +312,7 @@ impl StreamPowerEroder {
         }
         self.deposit_from = h_star;
         self.sediment = upstream;
+        self.outflow = q;
     }
 
     fn diffuse(&mut self) {
