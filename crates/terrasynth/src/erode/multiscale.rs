@@ -61,7 +61,7 @@ impl CoarseToFine {
             return Err(Error::param(
                 "coarse",
                 factor,
-                format!("at most a third of the map's smaller side ({} cells here)", w.min(h) / 3),
+                format!("less than half the map's smaller side (at most {} here)", (w.min(h) - 1) / 2),
             ));
         }
         crate::memory::check_cells(w, h, 24, "coarse-to-fine stream power's full-resolution copies")?;
