@@ -7,6 +7,8 @@
 //! - `close_recovery`: the close prompt and the periodic recovery file.
 //! - `masks`: the Mask section of a step and the Paint mask brush.
 //! - `start_screen`: the start screen, the help panel per mode, the river modes and gallery.
+//! - `recovery`: the recovery file brings the work back after a SIGKILL (issue 15).
+//! - `world`: the world view: strokes across chunk borders, save and reopen, far zoom.
 
 mod app;
 mod close_recovery;
@@ -16,5 +18,7 @@ mod edits;
 mod fields;
 mod masks;
 mod project;
+mod recovery;
 mod snapshots;
 mod start_screen;
+mod world;

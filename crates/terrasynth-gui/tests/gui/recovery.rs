@@ -102,7 +102,7 @@ fn recovery_file_brings_the_work_back_after_sigkill() {
     let path = dir.join("recovery.tsproj");
 
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["child_session", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args(["recovery::child_session", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, &dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
