@@ -54,10 +54,11 @@ if [ "${1:-}" = "--cmin" ]; then
   exit 0
 fi
 if [ "${1:-}" = "--totals" ]; then
-  # target  runs  seconds  executions  crashes  (cov, ft and corpus of the last run)
-  awk -F'\t' 'NR > 1 { n[$2]++; s[$2] += $3; e[$2] += $4; c[$2] += $8; last[$2] = $5 "\t" $6 "\t" $7 }
-    END { print "target\truns\tseconds\texecutions\tcrashes\tcov\tft\tcorpus";
-          for (t in n) print t "\t" n[t] "\t" s[t] "\t" e[t] "\t" c[t] "\t" last[t] }' fuzz/RUNS.tsv |
+  # target  runs  seconds  executions  crashes  (cov, ft and corpus of the last run)  CPU
+  # seconds (of the runs that recorded it: the first ones did not)
+  awk -F'\t' 'NR > 1 { n[$2]++; s[$2] += $3; e[$2] += $4; c[$2] += $8; u[$2] += $9; last[$2] = $5 "\t" $6 "\t" $7 }
+    END { print "target\truns\tseconds\texecutions\tcrashes\tcov\tft\tcorpus\tcpu_seconds";
+          for (t in n) print t "\t" n[t] "\t" s[t] "\t" e[t] "\t" c[t] "\t" last[t] "\t" u[t] }' fuzz/RUNS.tsv |
     (read -r h; echo "$h"; sort)
   exit 0
 fi
@@ -86,7 +87,11 @@ for t in "${targets[@]}"; do
   # when more than one job is asked for.
   jobs=()
   if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
-  if ! nice -n "$nice_level" cargo +nightly fuzz run "${flags[@]}" "$t" \
+  # CPU seconds (user + system) of the run, when /usr/bin/time is there: the wall seconds
+  # overstate the work when the run shares the machine.
+  timer=()
+  if [ -x /usr/bin/time ]; then timer=(/usr/bin/time -f '%U %S' -o "$logs/$t.cpu"); fi
+  if ! nice -n "$nice_level" "${timer[@]}" cargo +nightly fuzz run "${flags[@]}" "$t" \
       "fuzz/corpus-new/$t" "fuzz/corpus/$t" -- \
       -max_total_time="$secs" -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 \
       -malloc_limit_mb="${FUZZ_RSS_MB:-2048}" "${jobs[@]}" \
@@ -95,8 +100,8 @@ for t in "${targets[@]}"; do
     status=1
   fi
   if [ "${FUZZ_RECORD:-0}" = 1 ]; then
-    # date, target, seconds run, executions, cov, ft, corpus units, new crash files
-    [ -f fuzz/RUNS.tsv ] || printf 'date\ttarget\tseconds\texecutions\tcov\tft\tcorpus\tcrashes\n' >fuzz/RUNS.tsv
+    # date, target, seconds run, executions, cov, ft, corpus units, new crash files, CPU seconds
+    [ -f fuzz/RUNS.tsv ] || printf 'date\ttarget\tseconds\texecutions\tcov\tft\tcorpus\tcrashes\tcpu_seconds\n' >fuzz/RUNS.tsv
     last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     ran=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
@@ -104,8 +109,9 @@ for t in "${targets[@]}"; do
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
     crashes=$(( $(find "fuzz/artifacts/$t" -type f | wc -l) - crashes_before ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${ran:-$secs}" "${execs:-0}" \
-      "${cov:-}" "${ft:-}" "${corp:-}" "$crashes" >>fuzz/RUNS.tsv
+    cpu=$(awk '{ printf "%.0f", $1 + $2 }' "$logs/$t.cpu" 2>/dev/null || true)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${ran:-$secs}" "${execs:-0}" \
+      "${cov:-}" "${ft:-}" "${corp:-}" "$crashes" "${cpu:-}" >>fuzz/RUNS.tsv
   fi
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     # Into the committed corpus: its files (seeds, regression-*) stay as they are; of the new

@@ -776,11 +776,15 @@ impl WorldApp {
             }
         }
         self.textures.retain(|k, _| self.chunks.get(*k).is_some());
-        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z)) {
-            self.undo();
-        }
-        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Y)) {
+        // The editor's shortcuts: Ctrl+Z undo; Ctrl+Y or Ctrl+Shift+Z redo.
+        let redo = ctx.input_mut(|i| {
+            i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z)
+                || i.consume_key(egui::Modifiers::COMMAND, egui::Key::Y)
+        });
+        if redo {
             self.redo();
+        } else if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z)) {
+            self.undo();
         }
         let mut status = String::new();
         let camera = self.camera;

@@ -1,6 +1,8 @@
 """Long calls release the GIL, report progress and stop on Ctrl-C."""
 
 import _thread
+import faulthandler
+import signal
 import threading
 import time
 
@@ -64,6 +66,21 @@ def test_progress_reports_fractions_in_order():
     assert seen[-1] == 1.0
     assert seen == sorted(seen) and all(0.0 <= f <= 1.0 for f in seen)
     assert len(seen) >= 2
+
+
+@pytest.fixture(autouse=True)
+def sigint_raises_keyboard_interrupt():
+    """Python installs its KeyboardInterrupt handler only when SIGINT is not ignored at start-up,
+    and a CI that starts its jobs in the background (non-interactive `&`) ignores it: then
+    `_thread.interrupt_main` does nothing and the Ctrl-C tests would run 10⁶ iterations. Every
+    test here runs with Python's own handler, as in an interactive session, and puts the
+    inherited one back. Should a Ctrl-C still be missed, the process exits after 5 minutes
+    with every thread's traceback instead of hanging CI."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    faulthandler.dump_traceback_later(300, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+    signal.signal(signal.SIGINT, previous)
 
 
 def _interrupt_once_started():

@@ -152,6 +152,17 @@ fn a_stroke_across_a_chunk_border_saves_reopens_and_has_no_seam() {
     click(&mut h, "Redo");
     wait_chunks(&mut h);
     assert_eq!(chunk_heights(&h, a), ha);
+    // The same from the keyboard: Ctrl+Z, then Ctrl+Y.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.step();
+    wait_chunks(&mut h);
+    assert_eq!(h.state().edits().len(), 0, "Ctrl+Z undid the stroke");
+    assert_eq!(chunk_heights(&h, a), plain_a);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    h.step();
+    wait_chunks(&mut h);
+    assert_eq!(h.state().edits().len(), 1, "Ctrl+Y redid it");
+    assert_eq!(chunk_heights(&h, a), ha);
     // A river source.
     click(&mut h, "River source");
     let p0 = h.state().cell_to_screen([300.0, 60.0]).unwrap();
