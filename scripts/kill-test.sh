@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Whether process $1 still runs (a finished, unreaped one is a zombie, state Z).
-running() { [ -e "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat")" != Z ]; }
+running() { local s; s=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$s" != Z ]; }
 
 # $2 random delays in [0, $1) milliseconds, as seconds for sleep, one a line. Drawn before the
 # trials: a python3 start between the spawn and the sleep would add tens of ms to each delay.
