@@ -148,3 +148,16 @@ def read_png16(path):
         out += line
         prev = line
     return np.frombuffer(bytes(out), dtype=">u2").reshape(h, w)
+
+
+def test_the_cli_reads_json_floats_exactly(cli, tmp_path):
+    """The CLI here is built without the editor (scripts/python-test.sh: `cargo build -p
+    terrasynth-cli`), as users build it. serde_json's default parser reads about one float in ten
+    one ULP off (906.7979265841685 became 906.7979265841684), which would move the values of a
+    project or JSON recipe; the workspace turns on its exact parser (`float_roundtrip`)."""
+    text = "906.7979265841685"
+    recipe = tmp_path / "r.json"
+    recipe.write_text('{"name": "t", "width": 17, "height": 17, "cell-size": %s, "steps": [{"type": "noise"}]}' % text)
+    run_cli(cli, "generate", "--recipe", str(recipe), "--out", str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["size"]["cell_size_m"] == float(text)

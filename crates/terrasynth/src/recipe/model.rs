@@ -600,6 +600,19 @@ mod tests {
         assert!(err.contains("JSON line 2, column"), "{err}");
     }
 
+    /// JSON floats are read exactly (serde_json's `float_roundtrip`, set in the workspace's
+    /// Cargo.toml): without it 906.7979265841685 reads as 906.7979265841684, and one float in
+    /// ten moves by one ULP. `cargo test -p terrasynth` builds without the editor's features and
+    /// fails here if the feature is lost; scripts/python-test.sh checks the CLI the same way.
+    #[test]
+    fn json_floats_are_read_exactly() {
+        for text in ["906.7979265841685", "1.0715660391465826e-75", "0.30000000000000004", "12.5"] {
+            let json = format!(r#"{{"name": "t", "width": 17, "height": 17, "cell-size": {text}}}"#);
+            let r = Recipe::from_json_str(&json).unwrap();
+            assert_eq!(r.cell_size.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+        }
+    }
+
     #[test]
     fn unknown_top_level_key_is_rejected() {
         let err = Recipe::from_toml_str("colour = 3\n").unwrap_err().to_string();
