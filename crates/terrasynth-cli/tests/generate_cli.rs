@@ -136,6 +136,15 @@ fn bad_input_writes_nothing_and_exits_2_with_one_line() {
     let json = dir.join("bad.json");
     std::fs::write(&json, "{\n  \"width\": -3\n}").unwrap();
     assert_rejected(&["--recipe", json.to_str().unwrap()], "JSON line 2, column");
+
+    // An empty file, or one with only comments, is not a flat map.
+    for (name, text) in
+        [("empty.toml", ""), ("comments.toml", "# my recipe\n\n  # todo\n"), ("empty.json", " \n")]
+    {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        assert_rejected(&["--recipe", f.to_str().unwrap()], "the recipe file is empty");
+    }
 }
 
 #[test]

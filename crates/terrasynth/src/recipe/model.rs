@@ -496,6 +496,20 @@ impl Recipe {
             message: format!("a recipe is UTF-8 text; byte {} is not", e.utf8_error().valid_up_to()),
         })?;
         let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        // An empty file (or only TOML comments) would parse as the defaults, a flat map with
+        // no steps: almost surely a truncated download or the wrong file.
+        let blank = text.lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || (!is_json && l.starts_with('#'))
+        });
+        if blank {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                message: "the recipe file is empty: a recipe has at least one [[steps]] table \
+                          (see docs/RECIPES.md, or `terrasynth recipe PRESET` for an example)"
+                    .into(),
+            });
+        }
         let parsed = if is_json { Self::from_json_str(&text) } else { Self::from_toml_str(&text) };
         let mut recipe = parsed.map_err(|e| match e {
             Error::Syntax { format, line_col, message, .. } => {
