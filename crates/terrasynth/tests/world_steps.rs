@@ -273,6 +273,28 @@ fn archipelago_is_chunkable_with_given_or_hashed_islands() {
     assert!(floor > 0 && floor < 3600, "{floor} of 3600 cells at the floor");
 }
 
+/// Islands far larger than their squares made every cell look at (2·r/s + 1)² squares: a
+/// fuzzed recipe (12 129 m islands every 30 m, fuzz/corpus/recipe_toml/regression-*) took
+/// minutes for a 17² window. The radius is bounded by the spacing, the spacing by the cell.
+#[test]
+fn archipelago_refuses_islands_much_larger_than_their_squares() {
+    let info = registry().into_iter().find(|s| s.name == "archipelago").unwrap();
+    let given = [("spacing-m", num(30.0)), ("radius-m", num(12129.0))]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    let p = Params::validate(info.params, &given).unwrap();
+    let err = (info.build)(&p).err().expect("refused").to_string();
+    assert!(err.contains("radius-m") && err.contains("at most 8 × spacing-m = 240 m"), "{err}");
+    // 8 × the spacing is accepted, and runs when the squares are no smaller than a cell (30 m).
+    let fine = step("archipelago", &[("spacing-m", num(30.0)), ("radius-m", num(240.0))]);
+    run_window(&*fine, 1, 0, 0, 17, 17).unwrap();
+    // A spacing under the cell size is refused when the window runs.
+    let small = step("archipelago", &[("spacing-m", num(20.0)), ("radius-m", num(160.0))]);
+    let err = run_window(&*small, 1, 0, 0, 17, 17).map(drop).unwrap_err().to_string();
+    assert!(err.contains("spacing-m") && err.contains("at least the cell size (30 m)"), "{err}");
+}
+
 /// A world recipe: noise in metres, then `extra` steps (TOML `[[steps]]` tables).
 fn world_recipe(extra: &str) -> terrasynth::Recipe {
     let text = format!(

@@ -380,7 +380,8 @@ step_params! {
                 default: DefaultValue::Absent,
                 unit: "m",
                 doc: "World recipes only (required with `centres-m` or `spacing-m`): island radius \
-                      in metres (hashed islands: the largest, each is 0.6 to 1 times it).",
+                      in metres (hashed islands: the largest, each is 0.6 to 1 times it; at most 8 × \
+                      `spacing-m`).",
             },
         spacing_m: Option<f64> = ParamSpec {
                 name: "spacing-m",
@@ -388,10 +389,15 @@ step_params! {
                 default: DefaultValue::Absent,
                 unit: "m",
                 doc: "World recipes only: side of the world squares that each hold one hashed island \
-                      (an endless archipelago), used when `centres-m` is empty.",
+                      (an endless archipelago), used when `centres-m` is empty; at least the cell size.",
             },
     }
 }
+
+/// Largest `radius-m / spacing-m` of an endless archipelago: each cell then looks at no more
+/// than (2·8 + 2)² squares (a fuzzed recipe with 12 km islands every 30 m took minutes per
+/// 17² window).
+pub const MAX_RADIUS_PER_SPACING: f64 = 8.0;
 
 impl Archipelago {
     /// A checked step (`centres` must have an even length).
@@ -404,6 +410,21 @@ impl Archipelago {
     fn checked(self) -> Result<Self> {
         self.check_ranges()?;
         crate::step::params::check_pairs(&[("centres", &self.centres), ("centres-m", &self.centres_m)])?;
+        if let (true, Some(spacing), Some(radius)) =
+            (self.centres_m.is_empty(), self.spacing_m, self.radius_m)
+            && radius > MAX_RADIUS_PER_SPACING * spacing
+        {
+            // Every cell looks at the squares within the radius: (2·radius/spacing + 1)² of them.
+            return Err(crate::Error::param(
+                "radius-m",
+                radius,
+                format!(
+                    "at most {MAX_RADIUS_PER_SPACING} × spacing-m = {} m (each cell looks at every \
+                     square within the radius)",
+                    MAX_RADIUS_PER_SPACING * spacing
+                ),
+            ));
+        }
         Ok(self)
     }
 
@@ -422,7 +443,6 @@ impl Archipelago {
         [x, y, radius * rng.range_f64(0.6, 1.0)]
     }
 
-    /// Applies to the window `map` of `world` with the step seed (see the type's "In a world").
     /// The island radius in metres of a world archipelago, `None` when it places no island
     /// (neither `centres-m` nor `spacing-m`); an error when `radius-m` is missing.
     fn world_radius(&self) -> Result<Option<f64>> {
@@ -432,6 +452,7 @@ impl Archipelago {
         self.radius_m.map(Some).ok_or_else(|| required("radius-m", "an island radius in metres"))
     }
 
+    /// Applies to the window `map` of `world` with the step seed (see the type's "In a world").
     pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
         let dome = |x: f64, y: f64, [cx, cy, r]: [f64; 3]| {
             let t = (1.0 - dist2(x, y, cx, cy).sqrt() / r).clamp(0.0, 1.0);
@@ -450,6 +471,13 @@ impl Archipelago {
             return Ok(());
         }
         let spacing = self.spacing_m.unwrap_or(1.0);
+        if spacing < map.cell_size() {
+            return Err(crate::Error::param(
+                "spacing-m",
+                spacing,
+                format!("at least the cell size ({} m): one island per square", map.cell_size()),
+            ));
+        }
         // The squares whose island can reach the window, hashed once.
         let square = |m: f64| (m / spacing).floor() as i64;
         let (w, h) = (map.width(), map.height());
@@ -458,6 +486,7 @@ impl Archipelago {
         let (gx0, gy0) = (square(x_lo - radius), square(y_lo - radius));
         let (gx1, gy1) = (square(x_hi + radius), square(y_hi + radius));
         let cols = (gx1 - gx0 + 1) as usize;
+        crate::memory::check_cells(cols, (gy1 - gy0 + 1) as usize, 24, "archipelago squares")?;
         let islands: Vec<[f64; 3]> = (gy0..=gy1)
             .flat_map(|gy| (gx0..=gx1).map(move |gx| (gx, gy)))
             .map(|(gx, gy)| Self::hashed_island(seed, gx, gy, spacing, radius))
