@@ -109,7 +109,8 @@ for t in "${targets[@]}"; do
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
     crashes=$(( $(find "fuzz/artifacts/$t" -type f | wc -l) - crashes_before ))
-    cpu=$(awk '{ printf "%.0f", $1 + $2 }' "$logs/$t.cpu" 2>/dev/null || true)
+    # The last line: /usr/bin/time writes "Command exited with non-zero status N" before it.
+    cpu=$(tail -n 1 "$logs/$t.cpu" 2>/dev/null | awk '{ printf "%.0f", $1 + $2 }' || true)
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${ran:-$secs}" "${execs:-0}" \
       "${cov:-}" "${ft:-}" "${corp:-}" "$crashes" "${cpu:-}" >>fuzz/RUNS.tsv
   fi
