@@ -988,6 +988,24 @@ impl Editor {
         self.worker.is_busy() || self.worker.water_running > 0
     }
 
+    /// Runs idle frames (each one commits and writes the recovery file when due) until no job
+    /// is running and the water layer is up to date, for at most `timeout`. Returns whether the
+    /// editor became idle. For headless use: tests, scripts and the recovery test's child.
+    pub fn run_until_idle(&mut self, timeout: std::time::Duration) -> bool {
+        let t0 = Instant::now();
+        loop {
+            self.poll();
+            let busy = self.end_frame(true);
+            if !busy && !self.water_pending() {
+                return true;
+            }
+            if t0.elapsed() >= timeout {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     fn write_recovery(&mut self) {
         if !self.has_unsaved_changes() || self.last_recovery.elapsed() < self.options.recovery_interval {
             return;
@@ -1051,7 +1069,7 @@ fn union(a: Option<[usize; 4]>, b: [usize; 4]) -> [usize; 4] {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use terrasynth::recipe::PipelineProgress;
     use terrasynth::shape::brush::BrushMode;
@@ -1071,16 +1089,7 @@ mod tests {
 
     /// Runs frames (idle UI) until no job is running.
     fn settle(e: &mut Editor) {
-        let t0 = Instant::now();
-        loop {
-            e.poll();
-            let busy = e.end_frame(true);
-            if !busy && !e.water_pending() {
-                return;
-            }
-            assert!(t0.elapsed() < Duration::from_secs(120), "editor stayed busy: {}", e.status);
-            std::thread::sleep(Duration::from_millis(2));
-        }
+        assert!(e.run_until_idle(Duration::from_secs(120)), "editor stayed busy: {}", e.status);
     }
 
     /// The heights of `doc` built from scratch (recipe + every edit replayed).

@@ -11,7 +11,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use terrasynth::recipe::PipelineProgress;
 use terrasynth::recipe::project::{Document, EditOp};
@@ -41,16 +41,7 @@ fn options(recovery: Option<PathBuf>) -> AppOptions {
 
 /// Runs frames (idle UI: each commits and writes the recovery file when due) until no job runs.
 fn settle(e: &mut Editor) {
-    let t0 = Instant::now();
-    loop {
-        e.poll();
-        let busy = e.end_frame(true);
-        if !busy && !e.water_pending() {
-            return;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(300), "editor stayed busy: {}", e.status);
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    assert!(e.run_until_idle(Duration::from_secs(300)), "editor stayed busy: {}", e.status);
 }
 
 /// An editor on the default preset at [`SIDE`]² with seed 7, generated; no unsaved changes.
