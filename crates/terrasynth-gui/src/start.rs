@@ -41,17 +41,17 @@ impl StartScreen {
                 ui.label("Preset");
                 let current = editor.doc.recipe.name.clone();
                 let mut chosen = None;
-                egui::ComboBox::from_id_salt("start-preset").selected_text(current.as_str()).show_ui(
-                    ui,
-                    |ui| {
+                egui::ComboBox::from_id_salt("start-preset")
+                    .selected_text(current.as_str())
+                    .height(600.0)
+                    .show_ui(ui, |ui| {
                         for p in presets().iter().filter(|p| p.recipe().is_ok_and(|r| !r.is_world())) {
                             let doc = p.recipe().map(|r| r.description).unwrap_or_default();
                             if ui.selectable_label(p.name == current, p.name).on_hover_text(doc).clicked() {
                                 chosen = Some(p.name);
                             }
                         }
-                    },
-                );
+                    });
                 if let Some(name) = chosen {
                     editor.load_preset(name);
                 }

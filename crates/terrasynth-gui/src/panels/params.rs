@@ -101,14 +101,16 @@ pub fn params_ui(
                 }
                 (ParamKind::Choice(options), ParamValue::Text(s)) => {
                     let mut x = s.clone();
-                    egui::ComboBox::from_id_salt((salt, spec.name)).selected_text(x.clone()).show_ui(
-                        ui,
-                        |ui| {
+                    egui::ComboBox::from_id_salt((salt, spec.name))
+                        .selected_text(x.clone())
+                        .show_ui(ui, |ui| {
                             for o in options {
                                 ui.selectable_value(&mut x, o.to_string(), *o);
                             }
-                        },
-                    );
+                        })
+                        .response
+                        .accessible_name(format!("{} menu", spec.name))
+                        .on_hover_text(param_tooltip(spec));
                     if &x != s {
                         new_value = Some(ParamValue::Text(x));
                     }

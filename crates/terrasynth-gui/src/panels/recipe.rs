@@ -53,7 +53,9 @@ impl RecipePanel {
                 let e = entry_ui(ui, "seed", "seed field", &seed.to_string(), 150.0, |t| {
                     limits::parse_int_field(spec, t)
                 });
-                e.response.on_hover_text(param_tooltip(spec));
+                e.response
+                    .on_hover_text(param_tooltip(spec))
+                    .on_disabled_hover_text("The seed is locked: untick Lock to change it.");
                 (e.committed, e.error)
             });
             let (committed, error) = e.inner;

@@ -58,6 +58,7 @@ impl StepsPanel {
                     if ui
                         .add_enabled(i > 0, egui::Button::new("Up").small())
                         .on_hover_text("Move up")
+                        .on_disabled_hover_text("Already the first step.")
                         .clicked()
                     {
                         swap = Some((i - 1, i));
@@ -65,6 +66,7 @@ impl StepsPanel {
                     if ui
                         .add_enabled(i + 1 < n, egui::Button::new("Down").small())
                         .on_hover_text("Move down")
+                        .on_disabled_hover_text("Already the last step.")
                         .clicked()
                     {
                         swap = Some((i, i + 1));

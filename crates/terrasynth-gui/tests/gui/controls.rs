@@ -171,3 +171,39 @@ fn the_world_menu_opens_a_world_view_and_back_returns_to_the_project() {
     assert!(!h.state().showing_world());
     assert_eq!(h.state().doc.recipe.seed, seed);
 }
+
+/// Hovers the first widget labelled `label` until a tooltip containing `tip` shows (egui shows
+/// it once the pointer has rested; each kittest step is 1/60 s).
+fn tooltip_shows(
+    h: &mut egui_kittest::Harness<'static, terrasynth_gui::TerrainApp>,
+    label: &str,
+    tip: &str,
+) -> bool {
+    h.query_all_by_label(label).next().unwrap_or_else(|| panic!("no {label}")).hover();
+    for _ in 0..60 {
+        h.step();
+        if h.query_all_by_label_contains(tip).next().is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Disabled controls say why they are disabled, and a choice parameter's menu shows its
+/// documentation (the allowed values) on hover.
+#[test]
+fn disabled_controls_say_why_and_choice_menus_explain_themselves() {
+    let mut h = app_harness();
+    h.state_mut().view.seed_locked = true;
+    h.step();
+    assert!(tooltip_shows(&mut h, "seed field", "The seed is locked"), "locked seed field");
+    assert!(tooltip_shows(&mut h, "Up", "Already the first step"), "Up on the first step");
+    click_label(&mut h, "1. noise");
+    let kind = terrasynth::recipe::registry().iter().find(|s| s.name == "noise").unwrap().params;
+    let kind = kind.iter().find(|p| p.name == "kind").expect("noise kind");
+    assert!(tooltip_shows(&mut h, "kind menu", kind.doc), "the kind menu's tooltip");
+    assert!(
+        h.query_all_by_label_contains(&format!("Allowed: {}", kind.allowed())).next().is_some(),
+        "its allowed values"
+    );
+}
