@@ -39,10 +39,12 @@ pub fn entry_ui<T>(
     let id = ui.make_persistent_id(("entry", salt));
     let edit_id = id.with("edit");
     let state: Option<EntryState> = ui.data(|d| d.get_temp(id));
-    let focused = ui.memory(|m| m.has_focus(edit_id));
+    // A state is kept only while the field has focus or shows an error, so one that is still
+    // here holds what was typed: also in the frame after a click elsewhere took the focus, the
+    // frame where `lost_focus` commits it (resetting it to `shown` there lost the typed text).
     let mut buffer = match &state {
-        Some(s) if focused || s.error.is_some() => s.buffer.clone(),
-        _ => shown.to_string(),
+        Some(s) => s.buffer.clone(),
+        None => shown.to_string(),
     };
     let previous_error = state.and_then(|s| s.error);
     let mut edit = TextEdit::singleline(&mut buffer).id(edit_id).desired_width(width);

@@ -59,6 +59,27 @@ fn edits_keep_their_place_after_a_resize() {
     assert_eq!(h.state().height_bytes(), bytes_513);
 }
 
+/// A new cell size changes the metres a cell stands for, not the map's cells: strokes and river
+/// sources stay on the same cells.
+#[test]
+fn a_cell_size_change_moves_no_edit() {
+    let mut h = app_harness();
+    click_label(&mut h, "Terraform");
+    drag_cells(&mut h, (30.0, 40.0), (60.0, 50.0));
+    h.state_mut().add_river_source(90, 70);
+    wait_idle(&mut h);
+    let before = raised_centre(h.state());
+    let cell = h.state().doc.recipe.cell_size;
+    enter(&mut h, "cell-size field", &format!("{}", cell * 2.0));
+    assert_eq!(h.state().doc.recipe.cell_size, cell * 2.0);
+    assert_eq!(h.state().doc.sources(), vec![(90, 70)], "the source kept its cell");
+    let after = raised_centre(h.state());
+    assert!(
+        (after[0] - before[0]).abs() < 0.01 && (after[1] - before[1]).abs() < 0.01,
+        "{before:?} -> {after:?}"
+    );
+}
+
 #[test]
 fn a_seed_change_keeps_the_edits_in_place_and_says_so() {
     let mut h = app_harness();

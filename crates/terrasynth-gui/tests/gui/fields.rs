@@ -48,6 +48,22 @@ fn a_number_entry_commits_once_on_enter() {
     assert_eq!(h.get_by_label("width field").value().as_deref(), Some("129"), "the field follows undo");
 }
 
+/// Moving to another field (focus loss) commits what was typed, as Enter does: one job.
+#[test]
+fn a_number_entry_commits_when_it_loses_focus() {
+    let mut h = app_harness();
+    let jobs = h.state().jobs_started();
+    type_into(&mut h, "width field", "193");
+    assert_eq!(h.state().doc.recipe.width, SIDE, "not applied while typing");
+    h.get_by_label("height field").focus();
+    h.step();
+    wait_idle(&mut h);
+    assert_eq!(h.state().doc.recipe.width, 193);
+    assert_eq!(h.state().jobs_started(), jobs + 1, "one generation for the whole entry");
+    let t = h.state().terrain.as_ref().unwrap();
+    assert_eq!((t.height.width(), t.height.height()), (193, SIDE));
+}
+
 #[test]
 fn an_out_of_range_value_shows_its_error_beside_the_field_and_runs_nothing() {
     let mut h = app_harness();
