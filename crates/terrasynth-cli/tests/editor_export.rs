@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use serde_json::Value;
+use terrasynth::io::engine::Engine;
 use terrasynth::recipe::{PipelineProgress, Recipe, preset};
 use terrasynth::shape::brush::BrushMode;
 use terrasynth_gui::document::{Document, EditOp, erosion_entry, save_project};
@@ -29,12 +30,13 @@ fn report_without_timings(path: &Path, drop_scores: bool) -> Value {
 /// Runs `generate --recipe` and the editor's export (the document built headless, as the
 /// editor's worker builds it) on `recipe`; compares every file.
 fn editor_export_equals_generate(name: &str, recipe: Recipe, has_erosion: bool) {
-    editor_export_equals_cli(name, Document::new(recipe), has_erosion);
+    editor_export_equals_cli(name, Document::new(recipe), has_erosion, None);
 }
 
 /// Runs `generate` on `doc` (`--recipe` without edits, else `--project`) and the editor's
-/// export of it; compares every file.
-fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool) {
+/// export of it, both for `engine` (`--engine` and the export dialog's Engine menu); compares
+/// every file.
+fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool, engine: Option<Engine>) {
     let dir = temp_dir(name);
     let input = if doc.edits.is_empty() {
         let path = dir.join("recipe.toml");
@@ -46,12 +48,16 @@ fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool) {
         ["--project".to_string(), path.display().to_string()]
     };
     let cli = dir.join("cli");
-    let out = common::generate(&cli, &[input[0].as_str(), input[1].as_str()]);
+    let mut args = vec![input[0].as_str(), input[1].as_str()];
+    if let Some(e) = engine {
+        args.extend(["--engine", e.name()]);
+    }
+    let out = common::generate(&cli, &args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let editor = dir.join("editor");
     let terrain = doc.build(&PipelineProgress::new()).unwrap();
-    let written = terrasynth_gui::export::export(&doc, &terrain, &editor).unwrap();
+    let written = terrasynth_gui::export::export(&doc, &terrain, &editor, engine).unwrap();
 
     let report = common::json(&cli.join("report.json"));
     let mut files: Vec<String> =
@@ -93,6 +99,26 @@ fn editor_export_of_a_recipe_with_rivers_lakes_and_carving_equals_generate() {
     editor_export_equals_generate("rivers", recipe, true);
 }
 
+/// The export dialog's Engine menu writes what `generate --engine` writes: Unity's
+/// `height.raw` (south row first) and the engine's import settings in report.json; a size the
+/// engine cannot import is refused before anything is written, naming the size to set.
+#[test]
+fn editor_export_for_an_engine_equals_generate_engine() {
+    let mut recipe = preset("island").unwrap().recipe().unwrap();
+    (recipe.width, recipe.height, recipe.seed) = (65, 65, 5);
+    editor_export_equals_cli("unity", Document::new(recipe.clone()), false, Some(Engine::Unity));
+    editor_export_equals_cli("godot", Document::new(recipe.clone()), false, Some(Engine::Godot));
+
+    (recipe.width, recipe.height) = (97, 65);
+    let doc = Document::new(recipe);
+    let terrain = doc.build(&PipelineProgress::new()).unwrap();
+    let dir = temp_dir("engine-size").join("out");
+    let err =
+        terrasynth_gui::export::export(&doc, &terrain, &dir, Some(Engine::Unity)).unwrap_err().to_string();
+    assert!(err.contains("97x65") && err.contains("set the size to 129 × 129"), "{err}");
+    assert!(!dir.exists(), "nothing written");
+}
+
 #[test]
 fn generate_project_equals_the_editors_export_of_it() {
     // A stroke, an erosion run and two river sources on the rivers preset: the placed rivers
@@ -120,7 +146,7 @@ fn generate_project_equals_the_editors_export_of_it() {
     let rivers = |d: &Document| {
         let dir = temp_dir("project-rivers");
         let t = d.build(&progress).unwrap();
-        terrasynth_gui::export::export(d, &t, &dir).unwrap();
+        terrasynth_gui::export::export(d, &t, &dir, None).unwrap();
         let n = common::json(&dir.join("rivers.geojson"))["features"].as_array().unwrap().len();
         let _ = std::fs::remove_dir_all(&dir);
         n
@@ -128,5 +154,5 @@ fn generate_project_equals_the_editors_export_of_it() {
     let mut no_sources = doc.clone();
     no_sources.edits.truncate(2);
     assert!(rivers(&doc) > rivers(&no_sources), "the placed rivers are exported");
-    editor_export_equals_cli("project", doc, true);
+    editor_export_equals_cli("project", doc, true, None);
 }

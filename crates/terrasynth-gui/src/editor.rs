@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use terrasynth::analyze::epsilon;
+use terrasynth::io::engine::Engine;
 use terrasynth::noise::rng::{SplitMix64, derive_seed};
 use terrasynth::recipe::{Pipeline, Recipe, StepEntry, presets, registry};
 use terrasynth::render::Palette;
@@ -154,6 +155,8 @@ pub struct Editor {
     pub recent: Vec<PathBuf>,
     /// Folder field of the export dialog.
     pub export_dir: String,
+    /// The game engine the export targets (its import files and sizes), as `generate --engine`.
+    pub export_engine: Option<Engine>,
     /// Files written by the last export.
     pub exported: Vec<String>,
     /// Seconds the last full generation took.
@@ -216,6 +219,7 @@ impl Editor {
             project_path: None,
             recent: options.recent_path.as_deref().map(read_recent).unwrap_or_default(),
             export_dir: "terrain-export".into(),
+            export_engine: None,
             exported: Vec::new(),
             last_generation_s: None,
             erosion: ErosionSettings::new(DEFAULT_EROSION),
@@ -804,7 +808,13 @@ impl Editor {
             self.report_error("Wait for the generation to finish before exporting.");
             return;
         }
-        self.worker.start(Job::Export { doc: self.doc.clone(), terrain: t.clone(), dir: PathBuf::from(dir) });
+        let engine = self.export_engine;
+        self.worker.start(Job::Export {
+            doc: self.doc.clone(),
+            terrain: t.clone(),
+            dir: PathBuf::from(dir),
+            engine,
+        });
     }
 
     // ----- the frame loop -----

@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use terrasynth::export::{ExportOptions, write};
+use terrasynth::io::engine::Engine;
 use terrasynth::recipe::{Pipeline, RunOutput, registry};
 use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
@@ -20,12 +21,26 @@ use crate::document::{Document, place_rivers_with, save_project};
 
 /// Writes every output of `doc.recipe.exports` for `terrain` into `dir` (created if missing),
 /// then report.json, `recipe.toml` and `project.tsproj`; returns the file names written.
-pub fn export(doc: &Document, terrain: &Terrain, dir: &Path) -> Result<Vec<String>> {
+///
+/// With an `engine`, its import files too (Unity: `height.raw`) and its import settings in
+/// report.json, as `terrasynth generate --engine`. `generate` picks the engine's nearest size
+/// before it generates; the editor's map already exists, so a size the engine cannot import
+/// is refused before anything is written, with the size to set ([`engine_size_problem`]).
+pub fn export(doc: &Document, terrain: &Terrain, dir: &Path, engine: Option<Engine>) -> Result<Vec<String>> {
+    if let Some(problem) =
+        engine.and_then(|e| engine_size_problem(e, terrain.height.width(), terrain.height.height()))
+    {
+        return Err(Error::InvalidSize {
+            width: terrain.height.width(),
+            height: terrain.height.height(),
+            reason: problem,
+        });
+    }
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
     let mut terrain = terrain.clone();
     place_rivers_with(&mut terrain, &doc.sources_with_modes())?;
     let run = RunOutput { terrain, timings: Vec::new(), seconds: 0.0, peak_bytes: None };
-    let opts = ExportOptions { threads: rayon::current_num_threads(), ..ExportOptions::default() };
+    let opts = ExportOptions { engine, threads: rayon::current_num_threads(), ..ExportOptions::default() };
     let report = write(dir, &run, &pipeline, &opts)?;
     let mut files = report.files;
     files.push("report.json".to_string());
@@ -38,4 +53,26 @@ pub fn export(doc: &Document, terrain: &Terrain, dir: &Path) -> Result<Vec<Strin
     save_project(&out("project.tsproj"), doc, &())?;
     files.push("project.tsproj".to_string());
     Ok(files)
+}
+
+/// Why a `width × height` map cannot be exported for `engine` (not square, or a side the
+/// engine does not import), naming the nearest side it takes; `None` when it can.
+pub fn engine_size_problem(engine: Engine, width: usize, height: usize) -> Option<String> {
+    if width == height && engine.is_valid_side(width) {
+        return None;
+    }
+    let nearest = engine.pick_side(width.max(height));
+    let sizes = join_sizes(engine.sizes());
+    // Unreal takes every C·S·Q + 1 (io::engine); its list is the recommended sizes.
+    let sizes = if engine == Engine::Unreal {
+        format!("C·S·Q + 1 cells a side (e.g. {sizes})")
+    } else {
+        format!("{sizes} cells a side")
+    };
+    Some(format!("{} imports square maps of {sizes}: set the size to {nearest} × {nearest}", engine.name()))
+}
+
+fn join_sizes(sizes: &[usize]) -> String {
+    let s: Vec<String> = sizes.iter().map(|n| n.to_string()).collect();
+    s.join(", ")
 }

@@ -42,7 +42,12 @@ pub enum Job {
     /// Run an erosion step on `terrain`.
     Erode { terrain: Terrain, step: StepEntry, seed: u64 },
     /// Export the terrain with the recipe's export settings into a folder.
-    Export { doc: Document, terrain: Terrain, dir: std::path::PathBuf },
+    Export {
+        doc: Document,
+        terrain: Terrain,
+        dir: std::path::PathBuf,
+        engine: Option<terrasynth::io::engine::Engine>,
+    },
 }
 
 impl Job {
@@ -211,10 +216,12 @@ impl Worker {
                         Err(e) => send(fail(e)),
                     }
                 }
-                Job::Export { doc, terrain, dir } => match crate::export::export(&doc, &terrain, &dir) {
-                    Ok(files) => send(JobResult::Exported { id, files }),
-                    Err(e) => send(fail(e)),
-                },
+                Job::Export { doc, terrain, dir, engine } => {
+                    match crate::export::export(&doc, &terrain, &dir, engine) {
+                        Ok(files) => send(JobResult::Exported { id, files }),
+                        Err(e) => send(fail(e)),
+                    }
+                }
             }
         });
         id

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Color32};
+use terrasynth::io::engine::Engine;
 
 use super::entry::error_note;
 use super::file_browser::{FileBrowser, Outcome, Purpose};
@@ -230,6 +231,40 @@ fn error_log_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     }
 }
 
+/// The export's game engine (as `terrasynth generate --engine`): none, Unreal, Unity or Godot.
+/// When the map's size is not one the engine imports, says which to set and offers it.
+fn engine_ui(ui: &mut egui::Ui, editor: &mut Editor) {
+    ui.horizontal(|ui| {
+        ui.label("Engine");
+        let name = editor.export_engine.map_or("none", Engine::name);
+        egui::ComboBox::from_id_salt("export-engine")
+            .selected_text(name)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut editor.export_engine, None, "none")
+                    .on_hover_text("Only the files ticked below.");
+                for e in [Engine::Unreal, Engine::Unity, Engine::Godot] {
+                    ui.selectable_value(&mut editor.export_engine, Some(e), e.name())
+                        .on_hover_text("Its import files (Unity: height.raw, south row first) and import settings in report.json (docs/ENGINES.md).");
+                }
+            })
+            .response
+            .accessible_name("engine menu")
+            .on_hover_text("The game engine to export for, as `terrasynth generate --engine`.");
+    });
+    let (w, h) = (editor.doc.recipe.width, editor.doc.recipe.height);
+    if let Some(problem) = editor.export_engine.and_then(|e| crate::export::engine_size_problem(e, w, h)) {
+        error_note(ui, Some(&problem));
+        let side = editor.export_engine.map_or(w, |e| e.pick_side(w.max(h)));
+        if ui
+            .button(format!("Use {side} × {side}"))
+            .on_hover_text("Regenerate at this size; strokes and river sources keep their place on the map.")
+            .clicked()
+        {
+            (editor.doc.recipe.width, editor.doc.recipe.height) = (side, side);
+        }
+    }
+}
+
 /// The export dialog; returns whether "Choose…" (browse for the folder) was clicked.
 fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) -> bool {
     let mut browse = false;
@@ -240,6 +275,7 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) -> bool {
             .on_hover_text("Output folder (created if missing).");
         browse = ui.button("Choose…").on_hover_text("Browse for the folder.").clicked();
     });
+    engine_ui(ui, editor);
     let ex = &mut editor.doc.recipe.exports;
     ui.checkbox(&mut ex.png, "height.png (16-bit)");
     ui.checkbox(&mut ex.r16, "height.r16 (Unity/Unreal raw)");

@@ -207,3 +207,26 @@ fn disabled_controls_say_why_and_choice_menus_explain_themselves() {
         "its allowed values"
     );
 }
+
+/// The export dialog's Engine menu: an engine whose sizes the map does not have shows what to
+/// set, and its button sets it (the CLI test `editor_export_for_an_engine_equals_generate_engine`
+/// checks the files against `generate --engine`).
+#[test]
+fn the_export_engine_menu_names_the_size_to_set_and_sets_it() {
+    let mut h = app_harness();
+    click_label(&mut h, "Export…");
+    click_label(&mut h, "engine menu");
+    click_label(&mut h, "unity");
+    assert_eq!(h.state().export_engine, Some(terrasynth::io::engine::Engine::Unity));
+    // 129² is a Unity size: nothing to fix.
+    assert!(h.query_all_by_label_contains("set the size to").next().is_none());
+    enter(&mut h, "width field", "193");
+    assert!(
+        h.query_all_by_label_contains("unity imports square maps of 33, 65").next().is_some(),
+        "the note names the sizes"
+    );
+    click_label(&mut h, "Use 257 × 257");
+    wait_idle(&mut h);
+    assert_eq!((h.state().doc.recipe.width, h.state().doc.recipe.height), (257, 257));
+    assert!(h.query_all_by_label_contains("set the size to").next().is_none());
+}
