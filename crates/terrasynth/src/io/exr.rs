@@ -5,6 +5,7 @@
 use std::io::Cursor;
 use std::path::Path;
 
+use exr::compression::Compression;
 use exr::prelude::{
     Encoding, FlatSamples, Image, Layer, LayerAttributes, ReadChannels, ReadLayers, SpecificChannels, Vec2,
     WritableImage,
@@ -50,6 +51,23 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Heightmap> {
         for header in meta.headers.iter() {
             let size = header.layer_size;
             super::check_decode_size(path, size.0, size.1, bytes.len())?;
+            // DWA is lossy (a DCT codec for colour images), wrong for heights, and the exr
+            // crate's DWA decoder (1.74) panics with "capacity overflow" inside its own
+            // worker threads on a 693-byte file the fuzzer made, which aborts the process
+            // (fuzz/corpus/import_exr/regression-dwaa-block-capacity-overflow).
+            let lossy = match header.compression {
+                Compression::DWAA(_) => Some("DWAA"),
+                Compression::DWAB(_) => Some("DWAB"),
+                _ => None,
+            };
+            if let Some(name) = lossy {
+                return Err(format_err(
+                    path,
+                    format!(
+                        "EXR compression {name} is lossy and not read for heightmaps: allowed none, RLE, ZIP, PIZ, PXR24, B44 (save the file with ZIP or no compression)"
+                    ),
+                ));
+            }
         }
         let image = exr::prelude::read()
             .no_deep_data()
