@@ -58,10 +58,11 @@ pub fn describe_step(info: &StepInfo) -> String {
         let unit = if p.unit.is_empty() { String::new() } else { format!(" [{}]", p.unit) };
         let _ = writeln!(
             s,
-            "    {} = {}{unit}  (allowed: {})\n        {}",
+            "    {} = {}{unit}  (allowed: {}; in the editor: {})\n        {}",
             p.name,
             p.default.to_value(),
             p.allowed(),
+            p.label,
             p.doc
         );
     }

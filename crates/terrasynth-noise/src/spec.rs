@@ -313,6 +313,8 @@ pub enum FieldDefault {
 pub struct Field {
     /// Key as written in a spec (kebab-case).
     pub key: &'static str,
+    /// Plain words for an editor's label (sentence case, no unit).
+    pub label: &'static str,
     /// Kind and allowed range.
     pub kind: FieldKind,
     /// Default value.
@@ -327,6 +329,7 @@ pub struct Field {
 pub const FIELDS: &[Field] = &[
     Field {
         key: "kind",
+        label: "Noise",
         kind: FieldKind::Choice(NoiseKind::NAMES),
         default: FieldDefault::Name("perlin"),
         unit: "",
@@ -334,6 +337,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "seed",
+        label: "Seed",
         kind: FieldKind::Seed,
         default: FieldDefault::Name("reference"),
         unit: "",
@@ -342,6 +346,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "frequency",
+        label: "Frequency",
         kind: FieldKind::Float { min: MIN_FREQUENCY, max: MAX_FREQUENCY },
         default: FieldDefault::Number(1.0),
         unit: "lattice cells per unit",
@@ -349,6 +354,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "offset",
+        label: "Offset",
         kind: FieldKind::Pair { max_abs: MAX_OFFSET },
         default: FieldDefault::Pair(&[0.0, 0.0]),
         unit: "lattice cells",
@@ -356,6 +362,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "res",
+        label: "Zoom (res)",
         kind: FieldKind::Float { min: MIN_RES, max: MAX_RES },
         default: FieldDefault::Number(1.0),
         unit: "",
@@ -363,6 +370,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "fractal",
+        label: "Fractal",
         kind: FieldKind::Choice(FractalKind::NAMES),
         default: FieldDefault::Name("none"),
         unit: "",
@@ -370,6 +378,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "octaves",
+        label: "Octaves",
         kind: FieldKind::Int { min: 1, max: MAX_OCTAVES },
         default: FieldDefault::Number(DEFAULT_OCTAVES as f64),
         unit: "",
@@ -377,6 +386,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "lacunarity",
+        label: "Lacunarity",
         kind: FieldKind::Float { min: 1.0, max: MAX_LACUNARITY },
         default: FieldDefault::Number(DEFAULT_LACUNARITY),
         unit: "",
@@ -384,6 +394,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "persistence",
+        label: "Persistence",
         kind: FieldKind::Float { min: 0.0, max: MAX_PERSISTENCE },
         default: FieldDefault::Number(DEFAULT_PERSISTENCE),
         unit: "",
@@ -391,6 +402,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "h",
+        label: "Fractal increment H",
         kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_H },
         default: FieldDefault::Absent,
         unit: "",
@@ -399,6 +411,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "mf-offset",
+        label: "Musgrave offset",
         kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_MF_OFFSET },
         default: FieldDefault::Absent,
         unit: "",
@@ -406,6 +419,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "gain",
+        label: "Musgrave gain",
         kind: FieldKind::OptionalFloat { min: 0.0, max: MAX_GAIN },
         default: FieldDefault::Absent,
         unit: "",
@@ -413,6 +427,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "warp",
+        label: "Warp amplitude",
         kind: FieldKind::Float { min: 0.0, max: MAX_WARP },
         default: FieldDefault::Number(0.0),
         unit: "lattice cells",
@@ -420,6 +435,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "warp-frequency",
+        label: "Warp frequency",
         kind: FieldKind::Float { min: MIN_FREQUENCY, max: MAX_FREQUENCY },
         default: FieldDefault::Number(1.0),
         unit: "",
@@ -427,6 +443,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "period",
+        label: "Tile period",
         kind: FieldKind::OptionalInt { min: 1, max: MAX_PERIOD },
         default: FieldDefault::Absent,
         unit: "lattice cells",
@@ -436,6 +453,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "distance",
+        label: "Distance metric",
         kind: FieldKind::Choice(WorleyDistance::NAMES),
         default: FieldDefault::Name("euclidean"),
         unit: "",
@@ -443,6 +461,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "return",
+        label: "Worley output",
         kind: FieldKind::Choice(WorleyReturn::NAMES),
         default: FieldDefault::Name("f1"),
         unit: "",
@@ -450,6 +469,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "jitter",
+        label: "Jitter",
         kind: FieldKind::Float { min: 0.0, max: 1.0 },
         default: FieldDefault::Number(1.0),
         unit: "",

@@ -52,6 +52,7 @@ impl Step for CancelSelf {
 
 const FILL_PARAMS: &[ParamSpec] = &[ParamSpec {
     name: "add",
+    label: "Add",
     kind: ParamKind::Float { min: 0.0, max: 4.0 },
     default: DefaultValue::Number(0.0),
     unit: "",
@@ -60,6 +61,7 @@ const FILL_PARAMS: &[ParamSpec] = &[ParamSpec {
 const ADD_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "amount",
+        label: "Amount",
         kind: ParamKind::Float { min: -10.0, max: 10.0 },
         default: DefaultValue::Number(1.0),
         unit: "height units",
@@ -67,6 +69,7 @@ const ADD_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "mode",
+        label: "Mode",
         kind: ParamKind::Choice(&["fast", "slow"]),
         default: DefaultValue::Text("fast"),
         unit: "",

@@ -128,7 +128,7 @@ pub fn mask_ui(
         let Some(r) = range else { continue };
         let s = spec(key);
         ui.horizontal(|ui| {
-            ui.label(format!("{key} range")).on_hover_text(param_tooltip(s));
+            ui.label(s.label).on_hover_text(param_tooltip(s));
             let shown = value_text(&ParamValue::List(r.to_vec()));
             let e = entry_ui(ui, ("mask", index, key), &format!("mask {key} field"), &shown, 110.0, |t| {
                 match parse_param(s, t)? {
@@ -147,7 +147,7 @@ pub fn mask_ui(
     if let Some(name) = mask.painted.as_mut() {
         let s = spec("painted");
         ui.horizontal(|ui| {
-            ui.label("painted").on_hover_text(param_tooltip(s));
+            ui.label(s.label).on_hover_text(param_tooltip(s));
             let e = entry_ui(ui, ("mask", index, "painted"), "mask name field", name, 90.0, |t| {
                 let t = t.trim();
                 if t.is_empty() {
@@ -173,7 +173,7 @@ pub fn mask_ui(
     if mask.height.is_some() || mask.slope.is_some() {
         let s = spec("soft-edge");
         ui.horizontal(|ui| {
-            ui.label("soft edge").on_hover_text(param_tooltip(s));
+            ui.label(s.label).on_hover_text(param_tooltip(s));
             let shown = value_text(&ParamValue::Number(mask.soft_edge));
             let e = entry_ui(ui, ("mask", index, "soft-edge"), "mask soft edge field", &shown, 70.0, |t| {
                 match parse_param(s, t)? {

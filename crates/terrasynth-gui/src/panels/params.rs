@@ -34,7 +34,7 @@ pub fn params_ui(
         let mut new_value = None;
         let mut error = None;
         ui.horizontal(|ui| {
-            ui.label(spec.name).on_hover_text(tip.as_str());
+            ui.label(spec.label).on_hover_text(tip.as_str());
             if spec.optional() {
                 let auto = current == ParamValue::Absent;
                 let mut x = auto;
@@ -177,7 +177,7 @@ pub fn shown(spec: &ParamSpec) -> bool {
 
 /// Tooltip of a parameter: its doc, then the allowed values as the library words them
 /// ([`ParamSpec::allowed`], the text of its range errors), its unit and default (as typed in
-/// its field: `0.05`, not `Number(0.05)`).
+/// its field: `0.05`, not `Number(0.05)`), and its recipe key (the row shows the plain label).
 pub fn param_tooltip(spec: &ParamSpec) -> String {
     let unit = if spec.unit.is_empty() { String::new() } else { format!(", unit {}", spec.unit) };
     let default = match spec.default.to_value() {
@@ -185,7 +185,12 @@ pub fn param_tooltip(spec: &ParamSpec) -> String {
         ParamValue::Absent => "auto (absent)".to_string(),
         v => value_text(&v),
     };
-    format!("{}\n\nAllowed: {}{unit}; default {default}", spec.doc, spec.allowed())
+    format!(
+        "{}\n\nAllowed: {}{unit}; default {default}. Recipe key `{}`.",
+        spec.doc,
+        spec.allowed(),
+        spec.name
+    )
 }
 
 #[cfg(test)]

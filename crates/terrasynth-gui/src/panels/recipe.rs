@@ -89,6 +89,7 @@ impl RecipePanel {
                 recipe.height = v as usize;
             }
             errors.extend(e.error);
+            ui.label("cells");
         });
         notes(ui, &mut errors);
         ui.horizontal(|ui| {

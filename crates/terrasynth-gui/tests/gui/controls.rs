@@ -230,3 +230,31 @@ fn the_export_engine_menu_names_the_size_to_set_and_sets_it() {
     assert_eq!((h.state().doc.recipe.width, h.state().doc.recipe.height), (257, 257));
     assert!(h.query_all_by_label_contains("set the size to").next().is_none());
 }
+
+/// A step's rows are labelled in plain words from the library's spec (`Erodibility K`, not
+/// the recipe key `k`), and the tooltip names the recipe key, its range and unit.
+#[test]
+fn step_parameters_are_labelled_in_plain_words_with_their_key_in_the_tooltip() {
+    let mut h = app_harness();
+    h.state_mut()
+        .doc
+        .recipe
+        .steps
+        .push(terrasynth::recipe::StepEntry::new("stream-power").with("iterations", 1.0));
+    wait_idle(&mut h);
+    let i = h.state().doc.recipe.steps.len();
+    click_label(&mut h, &format!("{i}. stream-power"));
+    for (label, key) in [("Erodibility K", "k"), ("Hillslope diffusion", "kd"), ("Deposition G", "g")] {
+        assert!(h.query_by_label(label).is_some(), "{label}");
+        assert!(h.query_by_label(key).is_none(), "the key `{key}` is not the row's label");
+    }
+    h.get_by_label("Hillslope diffusion").hover();
+    for _ in 0..60 {
+        h.step();
+    }
+    assert!(
+        h.query_all_by_label_contains("Recipe key `kd`").next().is_some(),
+        "the tooltip names the recipe key"
+    );
+    assert!(h.query_by_label("cells²/dt").is_some(), "the unit follows the value");
+}

@@ -17,18 +17,34 @@ use crate::{Error, Heightmap, Result};
 
 const fn float(
     name: &'static str,
+    label: &'static str,
     min: f64,
     max: f64,
     default: f64,
     unit: &'static str,
     doc: &'static str,
 ) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Float { min, max }, default: DefaultValue::Number(default), unit, doc }
-}
-
-const fn int(name: &'static str, min: i64, max: i64, default: f64, doc: &'static str) -> ParamSpec {
     ParamSpec {
         name,
+        label,
+        kind: ParamKind::Float { min, max },
+        default: DefaultValue::Number(default),
+        unit,
+        doc,
+    }
+}
+
+const fn int(
+    name: &'static str,
+    label: &'static str,
+    min: i64,
+    max: i64,
+    default: f64,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        label,
         kind: ParamKind::Int { min, max },
         default: DefaultValue::Number(default),
         unit: "",
@@ -37,12 +53,20 @@ const fn int(name: &'static str, min: i64, max: i64, default: f64, doc: &'static
 }
 
 const fn iterations(default: f64) -> ParamSpec {
-    int("iterations", 0, 1_000_000, default, "Iterations (sweeps, droplet rounds or time steps) to run.")
+    int(
+        "iterations",
+        "Iterations",
+        0,
+        1_000_000,
+        default,
+        "Iterations (sweeps, droplet rounds or time steps) to run.",
+    )
 }
 
 const fn neighbourhood(default: &'static str) -> ParamSpec {
     ParamSpec {
         name: "neighbourhood",
+        label: "Neighbourhood",
         kind: ParamKind::Choice(Neighbourhood::NAMES),
         default: DefaultValue::Text(default),
         unit: "",
@@ -52,6 +76,7 @@ const fn neighbourhood(default: &'static str) -> ParamSpec {
 
 const BOUNDARY: ParamSpec = ParamSpec {
     name: "boundary",
+    label: "Edges",
     kind: ParamKind::Choice(Boundary::NAMES),
     default: DefaultValue::Text("closed"),
     unit: "",
@@ -61,6 +86,7 @@ const BOUNDARY: ParamSpec = ParamSpec {
 const fn talus_k(default: f64) -> ParamSpec {
     float(
         "talus-k",
+        "Talus threshold k",
         0.0,
         1000.0,
         default,
@@ -73,6 +99,7 @@ const fn talus_k(default: f64) -> ParamSpec {
 /// height range) has no meaning.
 const TALUS_SLOPE: ParamSpec = ParamSpec {
     name: "talus-slope",
+    label: "Talus slope",
     kind: ParamKind::Float { min: 0.0, max: 100.0 },
     default: DefaultValue::Absent,
     unit: "m/m",
@@ -85,7 +112,15 @@ const TALUS_SLOPE: ParamSpec = ParamSpec {
 pub(crate) const THERMAL: &[ParamSpec] = &[
     iterations(50.0),
     talus_k(4.0),
-    float("c", 0.001, 1.0, 0.5, "", "Fraction of the excess d_max − T moved per iteration (Olsen: 0.5)."),
+    float(
+        "c",
+        "Share moved",
+        0.001,
+        1.0,
+        0.5,
+        "",
+        "Fraction of the excess d_max − T moved per iteration (Olsen: 0.5).",
+    ),
     neighbourhood("moore"),
     BOUNDARY,
     TALUS_SLOPE,
@@ -94,6 +129,7 @@ pub(crate) const THERMAL: &[ParamSpec] = &[
 /// `sweep`: how Olsen's fast erosions visit the cells ([`Sweep`]).
 const SWEEP: ParamSpec = ParamSpec {
     name: "sweep",
+    label: "Visit order",
     kind: ParamKind::Choice(Sweep::NAMES),
     default: DefaultValue::Text("coloured"),
     unit: "",
@@ -108,15 +144,18 @@ const THERMAL_OLSEN: &[ParamSpec] =
 const OLSEN: &[ParamSpec] =
     &[iterations(50.0), talus_k(16.0), neighbourhood("von-neumann"), BOUNDARY, TALUS_SLOPE, SWEEP];
 
-const KR: ParamSpec = float("kr", 0.0, 1.0, 0.01, "height", "Rain added to every cell per iteration.");
-const KE: ParamSpec = float("ke", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
-const KC: ParamSpec = float("kc", 0.0, 1.0, 0.01, "", "Sediment capacity per unit of water.");
+const KR: ParamSpec =
+    float("kr", "Rain per iteration", 0.0, 1.0, 0.01, "height", "Rain added to every cell per iteration.");
+const KE: ParamSpec =
+    float("ke", "Evaporation", 0.0, 1.0, 0.5, "", "Fraction of the water evaporating per iteration.");
+const KC: ParamSpec =
+    float("kc", "Sediment capacity", 0.0, 1.0, 0.01, "", "Sediment capacity per unit of water.");
 
 /// The `hydraulic` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const HYDRAULIC: &[ParamSpec] = &[
     iterations(100.0),
     KR,
-    float("ks", 0.0, 1.0, 0.01, "", "Height dissolved per unit of water per iteration."),
+    float("ks", "Dissolving rate", 0.0, 1.0, 0.01, "", "Height dissolved per unit of water per iteration."),
     KE,
     KC,
     neighbourhood("moore"),
@@ -129,19 +168,43 @@ const HYDRAULIC_OLSEN: &[ParamSpec] =
 /// The `droplets` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const DROPLETS: &[ParamSpec] = &[
     iterations(1.0),
-    int("droplets", 1, 100_000_000, 50_000.0, "Droplets per iteration."),
-    float("radius", 1.0, 16.0, 3.0, "cells", "Erosion brush radius."),
-    float("inertia", 0.0, 0.999, 0.05, "", "Share of its previous direction a droplet keeps."),
-    float("capacity", 0.0, 1000.0, 4.0, "", "Sediment capacity factor."),
-    float("min-capacity", 0.0, 1000.0, 0.01, "height", "Minimum capacity (acts as a minimum slope)."),
-    float("erode", 0.0, 1.0, 0.3, "", "Fraction of the free capacity eroded per step."),
-    float("deposit", 0.0, 1.0, 0.3, "", "Fraction of the excess sediment deposited per step."),
-    float("evaporate", 0.0, 1.0, 0.01, "", "Fraction of the water evaporating per step."),
-    float("gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
-    int("max-lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
-    int("batch-size", 1, 1_000_000, 1.0, "Droplets per batch (1 = sequential, more = parallel strips)."),
+    int("droplets", "Droplets", 1, 100_000_000, 50_000.0, "Droplets per iteration."),
+    float("radius", "Brush radius", 1.0, 16.0, 3.0, "cells", "Erosion brush radius."),
+    float("inertia", "Inertia", 0.0, 0.999, 0.05, "", "Share of its previous direction a droplet keeps."),
+    float("capacity", "Capacity factor", 0.0, 1000.0, 4.0, "", "Sediment capacity factor."),
+    float(
+        "min-capacity",
+        "Smallest capacity",
+        0.0,
+        1000.0,
+        0.01,
+        "height",
+        "Minimum capacity (acts as a minimum slope).",
+    ),
+    float("erode", "Erosion rate", 0.0, 1.0, 0.3, "", "Fraction of the free capacity eroded per step."),
+    float(
+        "deposit",
+        "Deposition rate",
+        0.0,
+        1.0,
+        0.3,
+        "",
+        "Fraction of the excess sediment deposited per step.",
+    ),
+    float("evaporate", "Evaporation rate", 0.0, 1.0, 0.01, "", "Fraction of the water evaporating per step."),
+    float("gravity", "Gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
+    int("max-lifetime", "Lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
+    int(
+        "batch-size",
+        "Batch size",
+        1,
+        1_000_000,
+        1.0,
+        "Droplets per batch (1 = sequential, more = parallel strips).",
+    ),
     ParamSpec {
         name: "use-sea-level",
+        label: "Use sea level",
         kind: ParamKind::Bool,
         default: DefaultValue::Bool(true),
         unit: "",
@@ -149,6 +212,7 @@ pub(crate) const DROPLETS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "droplets-per-cell",
+        label: "Droplets per cell",
         kind: ParamKind::Float { min: 1e-6, max: 64.0 },
         default: DefaultValue::Absent,
         unit: "droplets/cell",
@@ -160,14 +224,23 @@ pub(crate) const DROPLETS: &[ParamSpec] = &[
 /// The `stream-power` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     iterations(100.0),
-    float("k", 0.0, 1e6, 0.2, "", "Erodibility K (lengths in cells, time in dt units)."),
-    float("m", 0.0, 2.0, 0.4, "", "Drainage-area exponent m."),
-    float("n", 0.5, 4.0, 1.0, "", "Slope exponent n (n ≠ 1 solved by Newton iteration)."),
-    float("uplift", 0.0, 1e6, 0.005, "height/dt", "Uplift rate U (not applied at base level)."),
-    float("dt", 1e-9, 1e9, 1.0, "", "Time step."),
-    float("kd", 0.0, 1e6, 0.01, "cells²/dt", "Hillslope diffusivity."),
+    float("k", "Erodibility K", 0.0, 1e6, 0.2, "", "Erodibility K (lengths in cells, time in dt units)."),
+    float("m", "Area exponent m", 0.0, 2.0, 0.4, "", "Drainage-area exponent m."),
+    float("n", "Slope exponent n", 0.5, 4.0, 1.0, "", "Slope exponent n (n ≠ 1 solved by Newton iteration)."),
+    float(
+        "uplift",
+        "Uplift rate",
+        0.0,
+        1e6,
+        0.005,
+        "height/dt",
+        "Uplift rate U (not applied at base level).",
+    ),
+    float("dt", "Time step", 1e-9, 1e9, 1.0, "", "Time step."),
+    float("kd", "Hillslope diffusion", 0.0, 1e6, 0.01, "cells²/dt", "Hillslope diffusivity."),
     float(
         "g",
+        "Deposition G",
         0.0,
         100.0,
         0.0,
@@ -177,15 +250,24 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     ),
     int(
         "coarse",
+        "Coarse factor",
         1,
         16,
         1.0,
         "Coarse-to-fine: run the `iterations` steps on a grid this many times coarser, then \
          `fine-iterations` at full resolution (1 = every step at full resolution).",
     ),
-    int("fine-iterations", 0, 100_000, 5.0, "Full-resolution steps after the coarse ones (with coarse > 1)."),
+    int(
+        "fine-iterations",
+        "Full-resolution steps",
+        0,
+        100_000,
+        5.0,
+        "Full-resolution steps after the coarse ones (with coarse > 1).",
+    ),
     ParamSpec {
         name: "routing",
+        label: "Flow routing",
         kind: ParamKind::Choice(Routing::NAMES),
         default: DefaultValue::Text("rho8"),
         unit: "",
@@ -195,6 +277,7 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "use-sea-level",
+        label: "Use sea level",
         kind: ParamKind::Bool,
         default: DefaultValue::Bool(true),
         unit: "",

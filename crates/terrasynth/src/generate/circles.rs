@@ -38,6 +38,7 @@ step_params! {
     pub struct Circles {
         count: u32 = ParamSpec {
             name: "count",
+            label: "Count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(300.0),
             unit: "hills",
@@ -45,6 +46,7 @@ step_params! {
         },
         radius_min: f64 = ParamSpec {
             name: "radius-min",
+            label: "Smallest radius",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
             default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",
@@ -52,6 +54,7 @@ step_params! {
         },
         radius_max: f64 = ParamSpec {
             name: "radius-max",
+            label: "Largest radius",
             kind: ParamKind::Float { min: 0.001, max: 1.0 },
             default: DefaultValue::Number(0.12),
             unit: "fraction of the longer side",
@@ -59,6 +62,7 @@ step_params! {
         },
         profile: HillProfile = ParamSpec {
             name: "profile",
+            label: "Profile",
             kind: ParamKind::Choice(HillProfile::NAMES),
             default: DefaultValue::Text("smooth"),
             unit: "",

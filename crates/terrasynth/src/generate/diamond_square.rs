@@ -52,6 +52,7 @@ step_params! {
     pub struct DiamondSquare {
         roughness: f64 = ParamSpec {
             name: "roughness",
+            label: "Roughness",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(1.0),
             unit: "height units",
@@ -60,6 +61,7 @@ step_params! {
         },
         smoothness: f64 = ParamSpec {
             name: "smoothness",
+            label: "Smoothness H",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
             default: DefaultValue::Number(1.0),
             unit: "",
@@ -68,6 +70,7 @@ step_params! {
         },
         detail: u32 = ParamSpec {
             name: "detail",
+            label: "Detail levels",
             kind: ParamKind::Int { min: 0, max: 20 },
             default: DefaultValue::Number(0.0),
             unit: "levels",
@@ -76,6 +79,7 @@ step_params! {
         },
         feature_size_m: Option<f64> = ParamSpec {
             name: "feature-size-m",
+            label: "World feature size",
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",

@@ -37,6 +37,7 @@ step_params! {
     pub struct Fault {
         iterations: u32 = ParamSpec {
             name: "iterations",
+            label: "Iterations",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(200.0),
             unit: "faults",
@@ -44,6 +45,7 @@ step_params! {
         },
         displacement: f64 = ParamSpec {
             name: "displacement",
+            label: "First displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(1.0),
             unit: "height units",
@@ -51,6 +53,7 @@ step_params! {
         },
         final_displacement: f64 = ParamSpec {
             name: "final-displacement",
+            label: "Last displacement",
             kind: ParamKind::Float { min: 0.0, max: 1000.0 },
             default: DefaultValue::Number(0.05),
             unit: "height units",
@@ -59,6 +62,7 @@ step_params! {
         },
         transition: f64 = ParamSpec {
             name: "transition",
+            label: "Ramp width",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.02),
             unit: "fraction of the longer side",

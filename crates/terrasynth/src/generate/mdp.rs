@@ -55,6 +55,7 @@ step_params! {
     pub struct MidpointDisplacement {
         amplitude: i64 = ParamSpec {
             name: "amplitude",
+            label: "Amplitude",
             kind: ParamKind::Int { min: 0, max: 1 << 40 },
             default: DefaultValue::Number(4096.0),
             unit: "integer height units",
@@ -63,6 +64,7 @@ step_params! {
         },
         feature_size_m: Option<f64> = ParamSpec {
             name: "feature-size-m",
+            label: "World feature size",
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",

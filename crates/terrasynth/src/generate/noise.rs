@@ -54,7 +54,7 @@ const fn field_param(f: &Field) -> ParamSpec {
         FieldKind::Seed => SEED_DOC,
         _ => f.doc,
     };
-    ParamSpec { name: f.key, kind, default, unit: f.unit, doc }
+    ParamSpec { name: f.key, label: f.label, kind, default, unit: f.unit, doc }
 }
 
 /// The step's `seed`: a [`Seed`] plus "the step's seed".
@@ -107,6 +107,7 @@ pub const MAX_AXIS_OFFSET: f64 = 1.0e12;
 const fn scale_param(name: &'static str, axis: &'static str) -> ParamSpec {
     ParamSpec {
         name,
+        label: if str_eq(axis, "x") { "Scale x" } else { "Scale y" },
         kind: ParamKind::Float { min: 1.0 / MAX_AXIS_SCALE, max: MAX_AXIS_SCALE },
         // Absent rather than 1, so recipes (and report.json's resolved recipe) that do not set
         // it stay as they were.
@@ -126,6 +127,7 @@ const fn scale_param(name: &'static str, axis: &'static str) -> ParamSpec {
 const fn offset_param(name: &'static str, axis: &'static str) -> ParamSpec {
     ParamSpec {
         name,
+        label: if str_eq(axis, "x") { "Offset x" } else { "Offset y" },
         kind: ParamKind::Float { min: -MAX_AXIS_OFFSET, max: MAX_AXIS_OFFSET },
         default: DefaultValue::Absent,
         unit: "cells (metres in a world)",
@@ -142,6 +144,7 @@ const fn offset_param(name: &'static str, axis: &'static str) -> ParamSpec {
 
 const FEATURE_SIZE_M: ParamSpec = ParamSpec {
     name: "feature-size-m",
+    label: "World feature size",
     kind: ParamKind::Float { min: 1e-3, max: 1e9 },
     default: DefaultValue::Absent,
     unit: "m",
@@ -151,6 +154,7 @@ const FEATURE_SIZE_M: ParamSpec = ParamSpec {
 
 const FEATURE_SIZE: ParamSpec = ParamSpec {
     name: "feature-size",
+    label: "Feature size",
     kind: ParamKind::Float { min: 1e-4, max: 100.0 },
     default: DefaultValue::Number(0.25),
     unit: "fraction of the longer side",
@@ -160,6 +164,7 @@ const FEATURE_SIZE: ParamSpec = ParamSpec {
 
 const INLINE: ParamSpec = ParamSpec {
     name: "noise",
+    label: "Inline noise spec",
     kind: ParamKind::LegacyText,
     default: DefaultValue::Text(""),
     unit: "",

@@ -48,6 +48,7 @@ step_params! {
     pub struct Spectral {
         start_frequency: f64 = ParamSpec {
             name: "start-frequency",
+            label: "Start frequency",
             kind: ParamKind::Float { min: 2.0, max: 4096.0 },
             default: DefaultValue::Number(4.0),
             unit: "points per side",
@@ -56,6 +57,7 @@ step_params! {
         },
         step: f64 = ParamSpec {
             name: "step",
+            label: "Frequency step",
             kind: ParamKind::Float { min: 1.1, max: 8.0 },
             default: DefaultValue::Number(2.0),
             unit: "",
@@ -63,6 +65,7 @@ step_params! {
         },
         persistence: f64 = ParamSpec {
             name: "persistence",
+            label: "Persistence",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.5),
             unit: "",
@@ -71,6 +74,7 @@ step_params! {
         },
         passes: u32 = ParamSpec {
             name: "passes",
+            label: "Passes",
             kind: ParamKind::Int { min: 1, max: 16 },
             default: DefaultValue::Number(6.0),
             unit: "",
@@ -78,6 +82,7 @@ step_params! {
         },
         interpolation: Interpolation = ParamSpec {
             name: "interpolation",
+            label: "Interpolation",
             kind: ParamKind::Choice(Interpolation::NAMES),
             default: DefaultValue::Text("smooth"),
             unit: "",
@@ -86,6 +91,7 @@ step_params! {
         },
         feature_size_m: Option<f64> = ParamSpec {
             name: "feature-size-m",
+            label: "World feature size",
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",

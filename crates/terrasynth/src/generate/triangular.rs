@@ -57,6 +57,7 @@ pub struct Triangular {
     /// `square` (default) or `triangle` (see [`TriangleShape`] and [`Triangular::triangle_array`]).
     shape: TriangleShape = ParamSpec {
         name: "shape",
+        label: "Shape",
         kind: ParamKind::Choice(TriangleShape::NAMES),
         default: DefaultValue::Text("square"),
         unit: "",

@@ -225,6 +225,7 @@ step_params! {
     pub struct Voronoi {
         count: usize = ParamSpec {
             name: "count",
+            label: "Count",
             kind: ParamKind::Int { min: 1, max: 100_000 },
             default: DefaultValue::Number(40.0),
             unit: "points",
@@ -233,6 +234,7 @@ step_params! {
         },
         coefficients: Vec<f64> = ParamSpec {
             name: "coefficients",
+            label: "Coefficients",
             kind: ParamKind::List { min: -100.0, max: 100.0, min_len: 1, max_len: MAX_COEFFICIENTS },
             default: DefaultValue::List(&[-1.0, 1.0]),
             unit: "",
@@ -241,6 +243,7 @@ step_params! {
         },
         metric: Metric = ParamSpec {
             name: "metric",
+            label: "Distance metric",
             kind: ParamKind::Choice(Metric::NAMES),
             default: DefaultValue::Text("euclidean"),
             unit: "",
@@ -249,6 +252,7 @@ step_params! {
         },
         point_seed: Option<u64> = ParamSpec {
             name: "point-seed",
+            label: "Point seed",
             kind: ParamKind::Int { min: NO_SEED, max: 1 << 52 },
             default: DefaultValue::Number(NO_SEED as f64),
             unit: "",
@@ -257,6 +261,7 @@ step_params! {
         },
         feature_size_m: Option<f64> = ParamSpec {
             name: "feature-size-m",
+            label: "World feature size",
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",

@@ -48,6 +48,7 @@ pub struct VoronoiDiamondSquare {
     /// Voronoi sample spacing in cells, a power of two (default 8).
     step: usize = ParamSpec {
         name: "step",
+        label: "Sample spacing",
         kind: ParamKind::Int { min: 1, max: 1 << 20 },
         default: DefaultValue::Number(8.0),
         unit: "cells",
@@ -57,6 +58,7 @@ pub struct VoronoiDiamondSquare {
     },
     roughness: f64 = ParamSpec {
         name: "roughness",
+        label: "Roughness",
         kind: ParamKind::Float { min: 0.0, max: 10.0 },
         default: DefaultValue::Number(0.5),
         unit: "fraction of the Voronoi range",
@@ -65,6 +67,7 @@ pub struct VoronoiDiamondSquare {
     },
     smoothness: f64 = ParamSpec {
         name: "smoothness",
+        label: "Smoothness H",
         kind: ParamKind::Float { min: 0.0, max: 4.0 },
         default: DefaultValue::Number(1.0),
         unit: "",

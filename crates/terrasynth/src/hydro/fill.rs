@@ -69,6 +69,7 @@ step_params! {
     pub struct DepressionFiller {
         epsilon: bool = ParamSpec {
             name: "epsilon",
+            label: "Tilt flats (ε)",
             kind: ParamKind::Bool,
             default: DefaultValue::Bool(true),
             unit: "",

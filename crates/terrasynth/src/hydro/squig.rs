@@ -61,6 +61,7 @@ step_params! {
         detail: u32 = shared(DiamondSquare::PARAMS, "detail"),
         rivers: usize = ParamSpec {
             name: "rivers",
+            label: "Rivers",
             kind: K::Int { min: 0, max: 64 },
             default: DefaultValue::Number(3.0),
             unit: "",
@@ -69,6 +70,7 @@ step_params! {
         },
         river_level: usize = ParamSpec {
             name: "river-level",
+            label: "River start level",
             kind: K::Int { min: 1, max: 12 },
             default: DefaultValue::Number(2.0),
             unit: "",
@@ -77,6 +79,7 @@ step_params! {
         },
         tributaries: usize = ParamSpec {
             name: "tributaries",
+            label: "Tributaries",
             kind: K::Int { min: 0, max: 64 },
             default: DefaultValue::Number(4.0),
             unit: "",
@@ -84,6 +87,7 @@ step_params! {
         },
         branch_level: usize = ParamSpec {
             name: "branch-level",
+            label: "Tributary start level",
             kind: K::Int { min: 1, max: 12 },
             default: DefaultValue::Number(3.0),
             unit: "",

@@ -22,6 +22,7 @@ step_params! {
     pub struct RiversStep {
         threshold: f64 = ParamSpec {
             name: "threshold",
+            label: "River threshold",
             kind: ParamKind::Float { min: 1e-6, max: 1.0 },
             default: DefaultValue::Number(0.002),
             unit: "fraction of map area",
@@ -30,6 +31,7 @@ step_params! {
         },
         max_width: f32 = ParamSpec {
             name: "max-width",
+            label: "Largest width",
             kind: ParamKind::Float { min: 0.0, max: 64.0 },
             default: DefaultValue::Number(3.0),
             unit: "cells",
@@ -38,6 +40,7 @@ step_params! {
         },
         carve_depth: f32 = ParamSpec {
             name: "carve-depth",
+            label: "Carve depth",
             kind: ParamKind::Float { min: 0.0, max: 1e6 },
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -55,6 +58,7 @@ step_params! {
     pub struct LakesStep {
         min_depth: f32 = ParamSpec {
             name: "min-depth",
+            label: "Smallest lake depth",
             kind: ParamKind::Float { min: 0.0, max: 1e6 },
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -62,6 +66,7 @@ step_params! {
         },
         min_area: usize = ParamSpec {
             name: "min-area",
+            label: "Smallest lake area",
             kind: ParamKind::Int { min: 1, max: 1 << 40 },
             default: DefaultValue::Number(4.0),
             unit: "cells",
@@ -69,6 +74,7 @@ step_params! {
         },
         carve_depth: f32 = ParamSpec {
             name: "carve-depth",
+            label: "Carve depth",
             kind: ParamKind::Float { min: 0.0, max: 1e6 },
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -94,6 +100,7 @@ step_params! {
     pub struct RiverSourcesStep {
         sources: Vec<f64> = ParamSpec {
             name: "sources",
+            label: "Sources",
             kind: ParamKind::List { min: 0.0, max: 1.0e9, min_len: 0, max_len: 512 },
             default: DefaultValue::List(&[]),
             unit: "cells",
@@ -101,6 +108,7 @@ step_params! {
         },
         sources_m: Vec<f64> = ParamSpec {
             name: "sources-m",
+            label: "Sources in metres",
             kind: ParamKind::List { min: 0.0, max: 1.0e12, min_len: 0, max_len: 512 },
             default: DefaultValue::List(&[]),
             unit: "m",
@@ -109,6 +117,7 @@ step_params! {
         },
         mode: RiverMode = ParamSpec {
             name: "mode",
+            label: "Mode",
             kind: ParamKind::Choice(RiverMode::NAMES),
             default: DefaultValue::Text("filled"),
             unit: "",

@@ -44,6 +44,7 @@ step_params! {
     pub struct Import {
         path: String = ParamSpec {
             name: "path",
+            label: "File",
             kind: ParamKind::Text,
             default: DefaultValue::Text(""),
             unit: "",
@@ -52,6 +53,7 @@ step_params! {
         },
         format: FileFormat = ParamSpec {
             name: "format",
+            label: "Format",
             kind: ParamKind::Choice(FileFormat::NAMES),
             default: DefaultValue::Text("auto"),
             unit: "",
@@ -59,6 +61,7 @@ step_params! {
         },
         width: usize = ParamSpec {
             name: "width",
+            label: "Raw width",
             kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
             default: DefaultValue::Number(0.0),
             unit: "cells",
@@ -66,6 +69,7 @@ step_params! {
         },
         height: usize = ParamSpec {
             name: "height",
+            label: "Raw height",
             kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
             default: DefaultValue::Number(0.0),
             unit: "cells",
@@ -73,6 +77,7 @@ step_params! {
         },
         scale: f32 = ParamSpec {
             name: "scale",
+            label: "Height factor",
             kind: ParamKind::Float { min: -1.0e6, max: 1.0e6 },
             default: DefaultValue::Number(1.0),
             unit: "",
@@ -80,6 +85,7 @@ step_params! {
         },
         resize: Resize = ParamSpec {
             name: "resize",
+            label: "Resize",
             kind: ParamKind::Choice(Resize::NAMES),
             default: DefaultValue::Text("resample"),
             unit: "",

@@ -52,6 +52,7 @@ pub const MAX_SOFT_EDGE: f64 = 1.0e6;
 pub const MASK_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "height",
+        label: "Height range",
         kind: ParamKind::List { min: -MAX_MASK_HEIGHT_M, max: MAX_MASK_HEIGHT_M, min_len: 2, max_len: 2 },
         default: DefaultValue::Absent,
         unit: "m",
@@ -60,6 +61,7 @@ pub const MASK_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "slope",
+        label: "Slope range",
         kind: ParamKind::List { min: 0.0, max: 90.0, min_len: 2, max_len: 2 },
         default: DefaultValue::Absent,
         unit: "degrees",
@@ -68,6 +70,7 @@ pub const MASK_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "painted",
+        label: "Painted mask",
         kind: ParamKind::Text,
         default: DefaultValue::Absent,
         unit: "",
@@ -75,6 +78,7 @@ pub const MASK_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "image",
+        label: "Mask image",
         kind: ParamKind::Text,
         default: DefaultValue::Absent,
         unit: "",
@@ -83,6 +87,7 @@ pub const MASK_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "soft-edge",
+        label: "Soft edge",
         kind: ParamKind::Float { min: 0.0, max: MAX_SOFT_EDGE },
         default: DefaultValue::Number(0.0),
         unit: "m or degrees",
@@ -91,6 +96,7 @@ pub const MASK_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "invert",
+        label: "Invert",
         kind: ParamKind::Bool,
         default: DefaultValue::Bool(false),
         unit: "",

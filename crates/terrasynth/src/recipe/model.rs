@@ -55,6 +55,7 @@ pub const MAX_HEIGHT_SCALE_M: f64 = 1.0e5;
 pub const RECIPE_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "width",
+        label: "Width",
         kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
         default: DefaultValue::Number(DEFAULT_SIDE as f64),
         unit: "cells",
@@ -62,6 +63,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "height",
+        label: "Height",
         kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
         default: DefaultValue::Number(DEFAULT_SIDE as f64),
         unit: "cells",
@@ -69,6 +71,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "cell-size",
+        label: "Cell size",
         kind: ParamKind::Float { min: MIN_CELL_SIZE_M, max: MAX_CELL_SIZE_M },
         default: DefaultValue::Number(DEFAULT_CELL_SIZE_M),
         unit: "m",
@@ -76,6 +79,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "seed",
+        label: "Seed",
         kind: ParamKind::Int { min: 0, max: MAX_SEED as i64 },
         default: DefaultValue::Number(0.0),
         unit: "",
@@ -83,6 +87,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "sea-level",
+        label: "Sea level",
         kind: ParamKind::Float { min: -MAX_ABS_SEA_LEVEL, max: MAX_ABS_SEA_LEVEL },
         default: DefaultValue::Number(0.0),
         unit: "height units",
@@ -95,6 +100,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
 pub const EXPORT_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "height-scale",
+        label: "Height scale",
         kind: ParamKind::Float { min: MIN_HEIGHT_SCALE_M, max: MAX_HEIGHT_SCALE_M },
         default: DefaultValue::Number(DEFAULT_HEIGHT_SCALE_M),
         unit: "m per height unit",
@@ -103,6 +109,7 @@ pub const EXPORT_FIELDS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "lod",
+        label: "Mesh detail (LOD)",
         kind: ParamKind::Int { min: 0, max: MAX_LOD as i64 },
         default: DefaultValue::Number(0.0),
         unit: "levels",

@@ -69,15 +69,16 @@ pub fn markdown_reference() -> String {
     s
 }
 
-/// One markdown table: key, default, allowed, unit, meaning.
+/// One markdown table: key, the editor's label, default, allowed, unit, meaning.
 fn table(s: &mut String, specs: &[ParamSpec]) {
-    s.push_str("| key | default | allowed | unit | meaning |\n|---|---|---|---|---|\n");
+    s.push_str("| key | editor label | default | allowed | unit | meaning |\n|---|---|---|---|---|---|\n");
     for p in specs {
         let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
         let _ = writeln!(
             s,
-            "| `{}` | `{}` | {} | {} | {} |",
+            "| `{}` | {} | `{}` | {} | {} | {} |",
             p.name,
+            cell(p.label),
             p.default.to_value(),
             cell(&p.allowed()),
             cell(p.unit),
@@ -134,6 +135,41 @@ mod tests {
         }
     }
 
+    /// Every parameter the editor shows has a plain label: sentence case, words rather than
+    /// the recipe key (no kebab-case, no one-letter key alone), unique within its step.
+    #[test]
+    fn every_parameter_has_a_plain_label() {
+        use super::super::mask::MASK_FIELDS;
+        use super::super::model::{EXPORT_FIELDS, RECIPE_FIELDS};
+        let groups = registry().into_iter().map(|s| (s.name, s.params)).chain([
+            ("recipe", RECIPE_FIELDS),
+            ("exports", EXPORT_FIELDS),
+            ("mask", MASK_FIELDS),
+        ]);
+        for (step, params) in groups {
+            let mut labels: Vec<_> = params.iter().map(|p| p.label).collect();
+            for p in params {
+                let l = p.label;
+                assert!(l.chars().next().is_some_and(|c| c.is_uppercase()), "{step}.{}: label {l:?}", p.name);
+                assert!(!l.contains("--") && !l.contains('_'), "{step}.{}: label {l:?}", p.name);
+                assert!(
+                    l.len() > 2 && !l.eq_ignore_ascii_case(p.name) || p.name.len() > 3,
+                    "{step}.{}: {l:?}",
+                    p.name
+                );
+                assert!(
+                    !(p.name.contains('-') && l.contains(p.name)),
+                    "{step}.{}: label {l:?} is the key",
+                    p.name
+                );
+            }
+            labels.sort_unstable();
+            let n = labels.len();
+            labels.dedup();
+            assert_eq!(n, labels.len(), "{step}: two parameters share a label");
+        }
+    }
+
     /// docs/RECIPES.md's reference section is what [`markdown_reference`] renders today.
     /// Regenerate with `TERRASYNTH_BLESS=1 cargo test -p terrasynth --lib registry`.
     #[test]
@@ -158,7 +194,8 @@ mod tests {
         for info in registry() {
             assert!(md.contains(&format!("#### `{}`", info.name)), "{}", info.name);
             for p in info.params {
-                assert!(md.contains(&format!("| `{}` | `{}` |", p.name, p.default.to_value())), "{}", p.name);
+                let row = format!("| `{}` | {} | `{}` |", p.name, p.label, p.default.to_value());
+                assert!(md.contains(&row), "{}", p.name);
             }
         }
         for p in RECIPE_FIELDS.iter().chain(EXPORT_FIELDS) {

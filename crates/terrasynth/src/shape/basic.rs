@@ -30,6 +30,7 @@ step_params! {
     pub struct Normalize {
         lo: f32 = ParamSpec {
             name: "min",
+            label: "Minimum",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -37,6 +38,7 @@ step_params! {
         },
         hi: f32 = ParamSpec {
             name: "max",
+            label: "Maximum",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "height units",
@@ -44,6 +46,7 @@ step_params! {
         },
         input: Vec<f64> = ParamSpec {
             name: "input-range",
+            label: "Input range",
             kind: ParamKind::List { min: -1.0e9, max: 1.0e9, min_len: 0, max_len: 2 },
             default: DefaultValue::List(&[]),
             unit: "height units",
@@ -137,6 +140,7 @@ step_params! {
     pub struct Clamp {
         lo: f32 = ParamSpec {
             name: "min",
+            label: "Minimum",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -144,6 +148,7 @@ step_params! {
         },
         hi: f32 = ParamSpec {
             name: "max",
+            label: "Maximum",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "height units",
@@ -193,6 +198,7 @@ step_params! {
     pub struct Scale {
         factor: f32 = ParamSpec {
             name: "factor",
+            label: "Factor",
             kind: BOUND,
             default: DefaultValue::Number(1.0),
             unit: "",
@@ -200,6 +206,7 @@ step_params! {
         },
         offset: f32 = ParamSpec {
             name: "offset",
+            label: "Offset",
             kind: BOUND,
             default: DefaultValue::Number(0.0),
             unit: "height units",
@@ -251,6 +258,7 @@ step_params! {
     pub struct Terrace {
         levels: u32 = ParamSpec {
             name: "levels",
+            label: "Levels",
             kind: ParamKind::Int { min: 1, max: 1024 },
             default: DefaultValue::Number(8.0),
             unit: "bands",
@@ -258,6 +266,7 @@ step_params! {
         },
         sharpness: f64 = ParamSpec {
             name: "sharpness",
+            label: "Sharpness",
             kind: ParamKind::Float { min: 0.0, max: 0.99 },
             default: DefaultValue::Number(0.8),
             unit: "",
@@ -345,6 +354,7 @@ step_params! {
     pub struct SeaLevel {
         mode: SeaMode = ParamSpec {
             name: "mode",
+            label: "Mode",
             kind: ParamKind::Choice(SeaMode::NAMES),
             default: DefaultValue::Text("fraction"),
             unit: "",
@@ -352,6 +362,7 @@ step_params! {
         },
         value: f64 = ParamSpec {
             name: "value",
+            label: "Sea level",
             kind: BOUND,
             default: DefaultValue::Number(0.3),
             unit: "fraction or height units",

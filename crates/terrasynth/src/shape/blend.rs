@@ -72,6 +72,7 @@ step_params! {
     pub struct Blend {
         source: String = ParamSpec {
             name: "source",
+            label: "Second terrain",
             kind: ParamKind::Choice(BLEND_SOURCES),
             default: DefaultValue::Text("voronoi"),
             unit: "",
@@ -79,6 +80,7 @@ step_params! {
         },
         mode: BlendMode = ParamSpec {
             name: "mode",
+            label: "Mode",
             kind: ParamKind::Choice(BlendMode::NAMES),
             default: DefaultValue::Text("lerp"),
             unit: "",
@@ -87,6 +89,7 @@ step_params! {
         },
         weight: f64 = ParamSpec {
             name: "weight",
+            label: "Weight",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.5),
             unit: "",
@@ -94,6 +97,7 @@ step_params! {
         },
         mask: BlendMask = ParamSpec {
             name: "mask",
+            label: "Mask",
             kind: ParamKind::Choice(BlendMask::NAMES),
             default: DefaultValue::Text("constant"),
             unit: "",
@@ -101,6 +105,7 @@ step_params! {
         },
         noise: String = ParamSpec {
             name: "noise",
+            label: "Inline noise spec",
             kind: ParamKind::Text,
             default: DefaultValue::Text(""),
             unit: "",
@@ -109,6 +114,7 @@ step_params! {
         },
         source_range: Vec<f64> = ParamSpec {
             name: "source-range",
+            label: "Second terrain range",
             kind: ParamKind::List { min: -1.0e9, max: 1.0e9, min_len: 0, max_len: 2 },
             default: DefaultValue::List(&[]),
             unit: "",
@@ -117,6 +123,7 @@ step_params! {
         },
         feature_size_m: Option<f64> = ParamSpec {
             name: "feature-size-m",
+            label: "World feature size",
             kind: ParamKind::Float { min: 1e-3, max: 1e9 },
             default: DefaultValue::Absent,
             unit: "m",

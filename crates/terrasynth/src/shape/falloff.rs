@@ -46,6 +46,7 @@ pub fn eval_curve(points: &[f64], t: f64) -> f64 {
 /// `centre-m`: a world centre in metres, or none.
 const CENTRE_M: crate::step::ParamSpec = crate::step::ParamSpec {
     name: "centre-m",
+    label: "World centre",
     kind: ParamKind::List { min: -1.0e12, max: 1.0e12, min_len: 0, max_len: 2 },
     default: DefaultValue::List(&[]),
     unit: "m",
@@ -56,6 +57,7 @@ const CENTRE_M: crate::step::ParamSpec = crate::step::ParamSpec {
 /// `radius-m`: a world radius in metres.
 const RADIUS_M: crate::step::ParamSpec = crate::step::ParamSpec {
     name: "radius-m",
+    label: "World radius",
     kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
     default: DefaultValue::Absent,
     unit: "m",
@@ -105,6 +107,7 @@ step_params! {
     pub struct Falloff {
         shape: FalloffShape = ParamSpec {
                 name: "shape",
+                label: "Shape",
                 kind: ParamKind::Choice(FalloffShape::NAMES),
                 default: DefaultValue::Text("circle"),
                 unit: "",
@@ -113,6 +116,7 @@ step_params! {
             },
         curve: Vec<f64> = ParamSpec {
                 name: "curve",
+                label: "Fall-off curve",
                 kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 2, max_len: 64 },
                 default: DefaultValue::List(&[0.0, 0.6, 0.9, 1.0, 1.0]),
                 unit: "",
@@ -221,6 +225,7 @@ step_params! {
     pub struct Island {
         h0: f64 = ParamSpec {
         name: "h0",
+        label: "Centre height",
         kind: ParamKind::Float { min: 0.0, max: 10.0 },
         default: DefaultValue::Number(1.5),
         unit: "",
@@ -229,6 +234,7 @@ step_params! {
     },
         centre_x: f64 = ParamSpec {
                 name: "centre-x",
+                label: "Centre x",
                 kind: FRACTION,
                 default: DefaultValue::Number(0.5),
                 unit: "fraction of the width",
@@ -236,6 +242,7 @@ step_params! {
             },
         centre_y: f64 = ParamSpec {
                 name: "centre-y",
+                label: "Centre y",
                 kind: FRACTION,
                 default: DefaultValue::Number(0.5),
                 unit: "fraction of the height",
@@ -346,6 +353,7 @@ step_params! {
         h0: f64 = shared(Island::PARAMS, "h0"),
         count: u32 = ParamSpec {
                 name: "count",
+                label: "Count",
                 kind: ParamKind::Int { min: 1, max: 256 },
                 default: DefaultValue::Number(5.0),
                 unit: "islands",
@@ -353,6 +361,7 @@ step_params! {
             },
         radius: f64 = ParamSpec {
                 name: "radius",
+                label: "Radius",
                 kind: ParamKind::Float { min: 0.01, max: 2.0 },
                 default: DefaultValue::Number(0.3),
                 unit: "fraction of the longer side",
@@ -360,6 +369,7 @@ step_params! {
             },
         centres: Vec<f64> = ParamSpec {
                 name: "centres",
+                label: "Centres",
                 kind: ParamKind::List { min: 0.0, max: 1.0, min_len: 0, max_len: 512 },
                 default: DefaultValue::List(&[]),
                 unit: "fractions of width/height",
@@ -367,6 +377,7 @@ step_params! {
             },
         centres_m: Vec<f64> = ParamSpec {
                 name: "centres-m",
+                label: "World centres",
                 kind: ParamKind::List { min: -1.0e12, max: 1.0e12, min_len: 0, max_len: 512 },
                 default: DefaultValue::List(&[]),
                 unit: "m",
@@ -376,6 +387,7 @@ step_params! {
             },
         radius_m: Option<f64> = ParamSpec {
                 name: "radius-m",
+                label: "World radius",
                 kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
                 default: DefaultValue::Absent,
                 unit: "m",
@@ -385,6 +397,7 @@ step_params! {
             },
         spacing_m: Option<f64> = ParamSpec {
                 name: "spacing-m",
+                label: "World spacing",
                 kind: ParamKind::Float { min: 1.0, max: 1.0e12 },
                 default: DefaultValue::Absent,
                 unit: "m",

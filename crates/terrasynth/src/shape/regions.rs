@@ -44,6 +44,7 @@ step_params! {
         count: usize = shared(Voronoi::PARAMS, "count"),
         mode: RegionMode = ParamSpec {
             name: "mode",
+            label: "Mode",
             kind: ParamKind::Choice(RegionMode::NAMES),
             default: DefaultValue::Text("binary"),
             unit: "",
@@ -51,6 +52,7 @@ step_params! {
         },
         keep: f64 = ParamSpec {
             name: "keep",
+            label: "Keep chance",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.6),
             unit: "probability",
@@ -58,6 +60,7 @@ step_params! {
         },
         floor: f64 = ParamSpec {
             name: "floor",
+            label: "Sunk height",
             kind: ParamKind::Float { min: 0.0, max: 1.0 },
             default: DefaultValue::Number(0.0),
             unit: "",

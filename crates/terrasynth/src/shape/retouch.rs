@@ -59,6 +59,7 @@ step_params! {
     pub struct Perturb {
         magnitude: f64 = ParamSpec {
             name: "magnitude",
+            label: "Displacement",
             kind: ParamKind::Float { min: 0.0, max: 0.5 },
             default: DefaultValue::Number(0.05),
             unit: "fraction of the longer side",
@@ -67,6 +68,7 @@ step_params! {
         },
         frequency: f64 = ParamSpec {
             name: "frequency",
+            label: "Frequency",
             kind: ParamKind::Float { min: 2.0, max: 1024.0 },
             default: DefaultValue::Number(6.0),
             unit: "points per side",
@@ -75,6 +77,7 @@ step_params! {
         },
         passes: u32 = ParamSpec {
             name: "passes",
+            label: "Passes",
             kind: ParamKind::Int { min: 1, max: 12 },
             default: DefaultValue::Number(3.0),
             unit: "",
@@ -82,6 +85,7 @@ step_params! {
         },
         magnitude_m: Option<f64> = ParamSpec {
             name: "magnitude-m",
+            label: "World displacement",
             kind: ParamKind::Float { min: 0.0, max: 1.0e6 },
             default: DefaultValue::Absent,
             unit: "m",
@@ -90,6 +94,7 @@ step_params! {
         },
         spacing_m: f64 = ParamSpec {
             name: "spacing-m",
+            label: "World spacing",
             kind: ParamKind::Float { min: 1.0, max: 1.0e9 },
             default: DefaultValue::Number(2000.0),
             unit: "m",
@@ -242,6 +247,7 @@ step_params! {
     pub struct SpectralOverlay {
         amplitude: f64 = ParamSpec {
             name: "amplitude",
+            label: "Amplitude",
             kind: ParamKind::Float { min: 0.0, max: 10.0 },
             default: DefaultValue::Number(0.1),
             unit: "fraction of the height range",

@@ -54,6 +54,9 @@ pub enum ParamKind {
 pub struct ParamSpec {
     /// Key as written in a recipe.
     pub name: &'static str,
+    /// Plain words the editor shows beside the widget, e.g. "Rain per iteration" for `kr`
+    /// (sentence case, no unit: the unit is shown after the value).
+    pub label: &'static str,
     /// Kind and allowed range.
     pub kind: ParamKind,
     /// Default value (as it would be written in a recipe).
@@ -546,6 +549,7 @@ macro_rules! step_params {
         $(#[$fmeta:meta])*
         $field:ident : $ty:ty = ParamSpec {
             name: $key:literal,
+            label: $label:expr,
             kind: $kind:expr,
             default: $default:expr,
             unit: $unit:expr,
@@ -559,7 +563,7 @@ macro_rules! step_params {
                 [#[doc = $doc] #[doc = ""] $(#[$fmeta])* #[doc = ""]
                  #[doc = concat!("Recipe key `", $key, "`; range and default in [`", stringify!($name), "::PARAMS`].")]]
                 $field [$ty] (one $key)
-                (&[$crate::step::ParamSpec { name: $key, kind: $kind, default: $default, unit: $unit, doc: $doc }])
+                (&[$crate::step::ParamSpec { name: $key, label: $label, kind: $kind, default: $default, unit: $unit, doc: $doc }])
             }]
             $($($rest)*)?
         );
@@ -665,8 +669,14 @@ pub(crate) use step_params;
 /// The `N` specs of `parts`, in order, usable in a `const` ([`step_params!`] builds `PARAMS`
 /// from its fields' lists; a wrong `N` fails the build).
 pub const fn concat_specs<const N: usize>(parts: &[&[ParamSpec]]) -> [ParamSpec; N] {
-    const BLANK: ParamSpec =
-        ParamSpec { name: "", kind: ParamKind::Bool, default: DefaultValue::Bool(false), unit: "", doc: "" };
+    const BLANK: ParamSpec = ParamSpec {
+        name: "",
+        label: "",
+        kind: ParamKind::Bool,
+        default: DefaultValue::Bool(false),
+        unit: "",
+        doc: "",
+    };
     let mut out = [BLANK; N];
     let (mut i, mut k) = (0, 0);
     while i < parts.len() {
@@ -801,6 +811,7 @@ mod tests {
     const SPECS: &[ParamSpec] = &[
         ParamSpec {
             name: "roughness",
+            label: "Roughness",
             kind: ParamKind::Float { min: 0.0, max: 4.0 },
             default: DefaultValue::Number(1.0),
             unit: "",
@@ -808,6 +819,7 @@ mod tests {
         },
         ParamSpec {
             name: "octaves",
+            label: "Octaves",
             kind: ParamKind::Int { min: 1, max: 32 },
             default: DefaultValue::Number(6.0),
             unit: "",
@@ -815,6 +827,7 @@ mod tests {
         },
         ParamSpec {
             name: "mode",
+            label: "Mode",
             kind: ParamKind::Choice(&["a", "b"]),
             default: DefaultValue::Text("a"),
             unit: "",
@@ -836,6 +849,7 @@ mod tests {
     fn optional_number_is_absent_or_in_range() {
         let spec = ParamSpec {
             name: "gain",
+            label: "Musgrave gain",
             kind: ParamKind::Float { min: 0.0, max: 2.0 },
             default: DefaultValue::Absent,
             unit: "",
