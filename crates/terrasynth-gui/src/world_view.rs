@@ -38,6 +38,8 @@ use terrasynth::render::hillshade::{HillshadeOptions, Hillshader, shade_pixel};
 use terrasynth::render::palette::{FractionMap, Palette};
 use terrasynth::shape::brush::BrushMode;
 
+use crate::panels::{FileBrowser, Outcome, Purpose, typed_slider};
+
 /// Cells per chunk side.
 pub const CHUNK: usize = 256;
 
@@ -56,6 +58,9 @@ pub const MAX_LEVEL: u8 = 9;
 
 /// Water colour of placed rivers on the chunks.
 const RIVER_RGB: [u8; 3] = [38, 92, 196];
+
+/// The world brush's radius range, world cells.
+pub const BRUSH_RADIUS: std::ops::RangeInclusive<f64> = 1.0..=400.0;
 
 /// One chunk's key: at level `level`, chunk `(x, y)` covers world cells
 /// `x·CHUNK·2^level ..< (x+1)·CHUNK·2^level` (and rows alike), one pixel every `2^level` cells.
@@ -558,6 +563,8 @@ pub struct WorldApp {
     pub path: String,
     /// Where the map was drawn in the last frame.
     map_rect: Option<Rect>,
+    /// The file browser Browse… opened (it fills in [`WorldApp::path`]).
+    browser: Option<FileBrowser>,
     /// The last message of Save, Open or an edit (errors included).
     pub message: String,
 }
@@ -580,6 +587,7 @@ impl WorldApp {
             path: format!("{name}.tsproj"),
             message: String::new(),
             map_rect: None,
+            browser: None,
         }
     }
 
@@ -696,16 +704,30 @@ impl WorldApp {
                 ui.selectable_value(&mut self.tool, tool, label).on_hover_text(tip);
             }
             ui.separator();
-            ui.add(egui::Slider::new(&mut self.radius, 1.0..=400.0).logarithmic(true).text("radius (cells)"));
+            let mut errors = Vec::new();
+            errors.extend(typed_slider(
+                ui,
+                "world",
+                ("radius", "cells", "Brush radius in world cells; the fall-off is smooth to the edge."),
+                &mut self.radius,
+                BRUSH_RADIUS,
+                true,
+            ));
             if let WorldTool::Brush(mode) = self.tool {
-                match mode {
-                    BrushMode::Raise | BrushMode::Lower => ui.add(
-                        egui::Slider::new(&mut self.height_strength, 1.0..=500.0)
-                            .logarithmic(true)
-                            .text("strength (m)"),
-                    ),
-                    _ => ui.add(egui::Slider::new(&mut self.blend_strength, 0.0..=1.0).text("strength")),
+                let (strength, unit, range, log) = match mode {
+                    BrushMode::Raise | BrushMode::Lower => {
+                        (&mut self.height_strength, "m", 1.0..=500.0, true)
+                    }
+                    _ => (&mut self.blend_strength, "", 0.0..=1.0, false),
                 };
+                let mut v = *strength as f64;
+                let tip =
+                    "Per dab: metres at the centre for raise/lower, a blend fraction for smooth and flatten.";
+                errors.extend(typed_slider(ui, "world", ("strength", unit, tip), &mut v, range, log));
+                *strength = v as f32;
+            }
+            if let Some(e) = errors.first() {
+                self.message = e.clone();
             }
             ui.separator();
             if ui.button("Undo").clicked() {
@@ -719,6 +741,10 @@ impl WorldApp {
             ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(220.0))
                 .accessible_name("Project file")
                 .on_hover_text("The world project (.tsproj) Save world and Open world use.");
+            if ui.button("Browse…").on_hover_text("Pick the world project file in a file browser.").clicked()
+            {
+                self.browser = Some(FileBrowser::new(Purpose::ProjectFile, Path::new(&self.path)));
+            }
             if ui.button("Save world").clicked() {
                 let p = PathBuf::from(&self.path);
                 if let Err(e) = self.save_to(&p) {
@@ -812,6 +838,16 @@ impl WorldApp {
         };
         let hover = self.status_text.clone();
         egui::Panel::top("world-tools").show(root, |ui| self.tools_ui(ui));
+        if let Some(b) = self.browser.as_mut() {
+            match b.ui(&ctx) {
+                Outcome::Open => {}
+                Outcome::Cancelled => self.browser = None,
+                Outcome::Chosen(p) => {
+                    self.path = p.display().to_string();
+                    self.browser = None;
+                }
+            }
+        }
         egui::Panel::bottom("world-status").show(root, |ui| status_bar(ui, &hover));
         egui::CentralPanel::default().frame(egui::Frame::NONE).show(root, |ui| {
             let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());

@@ -4,7 +4,7 @@
 use eframe::egui;
 use terrasynth::shape::brush::BrushMode;
 
-use super::entry::{entry_ui, error_note, fine_slider};
+use super::entry::{error_note, typed_slider};
 use crate::editor::Editor;
 use crate::limits;
 use crate::settings::Tool;
@@ -49,6 +49,7 @@ impl BrushPanel {
                 let mut radius = brush.radius;
                 errors.extend(typed_slider(
                     ui,
+                    "brush",
                     ("radius", "cells", "Brush radius in cells; the fall-off is smooth to the edge."),
                     &mut radius,
                     limits::brush_radius(),
@@ -60,6 +61,7 @@ impl BrushPanel {
                 let mut strength = brush.strength.min(max) as f64;
                 errors.extend(typed_slider(
                     ui,
+                    "brush",
                     (
                         "strength",
                         "",
@@ -90,7 +92,7 @@ fn mask_brush_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     let names: Vec<String> = editor.doc.recipe.masks.keys().cloned().collect();
     let brush = &mut editor.view.mask_brush;
     ui.horizontal(|ui| {
-        ui.label("mask");
+        ui.label("Mask");
         egui::ComboBox::from_id_salt("mask-brush-name").selected_text(brush.name.clone()).show_ui(ui, |ui| {
             for n in &names {
                 ui.selectable_value(&mut brush.name, n.clone(), n);
@@ -104,6 +106,7 @@ fn mask_brush_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     let mut errors = Vec::new();
     errors.extend(typed_slider(
         ui,
+        "brush",
         ("radius", "cells", "Brush radius in cells; the fall-off is smooth to the edge."),
         &mut brush.radius,
         limits::brush_radius(),
@@ -112,6 +115,7 @@ fn mask_brush_ui(ui: &mut egui::Ui, editor: &mut Editor) {
     let mut strength = brush.strength as f64;
     errors.extend(typed_slider(
         ui,
+        "brush",
         ("strength", "", "Per dab: the fraction of the way to 1 (paint) or 0 (erase)."),
         &mut strength,
         0.0..=1.0,
@@ -126,44 +130,4 @@ fn mask_brush_ui(ui: &mut egui::Ui, editor: &mut Editor) {
          where it is painted. Each stroke is one undo step.",
         brush.name
     ));
-}
-
-/// One row: `name`, a slider over `range` (logarithmic when `log`; Shift drags ten times
-/// finer) and a typed field beside
-/// it that commits on Enter (checked against `range`, not clamped), then `unit`; returns the
-/// typed field's error, if any.
-fn typed_slider(
-    ui: &mut egui::Ui,
-    (name, unit, tip): (&str, &str, &str),
-    value: &mut f64,
-    range: std::ops::RangeInclusive<f64>,
-    log: bool,
-) -> Option<String> {
-    ui.horizontal(|ui| {
-        ui.label(name);
-        fine_slider(ui, value, (*range.start(), *range.end(), log)).on_hover_text(tip);
-        let shown = format!("{:.4}", *value).trim_end_matches('0').trim_end_matches('.').to_string();
-        let e = entry_ui(ui, ("brush", name), &format!("{name} field"), &shown, 60.0, |t| {
-            parse_in(t, name, &range)
-        });
-        if let Some(v) = e.committed {
-            *value = v;
-        }
-        ui.label(unit);
-        e.error
-    })
-    .inner
-}
-
-/// Parses a typed brush value and checks it against `range` (no clamping).
-fn parse_in(text: &str, name: &str, range: &std::ops::RangeInclusive<f64>) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if range.contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{name}` = {}: allowed a number in [{}, {}]",
-            text.trim(),
-            range.start(),
-            range.end()
-        )),
-    }
 }

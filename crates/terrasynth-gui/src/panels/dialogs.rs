@@ -145,8 +145,8 @@ impl Dialogs {
                     match purpose {
                         Purpose::Open => editor.open_project(&p),
                         Purpose::ExportFolder => editor.export_dir = p.display().to_string(),
-                        // Opened by the steps panel, never here.
-                        Purpose::ImportFile => {}
+                        // Opened by the steps panel and the world view, never here.
+                        Purpose::ImportFile | Purpose::ProjectFile => {}
                         Purpose::SaveAs => {
                             editor.save_project_to(&p);
                             if std::mem::take(&mut self.close_after_save) && !editor.has_unsaved_changes() {
@@ -287,7 +287,7 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) -> bool {
     ui.checkbox(&mut ex.obj, "mesh.obj");
     let mut errors = Vec::new();
     ui.horizontal(|ui| {
-        ui.label("height scale");
+        ui.label(crate::limits::recipe_field("height-scale").label);
         let e = field_ui(ui, "height-scale", ex.height_scale, 70.0);
         if let Some(v) = e.committed {
             ex.height_scale = v;
@@ -296,7 +296,7 @@ fn export_ui(ui: &mut egui::Ui, editor: &mut Editor) -> bool {
         ui.label("m per height unit");
     });
     ui.horizontal(|ui| {
-        ui.label("mesh LOD");
+        ui.label(crate::limits::recipe_field("lod").label);
         let e = field_ui(ui, "lod", ex.lod as f64, 40.0);
         if let Some(v) = e.committed {
             ex.lod = v as u32;

@@ -108,3 +108,47 @@ pub fn fine_slider(ui: &mut egui::Ui, value: &mut f64, range: (f64, f64, bool)) 
     }
     r
 }
+
+/// One row: `name` (shown with a capital), a slider over `range` (logarithmic when `log`; Shift drags ten times
+/// finer) and a typed field beside it, named "`name` field", that commits on Enter or focus
+/// loss (checked against `range`, not clamped), then `unit`; returns the typed field's error,
+/// if any (draw it with [`error_note`]). `salt` keeps the field's id unique between panels.
+pub fn typed_slider(
+    ui: &mut egui::Ui,
+    salt: &str,
+    (name, unit, tip): (&str, &str, &str),
+    value: &mut f64,
+    range: std::ops::RangeInclusive<f64>,
+    log: bool,
+) -> Option<String> {
+    ui.horizontal(|ui| {
+        let mut label = name.to_string();
+        if let Some(first) = label.get(..1) {
+            label.replace_range(..1, &first.to_uppercase());
+        }
+        ui.label(label);
+        fine_slider(ui, value, (*range.start(), *range.end(), log)).on_hover_text(tip);
+        let shown = format!("{:.4}", *value).trim_end_matches('0').trim_end_matches('.').to_string();
+        let e =
+            entry_ui(ui, (salt, name), &format!("{name} field"), &shown, 60.0, |t| parse_in(t, name, &range));
+        if let Some(v) = e.committed {
+            *value = v;
+        }
+        ui.label(unit);
+        e.error
+    })
+    .inner
+}
+
+/// Parses a typed slider value and checks it against `range` (no clamping).
+fn parse_in(text: &str, name: &str, range: &std::ops::RangeInclusive<f64>) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{name}` = {}: allowed a number in [{}, {}]",
+            text.trim(),
+            range.start(),
+            range.end()
+        )),
+    }
+}

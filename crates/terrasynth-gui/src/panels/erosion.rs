@@ -30,7 +30,7 @@ impl ErosionPanel {
             if let Some(spec) = limits::iterations_spec(&settings.entry.kind) {
                 let mut error = None;
                 ui.horizontal(|ui| {
-                    ui.label("iterations");
+                    ui.label(spec.label);
                     let shown = settings.iterations.to_string();
                     let e = entry_ui(ui, "erosion-iterations", "iterations field", &shown, 80.0, |t| {
                         limits::parse_param(&spec, t)

@@ -18,6 +18,9 @@ pub enum Purpose {
     SaveAs,
     /// A folder to export into (created if missing).
     ExportFolder,
+    /// A project file to save to or open from (an existing one or a new name: the world view's
+    /// project field, which Save world and Open world then use).
+    ProjectFile,
     /// An existing heightmap file for the `import` step (the listing shows the formats it
     /// reads: [`HEIGHTMAP_EXTENSIONS`]).
     ImportFile,
@@ -34,13 +37,14 @@ impl Purpose {
             Purpose::SaveAs => "Save project as",
             Purpose::ExportFolder => "Export folder",
             Purpose::ImportFile => "Heightmap to import",
+            Purpose::ProjectFile => "World project file",
         }
     }
 
     /// Whether the listing shows the file `name`.
     fn lists(self, name: &str) -> bool {
         match self {
-            Purpose::Open | Purpose::SaveAs => name.ends_with(".tsproj"),
+            Purpose::Open | Purpose::SaveAs | Purpose::ProjectFile => name.ends_with(".tsproj"),
             Purpose::ExportFolder => false,
             Purpose::ImportFile => Path::new(name)
                 .extension()
@@ -55,6 +59,7 @@ impl Purpose {
             Purpose::SaveAs => "Save here",
             Purpose::ExportFolder => "Choose folder",
             Purpose::ImportFile => "Use file",
+            Purpose::ProjectFile => "Use this file",
         }
     }
 }
@@ -111,10 +116,10 @@ impl FileBrowser {
     }
 
     /// The path the name field points to (a full path is taken as is), with `.tsproj` added
-    /// for Save As when the name has no extension.
+    /// for Save As and a project file when the name has no extension.
     pub fn target(&self) -> PathBuf {
         let mut p = self.dir.join(self.name.trim());
-        if self.purpose == Purpose::SaveAs && p.extension().is_none() {
+        if matches!(self.purpose, Purpose::SaveAs | Purpose::ProjectFile) && p.extension().is_none() {
             p.set_extension("tsproj");
         }
         p
@@ -153,8 +158,10 @@ impl FileBrowser {
             Purpose::Open | Purpose::ImportFile if !p.is_file() => {
                 Err(format!("{} is not a file", p.display()))
             }
-            Purpose::SaveAs if p.is_dir() => Err(format!("{} is a folder", p.display())),
-            Purpose::SaveAs if !p.parent().is_some_and(Path::is_dir) => {
+            Purpose::SaveAs | Purpose::ProjectFile if p.is_dir() => {
+                Err(format!("{} is a folder", p.display()))
+            }
+            Purpose::SaveAs | Purpose::ProjectFile if !p.parent().is_some_and(Path::is_dir) => {
                 Err(format!("the folder of {} does not exist", p.display()))
             }
             Purpose::ExportFolder if p.is_file() => Err(format!("{} is a file", p.display())),

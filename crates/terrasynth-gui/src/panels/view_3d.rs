@@ -3,9 +3,13 @@
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, TextureHandle, Vec2};
 
+use super::entry::{error_note, typed_slider};
 use crate::editor::Editor;
 use crate::view3d::{Camera, Mesh3d};
 use crate::view3d_gpu::View3dGpu;
+
+/// The exaggeration slider's range (1 = true to scale).
+pub const EXAGGERATION_RANGE: std::ops::RangeInclusive<f64> = 0.1..=20.0;
 
 /// The 3D view and its renderer resources.
 pub struct View3dPanel {
@@ -30,21 +34,41 @@ impl View3dPanel {
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
         let cam = &mut editor.view.camera;
+        let mut errors = Vec::new();
         ui.horizontal(|ui| {
-            ui.add(
-                egui::Slider::new(&mut cam.exaggeration, 0.1..=20.0).logarithmic(true).text("exaggeration"),
-            )
-            .on_hover_text("Vertical exaggeration of the 3D view (1 = true to scale).");
+            let mut exaggeration = cam.exaggeration as f64;
+            errors.extend(typed_slider(
+                ui,
+                "3d",
+                ("exaggeration", "×", "Vertical exaggeration of the 3D view (1 = true to scale)."),
+                &mut exaggeration,
+                EXAGGERATION_RANGE,
+                true,
+            ));
+            cam.exaggeration = exaggeration as f32;
             let [lo, hi] = crate::view3d::DETAIL_RANGE;
-            ui.add(egui::Slider::new(&mut cam.detail, lo..=hi).logarithmic(true).text("detail"))
-                .on_hover_text(
+            let mut detail = cam.detail as f64;
+            errors.extend(typed_slider(
+                ui,
+                "3d",
+                (
+                    "detail",
+                    "samples",
                     "Mesh samples along the longer side (above 256, halved while the view moves). \
-                 Higher is finer and slower.",
-                );
+                     Higher is finer and slower.",
+                ),
+                &mut detail,
+                lo as f64..=hi as f64,
+                true,
+            ));
+            cam.detail = detail.round() as u32;
             if ui.button("Reset view").on_hover_text("Back to the default camera.").clicked() {
                 *cam = Camera { exaggeration: cam.exaggeration, detail: cam.detail, ..Camera::default() };
             }
         });
+        for e in &errors {
+            error_note(ui, Some(e));
+        }
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         if response.dragged_by(egui::PointerButton::Primary) {
             let d = response.drag_delta();

@@ -79,7 +79,7 @@ fn modes_switch_from_the_toolbar() {
     let mut h = app_harness();
     click_label(&mut h, "Terraform");
     assert_eq!(h.state().view.tool, Tool::Terraform);
-    assert!(h.query_all_by_label("radius").next().is_some(), "brush settings shown");
+    assert!(h.query_all_by_label("Radius").next().is_some(), "brush settings shown");
     click_label(&mut h, "Rivers");
     assert_eq!(h.state().view.tool, Tool::River);
     click_label(&mut h, "3D");

@@ -43,6 +43,24 @@ fn brush_values_can_be_typed_and_are_checked() {
     assert!(h.query_all_by_label_contains("`radius` = 0").next().is_some(), "error under the field");
 }
 
+/// The 3D view's exaggeration and detail have typed fields beside their sliders, checked
+/// against the slider's range.
+#[test]
+fn the_3d_view_values_can_be_typed_and_are_checked() {
+    let mut h = app_harness();
+    click_label(&mut h, "3D");
+    enter(&mut h, "exaggeration field", "3.5");
+    assert_eq!(h.state().view.camera.exaggeration, 3.5);
+    enter(&mut h, "detail field", "300");
+    assert_eq!(h.state().view.camera.detail, 300);
+    enter(&mut h, "detail field", "5000");
+    assert_eq!(h.state().view.camera.detail, 300, "not applied, not clamped");
+    assert!(
+        h.query_all_by_label_contains("`detail` = 5000: allowed a number in [32, 1024]").next().is_some(),
+        "error under the field"
+    );
+}
+
 #[test]
 fn the_preset_menu_shows_every_preset_with_its_description() {
     let mut h = app_harness();

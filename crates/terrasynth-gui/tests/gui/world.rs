@@ -238,3 +238,52 @@ fn snapshot_world_far_zoom() {
     assert_eq!(far.state().chunks().error, None);
     far.snapshot("world_far_zoom");
 }
+
+/// Focuses the field named `name`, replaces its text with `text` and presses Enter.
+fn enter(h: &mut Harness<'static, WorldApp>, name: &str, text: &str) {
+    h.get_by_label(name).focus();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label(name).type_text(text);
+    h.step();
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.step();
+}
+
+/// The world view's brush values have typed fields beside their sliders, checked against the
+/// slider's range (a bad value is refused with its range, not clamped), and its project file
+/// can be picked with the file browser.
+#[test]
+fn world_brush_values_can_be_typed_and_the_project_file_browsed() {
+    let mut h = harness(test_world(), egui::vec2(1600.0, 600.0), false);
+    click(&mut h, "Raise");
+    enter(&mut h, "radius field", "50");
+    assert_eq!(h.state().radius, 50.0);
+    enter(&mut h, "strength field", "120");
+    assert_eq!(h.state().height_strength, 120.0);
+    enter(&mut h, "radius field", "0");
+    assert_eq!(h.state().radius, 50.0, "not applied, not clamped");
+    assert!(
+        h.state().message.contains("`radius` = 0: allowed a number in [1, 400]"),
+        "{}",
+        h.state().message
+    );
+    click(&mut h, "Smooth");
+    enter(&mut h, "strength field", "0.25");
+    assert_eq!((h.state().blend_strength, h.state().height_strength), (0.25, 120.0));
+    // Browse…: the folder of the current path, its projects listed; the chosen one fills the field.
+    let dir = std::env::temp_dir().join(format!("terrasynth-world-browse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("saved.tsproj"), "").unwrap();
+    std::fs::write(dir.join("notes.txt"), "").unwrap();
+    h.state_mut().path = dir.join("new.tsproj").display().to_string();
+    click(&mut h, "Browse…");
+    assert!(h.query_by_label("World project file").is_some(), "the browser is open");
+    assert!(h.query_by_label("notes.txt").is_none(), "only projects are listed");
+    click(&mut h, "saved.tsproj");
+    click(&mut h, "Use this file");
+    assert!(h.query_by_label("World project file").is_none(), "the browser closed");
+    assert_eq!(h.state().path, dir.join("saved.tsproj").display().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}
