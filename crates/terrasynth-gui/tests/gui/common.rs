@@ -139,13 +139,20 @@ pub fn choose_file(h: &mut Harness<'static, TerrainApp>, path: &str, confirm: &s
     wait_idle(h);
 }
 
-/// Focuses the field named `name`, replaces its text with `text` and presses Enter.
-pub fn enter(h: &mut Harness<'static, TerrainApp>, name: &str, text: &str) {
+/// Focuses the field named `name`, replaces its text with `text` and presses Enter (any app:
+/// the editor's tests wait with [`enter`], the world view's step on).
+pub fn type_and_enter<S>(h: &mut Harness<'static, S>, name: &str, text: &str) {
     h.get_by_label(name).focus();
     h.step();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.get_by_label(name).type_text(text);
     h.step();
     h.key_press(egui::Key::Enter);
+}
+
+/// Focuses the field named `name`, replaces its text with `text`, presses Enter and waits
+/// for the editor to be idle.
+pub fn enter(h: &mut Harness<'static, TerrainApp>, name: &str, text: &str) {
+    type_and_enter(h, name, text);
     wait_idle(h);
 }

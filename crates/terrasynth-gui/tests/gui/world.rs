@@ -239,14 +239,9 @@ fn snapshot_world_far_zoom() {
     far.snapshot("world_far_zoom");
 }
 
-/// Focuses the field named `name`, replaces its text with `text` and presses Enter.
+/// Types `text` into the field named `name`, presses Enter, and draws two frames.
 fn enter(h: &mut Harness<'static, WorldApp>, name: &str, text: &str) {
-    h.get_by_label(name).focus();
-    h.step();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label(name).type_text(text);
-    h.step();
-    h.key_press(egui::Key::Enter);
+    crate::common::type_and_enter(h, name, text);
     h.step();
     h.step();
 }
