@@ -1,6 +1,6 @@
 //! The editor's Export writes what `terrasynth generate` writes: for the same recipe (and for
 //! the same project, with `--project`), every file byte for byte (report.json compared with its
-//! machine-dependent fields removed).
+//! machine-dependent fields removed: its step timings and erosion scores are the same).
 
 use std::path::Path;
 
@@ -9,20 +9,22 @@ use terrasynth::io::engine::Engine;
 use terrasynth::recipe::{PipelineProgress, Recipe, preset};
 use terrasynth::shape::brush::BrushMode;
 use terrasynth_gui::document::{Document, EditOp, erosion_entry, save_project};
+use terrasynth_gui::export::RunRecord;
 
 mod common;
 
 use common::temp_dir;
 
-/// report.json without `timings` and `run` (times, peak memory, threads), and without
-/// `erosion_scores` when `drop_scores` (the editor records no per-step ε).
-fn report_without_timings(path: &Path, drop_scores: bool) -> Value {
+/// report.json without what depends on the machine: `run` (times, peak memory, threads) and
+/// the seconds and peak memory of each `timings` entry (its step and type are kept).
+fn report_without_timings(path: &Path) -> Value {
     let mut v = common::json(path);
     let obj = v.as_object_mut().unwrap();
-    obj.remove("timings").expect("report.json has timings");
     obj.remove("run").expect("report.json has run");
-    if drop_scores {
-        obj.remove("erosion_scores").expect("report.json has erosion_scores");
+    for t in obj["timings"].as_array_mut().expect("report.json has timings") {
+        let t = t.as_object_mut().unwrap();
+        t.remove("seconds").expect("a timing has seconds");
+        t.remove("peak_bytes");
     }
     v
 }
@@ -56,8 +58,10 @@ fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool, engine
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let editor = dir.join("editor");
-    let terrain = doc.build(&PipelineProgress::new()).unwrap();
-    let written = terrasynth_gui::export::export(&doc, &terrain, &editor, engine).unwrap();
+    // As the editor's worker does: the document run, its step timings and ε recorded.
+    let (run, log) = doc.run(&PipelineProgress::new()).unwrap();
+    let record = RunRecord::new(&run, log);
+    let written = terrasynth_gui::export::export(&doc, &run.terrain, &record, &editor, engine).unwrap();
 
     let report = common::json(&cli.join("report.json"));
     let mut files: Vec<String> =
@@ -71,11 +75,17 @@ fn editor_export_equals_cli(name: &str, doc: Document, has_erosion: bool, engine
         let (a, b) = (std::fs::read(cli.join(f)).unwrap(), std::fs::read(editor.join(f)).unwrap());
         assert!(a == b, "{name}: {f} differs between generate and the editor's export");
     }
-    assert_eq!(
-        report_without_timings(&cli.join("report.json"), has_erosion),
-        report_without_timings(&editor.join("report.json"), has_erosion),
-        "{name}: report.json"
+    let (a, b) = (
+        report_without_timings(&cli.join("report.json")),
+        report_without_timings(&editor.join("report.json")),
     );
+    assert_eq!(a, b, "{name}: report.json");
+    // Both have one timing per enabled step and, with erosion, its ε: the same.
+    let steps = doc.recipe.steps.iter().filter(|s| s.enabled).count();
+    assert_eq!(b["timings"].as_array().unwrap().len(), steps, "{name}");
+    assert_eq!(b["erosion_scores"].as_array().unwrap().is_empty(), !has_erosion, "{name}");
+    let editor_run = common::json(&editor.join("report.json"))["run"]["seconds"].as_f64().unwrap();
+    assert!(editor_run > 0.0, "{name}: the editor's report has the pipeline's seconds");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -114,7 +124,9 @@ fn editor_export_for_an_engine_equals_generate_engine() {
     let terrain = doc.build(&PipelineProgress::new()).unwrap();
     let dir = temp_dir("engine-size").join("out");
     let err =
-        terrasynth_gui::export::export(&doc, &terrain, &dir, Some(Engine::Unity)).unwrap_err().to_string();
+        terrasynth_gui::export::export(&doc, &terrain, &RunRecord::default(), &dir, Some(Engine::Unity))
+            .unwrap_err()
+            .to_string();
     assert!(err.contains("97x65") && err.contains("set the size to 129 × 129"), "{err}");
     assert!(!dir.exists(), "nothing written");
 }
@@ -146,7 +158,7 @@ fn generate_project_equals_the_editors_export_of_it() {
     let rivers = |d: &Document| {
         let dir = temp_dir("project-rivers");
         let t = d.build(&progress).unwrap();
-        terrasynth_gui::export::export(d, &t, &dir, None).unwrap();
+        terrasynth_gui::export::export(d, &t, &RunRecord::default(), &dir, None).unwrap();
         let n = common::json(&dir.join("rivers.geojson"))["features"].as_array().unwrap().len();
         let _ = std::fs::remove_dir_all(&dir);
         n

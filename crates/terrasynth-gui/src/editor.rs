@@ -161,6 +161,8 @@ pub struct Editor {
     pub exported: Vec<String>,
     /// Seconds the last full generation took.
     pub last_generation_s: Option<f64>,
+    /// The last full generation's step timings and erosion scores, for report.json.
+    pub last_run: crate::export::RunRecord,
     /// The erosion panel's step, iterations and last ε.
     pub erosion: ErosionSettings,
     /// Mask painting and the mask overlay ([`crate::mask_paint`]).
@@ -222,6 +224,7 @@ impl Editor {
             export_engine: None,
             exported: Vec::new(),
             last_generation_s: None,
+            last_run: crate::export::RunRecord::default(),
             erosion: ErosionSettings::new(DEFAULT_EROSION),
             mask: Default::default(),
             requested: None,
@@ -814,6 +817,7 @@ impl Editor {
             terrain: t.clone(),
             dir: PathBuf::from(dir),
             engine,
+            record: Box::new(self.last_run.clone()),
         });
     }
 
@@ -890,9 +894,10 @@ impl Editor {
                     }
                     self.set_terrain(terrain, true);
                 }
-                JobResult::Full { id, terrain, seconds } if Some(id) == active => {
+                JobResult::Full { id, terrain, seconds, record } if Some(id) == active => {
                     self.worker.active = None;
                     self.set_terrain(terrain, false);
+                    self.last_run = record;
                     self.last_generation_s = Some(seconds);
                     self.status = format!("Generated in {:.0} ms", seconds * 1000.0);
                     if let Some(note) = self.edits_note.take() {

@@ -1,8 +1,9 @@
 //! Export: the editor's current terrain (recipe output plus edits) written by the library's
 //! export, `terrasynth::export::write` — the function `terrasynth generate` calls — with the
 //! recipe's `[exports]` settings. So the files are those of `generate` on the same recipe,
-//! byte for byte, with the editor's edits in the heights (report.json differs in its timing
-//! fields, and has no per-step timings or erosion scores: the editor records none). The rivers
+//! byte for byte, with the editor's edits in the heights. report.json has the per-step
+//! timings and erosion scores of the generation behind the map ([`RunRecord`], recorded by the
+//! worker as `generate` records them; only the times differ). The rivers
 //! of the document's river sources are traced on the terrain first
 //! ([`terrasynth::recipe::project::place_rivers`]), as `terrasynth generate --project` does, so
 //! they are in `rivers.geojson`, `water.png`, the painted images and the carved mesh.
@@ -13,20 +14,48 @@ use std::path::Path;
 
 use terrasynth::export::{ExportOptions, write};
 use terrasynth::io::engine::Engine;
-use terrasynth::recipe::{Pipeline, RunOutput, registry};
+use terrasynth::recipe::{ErosionLog, Pipeline, RunOutput, StepScore, StepTiming, registry};
 use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
 
 use crate::document::{Document, place_rivers_with, save_project};
 
+/// What report.json says of the generation behind the editor's map, as `terrasynth generate`
+/// records it: the recipe's per-step `timings`, the pipeline's seconds (`run.seconds`) and ε
+/// after each erosion step (`erosion_scores`). Edits made since (strokes, runs of the Erosion
+/// panel) are in project.tsproj, not here. Default: nothing recorded (empty lists, 0 s).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunRecord {
+    /// One entry per enabled recipe step.
+    pub timings: Vec<StepTiming>,
+    /// Wall-clock seconds of the recipe's pipeline.
+    pub seconds: f64,
+    /// ε after each enabled erosion step of the recipe.
+    pub erosion_scores: Vec<StepScore>,
+}
+
+impl RunRecord {
+    /// The record of `run` (from [`Document::run`]) and its erosion `log`.
+    pub fn new(run: &RunOutput, log: ErosionLog) -> Self {
+        Self { timings: run.timings.clone(), seconds: run.seconds, erosion_scores: log.scores }
+    }
+}
+
 /// Writes every output of `doc.recipe.exports` for `terrain` into `dir` (created if missing),
-/// then report.json, `recipe.toml` and `project.tsproj`; returns the file names written.
+/// then report.json (with `record`'s timings and erosion scores), `recipe.toml` and
+/// `project.tsproj`; returns the file names written.
 ///
 /// With an `engine`, its import files too (Unity: `height.raw`) and its import settings in
 /// report.json, as `terrasynth generate --engine`. `generate` picks the engine's nearest size
 /// before it generates; the editor's map already exists, so a size the engine cannot import
 /// is refused before anything is written, with the size to set ([`engine_size_problem`]).
-pub fn export(doc: &Document, terrain: &Terrain, dir: &Path, engine: Option<Engine>) -> Result<Vec<String>> {
+pub fn export(
+    doc: &Document,
+    terrain: &Terrain,
+    record: &RunRecord,
+    dir: &Path,
+    engine: Option<Engine>,
+) -> Result<Vec<String>> {
     if let Some(problem) =
         engine.and_then(|e| engine_size_problem(e, terrain.height.width(), terrain.height.height()))
     {
@@ -39,8 +68,14 @@ pub fn export(doc: &Document, terrain: &Terrain, dir: &Path, engine: Option<Engi
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
     let mut terrain = terrain.clone();
     place_rivers_with(&mut terrain, &doc.sources_with_modes())?;
-    let run = RunOutput { terrain, timings: Vec::new(), seconds: 0.0, peak_bytes: None };
-    let opts = ExportOptions { engine, threads: rayon::current_num_threads(), ..ExportOptions::default() };
+    let run =
+        RunOutput { terrain, timings: record.timings.clone(), seconds: record.seconds, peak_bytes: None };
+    let opts = ExportOptions {
+        engine,
+        threads: rayon::current_num_threads(),
+        erosion_scores: record.erosion_scores.clone(),
+        ..ExportOptions::default()
+    };
     let report = write(dir, &run, &pipeline, &opts)?;
     let mut files = report.files;
     files.push("report.json".to_string());

@@ -24,7 +24,7 @@ pub enum JobResult {
     /// The low-resolution preview of a generation.
     Preview { id: u64, terrain: Terrain },
     /// The full map of a generation (recipe + every edit replayed).
-    Full { id: u64, terrain: Terrain, seconds: f64 },
+    Full { id: u64, terrain: Terrain, seconds: f64, record: crate::export::RunRecord },
     /// An erosion run: the map after, and ε (Olsen's erosion score) before and after.
     Eroded { id: u64, terrain: Terrain, eps_before: f64, eps_after: f64 },
     /// Water layers of the map with generation number `map_gen`.
@@ -47,6 +47,9 @@ pub enum Job {
         terrain: Terrain,
         dir: std::path::PathBuf,
         engine: Option<terrasynth::io::engine::Engine>,
+        /// What report.json says of the generation behind the map (boxed: the other jobs are
+        /// far smaller).
+        record: Box<crate::export::RunRecord>,
     },
 }
 
@@ -199,9 +202,11 @@ impl Worker {
                         }
                     }
                     let t0 = std::time::Instant::now();
-                    match doc.build(&progress) {
-                        Ok(terrain) => {
-                            send(JobResult::Full { id, terrain, seconds: t0.elapsed().as_secs_f64() })
+                    match doc.run(&progress) {
+                        Ok((run, log)) => {
+                            let record = crate::export::RunRecord::new(&run, log);
+                            let seconds = t0.elapsed().as_secs_f64();
+                            send(JobResult::Full { id, terrain: run.terrain, seconds, record })
                         }
                         Err(e) => send(fail(e)),
                     }
@@ -216,8 +221,8 @@ impl Worker {
                         Err(e) => send(fail(e)),
                     }
                 }
-                Job::Export { doc, terrain, dir, engine } => {
-                    match crate::export::export(&doc, &terrain, &dir, engine) {
+                Job::Export { doc, terrain, dir, engine, record } => {
+                    match crate::export::export(&doc, &terrain, &record, &dir, engine) {
                         Ok(files) => send(JobResult::Exported { id, files }),
                         Err(e) => send(fail(e)),
                     }

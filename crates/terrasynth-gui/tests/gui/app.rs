@@ -359,6 +359,19 @@ fn shaded_view_equals_the_export(
     let style = MapStyle::new(&c.palette, (c.lo, c.hi), t.sea_level, scale, app.water_for_map())
         .with_recipe_water(c.recipe_water.as_deref());
     let view = render_rect(&t.height, &style, ViewMode::Shaded, (0, 0, SIDE, SIDE));
+    // report.json has the generation's step timings and the ε of its erosion steps.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap();
+    let steps = &app.doc.recipe.steps;
+    let timed: Vec<&str> =
+        report["timings"].as_array().unwrap().iter().map(|t| t["type"].as_str().unwrap()).collect();
+    let enabled: Vec<&str> = steps.iter().filter(|s| s.enabled).map(|s| s.kind.as_str()).collect();
+    assert_eq!(timed, enabled, "one timing per enabled step");
+    let scored = report["erosion_scores"].as_array().unwrap().len();
+    let erosions = steps
+        .iter()
+        .filter(|s| s.enabled && ["stream-power", "droplets", "thermal"].contains(&s.kind.as_str()));
+    assert_eq!(scored, erosions.count(), "ε after each erosion step");
     let png = image::open(dir.join("shaded.png")).unwrap().to_rgb8();
     for (i, (v, p)) in view.iter().zip(png.pixels()).enumerate() {
         assert_eq!([v.r(), v.g(), v.b()], p.0, "cell {i}");

@@ -42,7 +42,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::world_edits::{WorldEdits, edited_window};
-use super::{Pipeline, PipelineProgress, Recipe, StepEntry, find_step, registry};
+use super::{
+    ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, StepEntry, find_step,
+    registry,
+};
 use crate::hydro::{HydroLayers, RiverMode, source_rivers};
 use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS, Stroke};
 use crate::step::{Category, Terrain};
@@ -183,17 +186,32 @@ impl Document {
     /// Runs the recipe, then replays every edit and traces the placed rivers
     /// ([`Document::apply_edits`]). Cancelling `progress` stops it with [`Error::Cancelled`].
     pub fn build(&self, progress: &PipelineProgress) -> Result<Terrain> {
+        Ok(self.run(progress)?.0.terrain)
+    }
+
+    /// [`Document::build`], keeping what report.json reports of the run: the recipe's
+    /// per-step timings and whole-run seconds ([`RunOutput`]: its terrain has the edits
+    /// replayed) and ε after each erosion step ([`ErosionLog`], as `terrasynth generate`
+    /// records it). A document with world edits is cut from its world, so it has no steps of
+    /// its own to time: empty timings and log.
+    pub fn run(&self, progress: &PipelineProgress) -> Result<(RunOutput, ErosionLog)> {
+        let t0 = std::time::Instant::now();
         if !self.world_edits.is_empty() {
             let world = super::World::new(self.recipe.clone())?;
             let (w, h) = (self.recipe.width, self.recipe.height);
             let mut terrain = edited_window(&world, &self.world_edits, 0, 0, w, h, progress)?.terrain;
             self.apply_edits(&mut terrain, progress)?;
-            return Ok(terrain);
+            let seconds = t0.elapsed().as_secs_f64();
+            return Ok((
+                RunOutput { terrain, timings: Vec::new(), seconds, peak_bytes: None },
+                ErosionLog::default(),
+            ));
         }
         let pipeline = Pipeline::new(self.recipe.clone(), &registry())?;
-        let mut terrain = pipeline.run(progress)?.terrain;
-        self.apply_edits(&mut terrain, progress)?;
-        Ok(terrain)
+        let mut recorder = ErosionRecorder::new(None);
+        let mut out = pipeline.run_with(progress, &mut recorder)?;
+        self.apply_edits(&mut out.terrain, progress)?;
+        Ok((out, recorder.into_log()))
     }
 
     /// Replays every edit on `terrain` (the recipe's output) in order, then traces a river
