@@ -168,3 +168,28 @@ fn generate_project_equals_the_editors_export_of_it() {
     assert!(rivers(&doc) > rivers(&no_sources), "the placed rivers are exported");
     editor_export_equals_cli("project", doc, true, None);
 }
+
+/// When the recipe's `rivers` step carves, the placed rivers are cut into the heights: the
+/// editor's export (which builds the document's map) equals `generate --project` file by file,
+/// and its heights differ from the same project's without carving only near the rivers.
+#[test]
+fn generate_project_equals_the_editors_export_when_the_recipe_carves_placed_rivers() {
+    let mut recipe = preset("island").unwrap().recipe().unwrap();
+    (recipe.width, recipe.height, recipe.seed) = (65, 65, 5);
+    recipe
+        .steps
+        .push(terrasynth::recipe::StepEntry::new("rivers").with("threshold", 0.02).with("carve-depth", 0.03));
+    let mut doc = Document::new(recipe);
+    let plain = doc.build(&PipelineProgress::new()).unwrap();
+    let h = plain.height.as_slice();
+    let summit = (0..h.len()).max_by(|&a, &b| h[a].total_cmp(&h[b])).unwrap();
+    doc.edits = vec![EditOp::RiverSource {
+        x: summit % 65,
+        y: summit / 65,
+        map: Some([65, 65]),
+        mode: Default::default(),
+    }];
+    let carved = doc.build(&PipelineProgress::new()).unwrap();
+    assert_ne!(carved.height.as_slice(), h, "the placed river is cut into the heights");
+    editor_export_equals_cli("project-carved", doc, false, None);
+}

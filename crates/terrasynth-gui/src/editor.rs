@@ -485,9 +485,18 @@ impl Editor {
     }
 
     /// Whether the current terrain is the full map of generation `map_gen` and may be edited in
-    /// place.
+    /// place (not when the map is rebuilt after every edit, [`Editor::rebuilds_on_edit`]).
     fn exact_ok(&self, map_gen: u64) -> bool {
-        self.can_edit() && map_gen == self.map_gen
+        self.can_edit() && map_gen == self.map_gen && !self.rebuilds_on_edit()
+    }
+
+    /// Whether every edit rebuilds the map from the document instead of changing it in place:
+    /// when the recipe carves its rivers and there are river sources, their rivers are cut into
+    /// the heights after all the edits ([`Document::apply_edits`]), so a stroke or an erosion
+    /// run made in place would land on the cut channels and differ from the project's map.
+    pub fn rebuilds_on_edit(&self) -> bool {
+        self.doc.carve_depth().is_some()
+            && self.doc.edits.iter().any(|e| matches!(e, EditOp::RiverSource { .. }))
     }
 
     /// Removes the last edit (undo) or appends `op` again (redo), without a new undo step.
@@ -534,6 +543,9 @@ impl Editor {
             Action::Source { op } => {
                 self.toggle_edit(&op, undo);
                 self.version += 1;
+                if self.doc.carve_depth().is_some() {
+                    self.generate(false);
+                }
                 Action::Source { op }
             }
             Action::Erode { before, after, op, map_gen } => {
@@ -571,6 +583,10 @@ impl Editor {
         self.redo.clear();
         self.version += 1;
         self.status = format!("River source at ({x}, {y})");
+        if self.doc.carve_depth().is_some() {
+            // The recipe carves its rivers: the new river is cut into the heights.
+            self.generate(false);
+        }
     }
 
     /// Paints one straight stroke from `a` to `b` (cell coordinates) with the current brush,
@@ -662,6 +678,9 @@ impl Editor {
         self.redo.clear();
         self.version += 1;
         self.status = "Stroke painted".into();
+        if self.rebuilds_on_edit() {
+            self.generate(false);
+        }
     }
 
     /// Runs the erosion panel's step on the current terrain (in the background).
@@ -923,6 +942,9 @@ impl Editor {
                         self.version += 1;
                         self.history.push(Action::Erode { before, after, op, map_gen: self.map_gen });
                         self.redo.clear();
+                        if self.rebuilds_on_edit() {
+                            self.generate(false);
+                        }
                     }
                 }
                 JobResult::Exported { id, files } if Some(id) == active => {

@@ -6,7 +6,9 @@
 //! worker as `generate` records them; only the times differ). The rivers
 //! of the document's river sources are traced on the terrain first
 //! ([`terrasynth::recipe::project::place_rivers`]), as `terrasynth generate --project` does, so
-//! they are in `rivers.geojson`, `water.png`, the painted images and the carved mesh.
+//! they are in `rivers.geojson`, `water.png`, the painted images and the carved mesh, and cut
+//! into the heights when the recipe carves its rivers (then the map is built from the document,
+//! exactly as `generate --project` builds it).
 //! `recipe.toml` and `project.tsproj` (the document with its edits) are written too, so the
 //! export can be regenerated. Every file is written atomically (temp file, then rename).
 
@@ -14,7 +16,9 @@ use std::path::Path;
 
 use terrasynth::export::{ExportOptions, write};
 use terrasynth::io::engine::Engine;
-use terrasynth::recipe::{ErosionLog, Pipeline, RunOutput, StepScore, StepTiming, registry};
+use terrasynth::recipe::{
+    ErosionLog, Pipeline, PipelineProgress, RunOutput, StepScore, StepTiming, registry,
+};
 use terrasynth::step::Terrain;
 use terrasynth::{Error, Result, io};
 
@@ -66,8 +70,17 @@ pub fn export(
         });
     }
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
-    let mut terrain = terrain.clone();
-    place_rivers_with(&mut terrain, &doc.sources_with_modes())?;
+    let sources = doc.sources_with_modes();
+    let terrain = if doc.carve_depth().is_some() && !sources.is_empty() {
+        // The recipe carves its rivers, so the placed ones are cut into the heights after the
+        // edits: the map shown has them cut already, and tracing them on it again would cut
+        // deeper. Build the document's map as `generate --project` does.
+        doc.build(&PipelineProgress::new())?
+    } else {
+        let mut terrain = terrain.clone();
+        place_rivers_with(&mut terrain, &sources)?;
+        terrain
+    };
     let run =
         RunOutput { terrain, timings: record.timings.clone(), seconds: record.seconds, peak_bytes: None };
     let opts = ExportOptions {

@@ -428,3 +428,32 @@ fn a_placed_river_is_painted_and_exported_as_the_view_shows_it() {
     assert_eq!((last[0].as_f64().unwrap(), last[1].as_f64().unwrap()), (x as f64 * cs, y as f64 * cs));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// When the recipe carves its rivers, placing a river source cuts it into the map at once
+/// (the map is rebuilt: it equals the project's map), and undo takes the cut away.
+#[test]
+fn a_river_source_is_carved_into_the_map_when_the_recipe_carves() {
+    use terrasynth::recipe::{PipelineProgress, StepEntry};
+    let mut h = app_harness();
+    h.state_mut()
+        .doc
+        .recipe
+        .steps
+        .push(StepEntry::new("rivers").with("threshold", 0.02).with("carve-depth", 0.03));
+    wait_idle(&mut h);
+    let before = h.state().height_bytes();
+    let (x, y) = highest_cell(h.state());
+    h.state_mut().add_river_source(x, y);
+    wait_idle(&mut h);
+    assert!(h.state().rebuilds_on_edit());
+    let built = h.state().doc.build(&PipelineProgress::new()).unwrap();
+    assert_eq!(
+        h.state().terrain.as_ref().unwrap().height.as_slice(),
+        built.height.as_slice(),
+        "the project's map"
+    );
+    assert_ne!(h.state().height_bytes(), before, "the river is cut into the heights");
+    h.state_mut().undo();
+    wait_idle(&mut h);
+    assert_eq!(h.state().height_bytes(), before, "undo takes the cut away");
+}

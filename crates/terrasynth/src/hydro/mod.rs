@@ -44,8 +44,8 @@ pub use layers::{
     default_river_threshold,
 };
 pub use rivers::{
-    River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, carve_rivers_scaled,
-    extract_rivers, river_from_source, strahler_orders,
+    River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, carve_rivers_below,
+    carve_rivers_scaled, extract_rivers, river_from_source, strahler_orders,
 };
 pub use routing::{Routing, StreamPowerRouter};
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};

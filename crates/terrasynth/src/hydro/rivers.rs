@@ -132,13 +132,28 @@ pub fn extract_rivers(
 /// Because river heights on the filled surface strictly decrease downstream, the carved bed
 /// also never rises downstream. `carve_depth` in height units, ≥ 0.
 pub fn carve_rivers(terrain: &mut Heightmap, rivers: &[River], carve_depth: f32) -> Result<()> {
+    let q_max = rivers.iter().flat_map(|r| r.points.iter()).map(|p| p.discharge).fold(1.0f32, f32::max);
+    carve_rivers_below(terrain, rivers, carve_depth, q_max)
+}
+
+/// [`carve_rivers`] with the largest discharge given: the depth at a point is
+/// `carve_depth · (discharge / q_max)^0.4`, so rivers added to a network already carved (the
+/// editor's placed rivers, joining the `rivers` step's) are cut as deep as that network's
+/// rivers of the same discharge, not as deep as its largest. `q_max` ≥ every discharge
+/// carved (larger discharges are cut `carve_depth` deep at most).
+pub fn carve_rivers_below(
+    terrain: &mut Heightmap,
+    rivers: &[River],
+    carve_depth: f32,
+    q_max: f32,
+) -> Result<()> {
     if !(carve_depth.is_finite() && carve_depth >= 0.0) {
         return Err(Error::param("carve-depth", carve_depth, "a finite number >= 0 (height units)"));
     }
-    let q_max = rivers.iter().flat_map(|r| r.points.iter()).map(|p| p.discharge).fold(1.0f32, f32::max);
+    let q_max = q_max.max(f32::MIN_POSITIVE);
     let (w, h) = (terrain.width() as i64, terrain.height() as i64);
     for p in rivers.iter().flat_map(|r| r.points.iter()) {
-        let bed = p.height - carve_depth * (p.discharge / q_max).powf(0.4);
+        let bed = p.height - carve_depth * (p.discharge / q_max).min(1.0).powf(0.4);
         let r = (p.width * 0.5).max(0.0);
         let ri = r.ceil() as i64;
         let (cx, cy) = (p.x as i64, p.y as i64);

@@ -45,7 +45,7 @@ step_params! {
             default: DefaultValue::Number(0.0),
             unit: "height units",
             doc: "Depth the largest river is cut below the filled surface; elsewhere carve-depth · (A / A_max)^0.4. \
-                  0 leaves the terrain unchanged.",
+                  0 leaves the terrain unchanged. A project's placed river sources are cut the same way.",
         },
     }
 }

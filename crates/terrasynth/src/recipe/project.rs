@@ -18,8 +18,10 @@
 //! width `max-width · (A / A_max)^0.5` (Leopold & Maddock 1953, as [`extract_rivers`]
 //! (crate::hydro::extract_rivers)). A placed river that reaches a river of the recipe's own
 //! `rivers`/`squig-rivers` step stops there (the junction cell included), as a tributary of
-//! the network does; it does not carve the heights (the `rivers` step's `carve-depth` applies
-//! to the step's own network only).
+//! the network does. When the recipe carves its rivers (the last enabled `rivers` step has
+//! `carve-depth` > 0), the placed rivers are cut into the heights the same way, at the depth of
+//! the network's rivers of the same drainage area ([`carve_placed_rivers`], the last thing
+//! [`Document::apply_edits`] does); otherwise they leave the heights alone.
 //!
 //! Edits are map-relative: each stroke and river source records the map size it was made on
 //! (`map = [width, height]`, cells) beside its cell coordinates. Replayed on a map of another
@@ -46,7 +48,7 @@ use super::{
     ErosionLog, ErosionRecorder, Pipeline, PipelineProgress, Recipe, RunOutput, StepEntry, find_step,
     registry,
 };
-use crate::hydro::{HydroLayers, RiverMode, source_rivers};
+use crate::hydro::{HydroLayers, RiverMode, carve_rivers_below, source_rivers};
 use crate::shape::brush::{Brush, BrushMode, MAX_RADIUS, Stroke};
 use crate::step::{Category, Terrain};
 use crate::{Error, Result};
@@ -223,7 +225,22 @@ impl Document {
             }
             e.apply(terrain, progress)?;
         }
-        place_rivers_with(terrain, &self.sources_with_modes())
+        place_rivers_with(terrain, &self.sources_with_modes())?;
+        if let Some(depth) = self.carve_depth() {
+            carve_placed_rivers(terrain, depth)?;
+        }
+        Ok(())
+    }
+
+    /// The depth the recipe carves its rivers by: the `carve-depth` of its last enabled
+    /// `rivers` step, when above 0 (height units); None when the recipe carves none, so the
+    /// placed rivers leave the heights alone.
+    pub fn carve_depth(&self) -> Option<f32> {
+        let step = self.recipe.steps.iter().rev().find(|s| s.enabled && s.kind == "rivers")?;
+        match step.params.get("carve-depth") {
+            Some(crate::step::ParamValue::Number(d)) if *d > 0.0 => Some(*d as f32),
+            _ => None,
+        }
     }
 
     /// River sources, in the order they were placed, as cells of the recipe's map (a source
@@ -286,6 +303,27 @@ pub fn place_rivers_with(terrain: &mut Terrain, sources: &[((usize, usize), Rive
     let placed = source_rivers(terrain, sources)?;
     terrain.layers.get_or_default::<HydroLayers>().placed = placed;
     Ok(())
+}
+
+/// Cuts the terrain's placed rivers ([`HydroLayers::placed`]) into its heights, `depth`
+/// below their water surface at the discharge of the recipe's largest river
+/// ([`carve_rivers_below`]: `depth · (A / A_max)^0.4`, `A_max` over the recipe's rivers and the
+/// placed ones), as the recipe's `rivers` step cut its own network: a creek from a placed
+/// source is as deep as the network's creeks of its size. Nothing without placed rivers.
+pub fn carve_placed_rivers(terrain: &mut Terrain, depth: f32) -> Result<()> {
+    let Some(layers) = terrain.layers.get::<HydroLayers>() else { return Ok(()) };
+    if layers.placed.is_empty() {
+        return Ok(());
+    }
+    let q_max = layers
+        .rivers
+        .iter()
+        .chain(&layers.placed)
+        .flat_map(|r| r.points.iter())
+        .map(|p| p.discharge)
+        .fold(1.0f32, f32::max);
+    let placed = layers.placed.clone();
+    carve_rivers_below(&mut terrain.height, &placed, depth, q_max)
 }
 
 /// How cell coordinates of a map of size `map` scale onto a `w × h` map, corner onto corner:
@@ -708,5 +746,79 @@ mod tests {
         assert!(!pts[..pts.len() - 1].iter().any(on), "joins it only at its last point");
         let widest = network.iter().flat_map(|r| r.points.iter()).map(|p| p.width).fold(0.0, f32::max);
         assert!(pts.iter().all(|p| p.width <= widest && p.width >= 0.0));
+    }
+
+    /// When the recipe's `rivers` step carves (carve-depth > 0), a placed river is cut into
+    /// the heights as that network is: every cell of its course is lowered, to at most its
+    /// water surface minus the depth of a network river of its drainage area, never deeper than
+    /// carve-depth, and no cell away from it changes. With carve-depth 0 it changes no height.
+    #[test]
+    fn a_placed_river_is_carved_when_the_recipe_carves() {
+        let progress = PipelineProgress::new();
+        // The island with a sparse carved network (the big rivers only).
+        let mut recipe = small_island();
+        let depth = 0.03;
+        recipe.steps.push(StepEntry::new("rivers").with("threshold", 0.02).with("carve-depth", depth as f64));
+        let mut doc = Document::new(recipe);
+        assert_eq!(doc.carve_depth(), Some(depth));
+        let plain = doc.build(&progress).unwrap();
+        // The source whose placed river is longest (a long course to check).
+        let length = |c: (usize, usize)| {
+            let mut t = plain.clone();
+            place_rivers(&mut t, &[c]).unwrap();
+            t.layers.get::<HydroLayers>().unwrap().placed.first().map_or(0, |r| r.points.len())
+        };
+        let (x, y) = (0..65 * 65)
+            .step_by(7)
+            .map(|i| (i % 65, i / 65))
+            .filter(|&c| plain.height[c] > plain.sea_level)
+            .max_by_key(|&c| length(c))
+            .unwrap();
+        doc.edits.push(EditOp::RiverSource { x, y, map: None, mode: RiverMode::Filled });
+        let t = doc.build(&progress).unwrap();
+        let layers = t.layers.get::<HydroLayers>().unwrap();
+        let pts = &layers.placed.first().expect("a placed river").points;
+        assert!(pts.len() > 5, "{} points", pts.len());
+        let q_max = layers
+            .rivers
+            .iter()
+            .chain(&layers.placed)
+            .flat_map(|r| &r.points)
+            .map(|p| p.discharge)
+            .fold(1.0f32, f32::max);
+        let mut lowered = 0;
+        // Every point but the last (the junction with the network, carved by it already).
+        for p in &pts[..pts.len() - 1] {
+            let c = (p.x as usize, p.y as usize);
+            let bed = p.height - depth * (p.discharge / q_max).powf(0.4);
+            assert!(t.height[c] <= bed, "{c:?}: {} above its bed {bed}", t.height[c]);
+            let floor = plain.height[c].min(p.height - depth);
+            assert!(t.height[c] >= floor - 1e-6, "{c:?}: cut deeper than carve-depth");
+            // Lowered, unless the ground was below the bed already (a lake the river crosses).
+            assert!(t.height[c] < plain.height[c] || plain.height[c] <= bed, "{c:?} lowered");
+            lowered += usize::from(t.height[c] < plain.height[c]);
+        }
+        assert!(lowered * 2 > pts.len(), "{lowered} of {} cells lowered", pts.len());
+        // Only the course and the cells within half its width move.
+        let reach = pts.iter().map(|p| p.width * 0.5).fold(0.0f32, f32::max).ceil() as i64 + 1;
+        for yy in 0..65 {
+            for xx in 0..65 {
+                let near =
+                    pts.iter().any(|p| (p.x as i64 - xx).abs() <= reach && (p.y as i64 - yy).abs() <= reach);
+                if !near {
+                    assert_eq!(
+                        t.height[(xx as usize, yy as usize)],
+                        plain.height[(xx as usize, yy as usize)]
+                    );
+                }
+            }
+        }
+        // carve-depth 0: the source changes no height.
+        let step = doc.recipe.steps.iter_mut().rfind(|s| s.kind == "rivers").unwrap();
+        step.params.insert("carve-depth".into(), crate::step::ParamValue::Number(0.0));
+        assert_eq!(doc.carve_depth(), None);
+        let uncut = doc.build(&progress).unwrap();
+        doc.edits.clear();
+        assert_eq!(uncut.height.as_slice(), doc.build(&progress).unwrap().height.as_slice());
     }
 }
