@@ -11,7 +11,9 @@
 //! cells the export paints) are painted in the export's fresh-water colour before shading in
 //! "Colour" and "Shaded relief", as on `color.png` and `shaded.png`, so what the view shows is
 //! what the export writes. So are the rivers of the user's sources (`Water::placed_cells`, the
-//! cells `export` paints for them). The water view shades its muted land with the same light.
+//! cells `export` paints for them). "Grayscale" and "Slope" paint the same cells in that colour
+//! over their own values, so every view shows the rivers and lakes of water.png. The water
+//! view shades its muted land with the same light.
 //! Slope in degrees is `atan(|∇z|)` from central differences in metres.
 
 use eframe::egui::Color32;
@@ -128,6 +130,11 @@ fn cell_color(map: &Heightmap, style: &MapStyle, mode: ViewMode, x: usize, y: us
             Color32::from_rgb(c[0], c[1], c[2])
         }
         ViewMode::Shaded => shaded(base(), hs),
+        // Every view shows the fresh water the export writes (water.png): the grey and slope
+        // views paint it in the export's lake colour over their own values.
+        ViewMode::Grayscale | ViewMode::Slope if wet() => {
+            Color32::from_rgb(LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2])
+        }
         ViewMode::Grayscale => {
             let t = if style.hi > style.lo {
                 ((hv - style.lo) / (style.hi - style.lo)).clamp(0.0, 1.0)

@@ -7,6 +7,7 @@ use egui_kittest::kittest::Queryable;
 use terrasynth_gui::TerrainApp;
 use terrasynth_gui::app::Tool;
 
+use terrasynth::render::water::LAKE_RGBA;
 use terrasynth_gui::AppOptions;
 use terrasynth_gui::maprender::{MapStyle, ViewMode, render_rect};
 
@@ -398,6 +399,25 @@ fn the_shaded_view_shows_the_rivers_and_lakes_the_export_writes() {
     // And the water is blue there: rivers are visible.
     let blue = (0..SIDE * SIDE).filter(|&i| mask[i] && view[i].b() > view[i].r() + 20).count();
     assert!(blue * 10 >= wet * 9, "{blue} of {wet} water cells are blue");
+    // The grey and slope views show the same water, in the export's lake colour, and their
+    // own values elsewhere.
+    let app = h.state();
+    let (t, c) = (app.terrain.as_ref().unwrap(), app.colours().unwrap());
+    let style = MapStyle::new(
+        &c.palette,
+        (c.lo, c.hi),
+        t.sea_level,
+        app.doc.recipe.exports.height_scale,
+        app.water_for_map(),
+    )
+    .with_recipe_water(c.recipe_water.as_deref());
+    let lake = Color32::from_rgb(LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]);
+    for mode in [ViewMode::Grayscale, ViewMode::Slope] {
+        let px = render_rect(&t.height, &style, mode, (0, 0, SIDE, SIDE));
+        assert!((0..SIDE * SIDE).filter(|&i| mask[i]).all(|i| px[i] == lake), "{mode:?}: water cells");
+        let dry = (0..SIDE * SIDE).filter(|&i| !mask[i] && px[i] != lake).count();
+        assert!(dry * 10 > (SIDE * SIDE - wet) * 9, "{mode:?}: {dry} dry cells drawn as themselves");
+    }
 }
 
 /// Placed rivers are part of the terrain: a source clicked on the map gives a river that the
