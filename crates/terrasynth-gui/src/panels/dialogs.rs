@@ -252,10 +252,12 @@ fn engine_ui(ui: &mut egui::Ui, editor: &mut Editor) {
             .on_hover_text("The game engine to export for, as `terrasynth generate --engine`.");
     });
     let (w, h) = (editor.doc.recipe.width, editor.doc.recipe.height);
-    if let Some(problem) = editor.export_engine.and_then(|e| crate::export::engine_size_problem(e, w, h)) {
+    if let Some(engine) = editor.export_engine
+        && let Some(problem) = crate::export::engine_size_problem(engine, w, h)
+    {
         // Not `error_note` ("Not applied: …"): the engine is chosen; the size is what to fix.
         ui.add(egui::Label::new(egui::RichText::new(problem).color(Color32::from_rgb(255, 120, 110))).wrap());
-        let side = editor.export_engine.map_or(w, |e| e.pick_side(w.max(h)));
+        let side = engine.pick_side(w.max(h));
         if ui
             .button(format!("Use {side} × {side}"))
             .on_hover_text("Regenerate at this size; strokes and river sources keep their place on the map.")

@@ -100,7 +100,8 @@ pub const INFO: StepInfo = StepInfo {
     category: Category::Generate,
     doc: "Start from a heightmap file: PNG 8/16-bit, R16/RAW (size given or square), EXR, TIFF. \
           Integer formats read as [0, 1], floats as stored, then times `scale`; a file of another \
-          size is resampled bilinearly to the map size (or refused with resize = \"error\").",
+          size is resampled bilinearly to the map size (or refused with resize = \"error\"). EXR \
+          files compressed with DWAA/DWAB (lossy codecs for colour images) are refused.",
     source: "research/terrain-tools.md §4 (engine formats)",
     params: Import::PARAMS,
     build: |p| Ok(Box::new(Import::from_params(p)?)),
