@@ -109,10 +109,11 @@ pub fn fine_slider(ui: &mut egui::Ui, value: &mut f64, range: (f64, f64, bool)) 
     r
 }
 
-/// One row: `name` (shown with a capital), a slider over `range` (logarithmic when `log`; Shift drags ten times
-/// finer) and a typed field beside it, named "`name` field", that commits on Enter or focus
-/// loss (checked against `range`, not clamped), then `unit`; returns the typed field's error,
-/// if any (draw it with [`error_note`]). `salt` keeps the field's id unique between panels.
+/// One row: `name` (shown with a capital), a slider over `range` (logarithmic when `log`;
+/// Shift drags ten times finer) and a typed field beside it, named "`name` field", that
+/// commits on Enter or focus loss (checked against `range`, not clamped), then `unit`; returns
+/// the typed field's error, if any (draw it with [`error_note`]). `salt` keeps the field's id
+/// unique between panels.
 pub fn typed_slider(
     ui: &mut egui::Ui,
     salt: &str,
