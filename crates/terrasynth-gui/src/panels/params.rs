@@ -225,7 +225,9 @@ mod tests {
             ]
         );
         for spec in noise.params.iter().filter(|s| s.optional()) {
-            assert!(param_tooltip(spec).ends_with("default auto (absent)"), "{}", param_tooltip(spec));
+            let tip = param_tooltip(spec);
+            assert!(tip.contains("default auto (absent)"), "{tip}");
+            assert!(tip.ends_with(&format!("Recipe key `{}`.", spec.name)), "{tip}");
             // Unticking "auto" gives the range's lower end, which the spec accepts.
             let start = *limits::number_range(spec).expect("a number").start();
             assert!(spec.check(&ParamValue::Number(start)).is_ok(), "{}", spec.name);
