@@ -8,6 +8,14 @@ use terrasynth::step::{ParamKind, ParamSpec, ParamValue};
 use super::entry::{Entry, entry_ui, error_note, fine_slider};
 use crate::limits::{self, value_text};
 
+/// Width of the label column of a parameter row, points (fits "Full-resolution steps"; a
+/// longer label pushes its row's widgets right).
+const LABEL_WIDTH: f32 = 114.0;
+/// Width of a parameter row's slider and typed field, points: with the label column and a unit
+/// they fit the fixed left panel.
+const SLIDER_WIDTH: f32 = 80.0;
+const FIELD_WIDTH: f32 = 60.0;
+
 /// Sliders and fields for `specs`, editing `entry.params`. Numbers have a slider (dragging
 /// previews live; its range is a usable part of the spec's around the default,
 /// [`limits::slider_range`], and Shift drags ten times finer) with a typed field beside it that
@@ -34,7 +42,17 @@ pub fn params_ui(
         let mut new_value = None;
         let mut error = None;
         ui.horizontal(|ui| {
-            ui.label(spec.label).on_hover_text(tip.as_str());
+            // A fixed label column, so the sliders and fields of a step line up.
+            ui.spacing_mut().slider_width = SLIDER_WIDTH;
+            let height = ui.spacing().interact_size.y;
+            ui.allocate_ui_with_layout(
+                egui::vec2(LABEL_WIDTH, height),
+                egui::Layout::left_to_right(egui::Align::Center),
+                |ui| {
+                    ui.set_min_width(LABEL_WIDTH);
+                    ui.label(spec.label).on_hover_text(tip.as_str());
+                },
+            );
             if spec.optional() {
                 let auto = current == ParamValue::Absent;
                 let mut x = auto;
@@ -76,7 +94,7 @@ pub fn params_ui(
                     if x != *v {
                         new_value = Some(ParamValue::Number(x));
                     }
-                    new_value = typed(ui, 70.0).or(new_value.take());
+                    new_value = typed(ui, FIELD_WIDTH).or(new_value.take());
                     ui.label(spec.unit);
                 }
                 // Seeds and other huge integer ranges: the typed field alone.
@@ -89,7 +107,7 @@ pub fn params_ui(
                     if x != *v {
                         new_value = Some(ParamValue::Number(x));
                     }
-                    new_value = typed(ui, 70.0).or(new_value.take());
+                    new_value = typed(ui, FIELD_WIDTH).or(new_value.take());
                     ui.label(spec.unit);
                 }
                 (ParamKind::Bool, ParamValue::Bool(b)) => {
@@ -116,7 +134,7 @@ pub fn params_ui(
                     }
                 }
                 (ParamKind::Text, _) if spec.name == "path" => {
-                    new_value = typed(ui, 180.0);
+                    new_value = typed(ui, 130.0);
                     if ui.button("Browse…").on_hover_text("Pick the heightmap file.").clicked() {
                         browse = Some(spec.name);
                     }
