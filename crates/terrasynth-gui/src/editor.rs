@@ -495,8 +495,7 @@ impl Editor {
     /// the heights after all the edits ([`Document::apply_edits`]), so a stroke or an erosion
     /// run made in place would land on the cut channels and differ from the project's map.
     pub fn rebuilds_on_edit(&self) -> bool {
-        self.doc.carve_depth().is_some()
-            && self.doc.edits.iter().any(|e| matches!(e, EditOp::RiverSource { .. }))
+        self.doc.carves_placed_rivers()
     }
 
     /// Removes the last edit (undo) or appends `op` again (redo), without a new undo step.

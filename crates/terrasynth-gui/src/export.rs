@@ -71,7 +71,7 @@ pub fn export(
     }
     let pipeline = Pipeline::new(doc.recipe.clone(), &registry())?;
     let sources = doc.sources_with_modes();
-    let terrain = if doc.carve_depth().is_some() && !sources.is_empty() {
+    let terrain = if doc.carves_placed_rivers() {
         // The recipe carves its rivers, so the placed ones are cut into the heights after the
         // edits: the map shown has them cut already, and tracing them on it again would cut
         // deeper. Build the document's map as `generate --project` does.

@@ -232,6 +232,12 @@ impl Document {
         Ok(())
     }
 
+    /// Whether the placed rivers are cut into the heights: the recipe carves its rivers
+    /// ([`Document::carve_depth`]) and there are river sources.
+    pub fn carves_placed_rivers(&self) -> bool {
+        self.carve_depth().is_some() && self.edits.iter().any(|e| matches!(e, EditOp::RiverSource { .. }))
+    }
+
     /// The depth the recipe carves its rivers by: the `carve-depth` of its last enabled
     /// `rivers` step, when above 0 (height units); None when the recipe carves none, so the
     /// placed rivers leave the heights alone.
