@@ -103,7 +103,7 @@ pub struct ErosionSettings {
 
 impl ErosionSettings {
     /// The erosion step `kind` with its default parameters and its own default iteration count
-    /// (the library's: e.g. one round of 50 000 droplets, not 20 of them, which melted the
+    /// (the library's: e.g. one round of one droplet per cell, not 20 rounds, which melted the
     /// island).
     pub fn new(kind: &str) -> Self {
         let iterations = default_iterations(kind);
@@ -1235,8 +1235,10 @@ mod tests {
         let mut e = editor();
         assert_eq!(e.erosion.entry.kind, DEFAULT_EROSION);
         e.erosion.set_kind("droplets");
-        // One round of 50 000 droplets (the panel used to run 20 of them and melt the island).
+        // One round of one droplet per cell (the panel used to run 20 of them and melt the
+        // island): the count is left to the step's "auto".
         assert_eq!(e.erosion.iterations, 1);
+        assert_eq!(e.erosion.entry.params.get("droplets"), None);
         assert_eq!(e.erosion.entry.params.get("iterations"), Some(&ParamValue::Number(1.0)));
         e.erosion.set_kind("thermal");
         assert_eq!(e.erosion.iterations, default_iterations("thermal"));

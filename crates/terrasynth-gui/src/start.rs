@@ -5,6 +5,8 @@
 
 use eframe::egui;
 use terrasynth::recipe::presets;
+use terrasynth::recipe::registry;
+use terrasynth::step::{ParamSpec, ParamValue};
 
 use crate::editor::Editor;
 use crate::panels::{HELP_TEXT, tool_name};
@@ -70,12 +72,15 @@ impl StartScreen {
             });
             ui.add_space(6.0);
             ui.strong("Main parameters of the recipe");
+            let reg = registry();
             egui::Grid::new("start-params").striped(true).show(ui, |ui| {
                 for (k, step) in recipe.steps.iter().enumerate() {
                     ui.label(format!("{}. {}", k + 1, step.kind));
+                    let specs = reg.iter().find(|s| s.name == step.kind).map(|s| s.params).unwrap_or(&[]);
                     let set: Vec<String> =
-                        step.params.iter().map(|(key, v)| format!("{key} = {}", value(v))).collect();
-                    ui.label(if set.is_empty() { "(defaults)".to_string() } else { set.join(", ") });
+                        step.params.iter().map(|(key, v)| setting(specs, key, v)).collect();
+                    ui.label(if set.is_empty() { "(defaults)".to_string() } else { set.join(", ") })
+                        .on_hover_text("Set by the recipe; every other parameter has its default.");
                     ui.end_row();
                 }
             });
@@ -109,14 +114,22 @@ impl StartScreen {
     }
 }
 
-/// A parameter value as the recipe file writes it.
-fn value(v: &terrasynth::step::ParamValue) -> String {
-    use terrasynth::step::ParamValue;
-    match v {
+/// A parameter the recipe sets, in the words of the editor's parameter rows: its plain label
+/// (the recipe key when the step does not declare it), the value and its unit, as in
+/// "Erodibility K 0.2" or "Feature size 0.5 map".
+fn setting(specs: &[ParamSpec], key: &str, v: &ParamValue) -> String {
+    let spec = specs.iter().find(|s| s.name == key);
+    let label = spec.map_or(key, |s| s.label);
+    let value = match v {
         ParamValue::Number(n) => format!("{n}"),
-        ParamValue::Bool(b) => format!("{b}"),
-        ParamValue::Text(t) => format!("\"{t}\""),
-        ParamValue::List(l) => format!("{l:?}"),
+        ParamValue::Bool(true) => "yes".into(),
+        ParamValue::Bool(false) => "no".into(),
+        ParamValue::Text(t) => t.clone(),
+        ParamValue::List(l) => l.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(" "),
         ParamValue::Absent => "auto".into(),
+    };
+    match spec.map(|s| s.unit).filter(|u| !u.is_empty() && matches!(v, ParamValue::Number(_))) {
+        Some(unit) => format!("{label} {value} {unit}"),
+        None => format!("{label} {value}"),
     }
 }

@@ -38,7 +38,7 @@ use terrasynth::render::hillshade::{HillshadeOptions, Hillshader, shade_pixel};
 use terrasynth::render::palette::{FractionMap, Palette};
 use terrasynth::shape::brush::BrushMode;
 
-use crate::panels::{FileBrowser, Outcome, Purpose, typed_slider};
+use crate::panels::{FileBrowser, Outcome, Purpose, error_note, typed_slider};
 
 /// Cells per chunk side.
 pub const CHUNK: usize = 256;
@@ -567,6 +567,9 @@ pub struct WorldApp {
     browser: Option<FileBrowser>,
     /// The last message of Save, Open or an edit (errors included).
     pub message: String,
+    /// The problem with a typed brush value that was not applied (shown under the tool bar
+    /// while the bad text stays in its field).
+    pub field_error: Option<String>,
 }
 
 impl WorldApp {
@@ -586,6 +589,7 @@ impl WorldApp {
             redo: Vec::new(),
             path: format!("{name}.tsproj"),
             message: String::new(),
+            field_error: None,
             map_rect: None,
             browser: None,
         }
@@ -679,6 +683,7 @@ impl WorldApp {
 
     /// The tool bar: tools, brush settings, undo/redo, the project file.
     fn tools_ui(&mut self, ui: &mut egui::Ui) {
+        let mut field_error = None;
         ui.horizontal_wrapped(|ui| {
             let tools = [
                 (WorldTool::Pan, "Pan", "Drag to move the view."),
@@ -726,9 +731,7 @@ impl WorldApp {
                 errors.extend(typed_slider(ui, "world", ("strength", unit, tip), &mut v, range, log));
                 *strength = v as f32;
             }
-            if let Some(e) = errors.first() {
-                self.message = e.clone();
-            }
+            field_error = errors.into_iter().next();
             ui.separator();
             if ui.button("Undo").clicked() {
                 self.undo();
@@ -761,6 +764,10 @@ impl WorldApp {
                 ui.label(&self.message);
             }
         });
+        // A refused typed value shows under the tool bar while it stays in its field, apart
+        // from the message, so it never hides "Saved …" or another result.
+        error_note(ui, field_error.as_deref());
+        self.field_error = field_error;
     }
 
     /// Adds the dabs from the last one to world point `c`, one every radius/4 cells.

@@ -638,7 +638,8 @@ fn golden_values_on_a_tiny_map() {
 
 // thermal-olsen, olsen-erosion and hydraulic-olsen changed at stop 7: the row-major in-place
 // sweep became the coloured exchange (no visit order, no streaks). droplets changed at stop 8:
-// batches run in place over row strips (no frozen snapshot) and the brush takes w·(a/W).
+// batches run in place over row strips (no frozen snapshot) and the brush takes w·(a/W); and
+// again in session 9: a dying droplet spreads its load over the brush, not on 4 corners.
 // stream-power-rho8 (ρ8 routing, the default since session 5) was added beside the D8 one.
 const GOLDEN: [(&str, u64); 8] = [
     ("thermal", 0x511cda337b718ee8),
@@ -646,7 +647,7 @@ const GOLDEN: [(&str, u64); 8] = [
     ("olsen-erosion", 0x5fb540c44544fcad),
     ("hydraulic", 0x8bdac349a159bdc1),
     ("hydraulic-olsen", 0x138fe86844f22069),
-    ("droplets", 0x58bdda753b9fd608),
+    ("droplets", 0x61428b7c18ccbae4),
     ("stream-power", 0xf26f1b73483eec91),
     ("stream-power-rho8", 0x6ed2612593fdd7e8),
 ];
@@ -756,4 +757,81 @@ fn erosion_presets_have_few_closed_pits() {
     assert!(scratched > 2.0 * island, "without the sea level: {scratched} vs {island}");
     let olsen = preset_pits("olsen-eroded", |_| {});
     assert!(olsen < 60.0, "olsen-eroded: {olsen} pits per 10k");
+}
+
+/// Heights of the built-in `island` at 513², seed 7, with `extra` steps appended.
+fn island_with(extra: &[terrasynth::recipe::StepEntry]) -> Heightmap {
+    let mut r = preset("island").unwrap().recipe().unwrap();
+    r.seed = 7;
+    r.steps.extend(extra.iter().cloned());
+    Pipeline::new(r, &registry()).unwrap().run(&PipelineProgress::new()).unwrap().terrain.height
+}
+
+/// On the land cells of `base` above `land` (heights in [0, 1]): the share of the steeper half
+/// of them (slope above the land's median) where `map` has a V across the slope — the mean of
+/// the two cells `k` = 2 cells away on either side, perpendicular to the gradient, stands above
+/// the cell by more than 0.3 × slope × k, as in a gully's cross-section — and the strict
+/// 8-neighbour local maxima of `map` per 10 000 land cells.
+fn vees_and_peaks(base: &Heightmap, map: &Heightmap, land: f32) -> (f64, f64) {
+    let (w, h) = (map.width(), map.height());
+    let at = |m: &Heightmap, x: i64, y: i64| {
+        m.as_slice()[y.clamp(0, h as i64 - 1) as usize * w + x.clamp(0, w as i64 - 1) as usize] as f64
+    };
+    let mut cells = Vec::new();
+    let mut peaks = 0usize;
+    let mut land_cells = 0usize;
+    for y in 1..h as i64 - 1 {
+        for x in 1..w as i64 - 1 {
+            if base.as_slice()[y as usize * w + x as usize] <= land {
+                continue;
+            }
+            land_cells += 1;
+            let c = at(map, x, y);
+            let mut top = true;
+            for (dx, dy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                top &= at(map, x + dx, y + dy) < c;
+            }
+            peaks += top as usize;
+            let gx = (at(map, x + 1, y) - at(map, x - 1, y)) / 2.0;
+            let gy = (at(map, x, y + 1) - at(map, x, y - 1)) / 2.0;
+            let s = gx.hypot(gy);
+            if s > 0.0 {
+                let (vx, vy) = (-gy / s, gx / s);
+                let side = |sign: f64| {
+                    let (sx, sy) =
+                        ((x as f64 + sign * 2.0 * vx).round(), (y as f64 + sign * 2.0 * vy).round());
+                    at(map, sx as i64, sy as i64)
+                };
+                let depth = (side(1.0) + side(-1.0)) / 2.0 - c;
+                cells.push((s, depth / (2.0 * s) > 0.3));
+            }
+        }
+    }
+    let mut slopes: Vec<f64> = cells.iter().map(|c| c.0).collect();
+    slopes.sort_by(f64::total_cmp);
+    let median = slopes[slopes.len() / 2];
+    let steep: Vec<bool> = cells.iter().filter(|c| c.0 > median).map(|c| c.1).collect();
+    let vees = steep.iter().filter(|&&v| v).count() as f64 / steep.len() as f64;
+    (vees, peaks as f64 * 1e4 / land_cells as f64)
+}
+
+/// Issue 10, "droplets that carve gullies": the `droplets` step with every default (one droplet
+/// per cell) on the island (513², seed 7) cuts gullies down the steeper half of the land — V
+/// cross-sections at least 1.3× as frequent as before it ran — without pitting the map: no
+/// more local maxima on land than before. Measured when written: V share 0.049 → 0.075, peaks
+/// 66.8 → 26.0 per 10 000 land cells. Two ways it failed before: the old default of a fixed
+/// 50 000 droplets (0.19 per cell here) left the V share at 0.0495, and a droplet that died
+/// dropped its whole load on the 4 corners of its last position, which multiplied the map's
+/// peaks by 4.9 (`terrasynth analyze`: 3 814 → 18 627 per km²; the orange-peel pitting the
+/// Erosion panel's droplets left).
+#[test]
+fn default_droplets_carve_gullies_without_pitting_the_island() {
+    let base = island_with(&[]);
+    let eroded = island_with(&[terrasynth::recipe::StepEntry::new("droplets")]);
+    let land = 0.25;
+    let (vees0, peaks0) = vees_and_peaks(&base, &base, land);
+    let (vees, peaks) = vees_and_peaks(&base, &eroded, land);
+    println!("V share {vees0:.4} -> {vees:.4}, peaks per 10k land cells {peaks0:.1} -> {peaks:.1}");
+    assert!(vees > 1.3 * vees0, "gullies: V share {vees0:.4} -> {vees:.4}");
+    assert!(peaks <= peaks0, "pitting: peaks per 10k land cells {peaks0:.1} -> {peaks:.1}");
 }

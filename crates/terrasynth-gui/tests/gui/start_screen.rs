@@ -23,6 +23,12 @@ fn the_start_screen_shows_the_parameters_and_generate_opens_the_editor() {
     }
     let first = h.state().doc.recipe.steps[0].kind.clone();
     assert!(h.query_by_label_contains(&format!("1. {first}")).is_some(), "step 1 listed");
+    // The parameters a step sets read as the editor's rows do: plain label, value, unit (the
+    // island's noise sets `feature-size = 0.5`), never the recipe key.
+    assert_eq!(h.state().doc.recipe.name, "island");
+    h.get_by_label_contains("Feature size 0.5 fraction of the longer side");
+    h.get_by_label_contains("Octaves 8");
+    assert!(h.query_by_label_contains("feature-size").is_none(), "recipe keys are not shown");
     for (mode, _) in terrasynth_gui::start::WHAT_YOU_CAN_DO {
         assert!(h.query_by_label_contains(&format!("{mode}: ")).is_some(), "line for {mode}");
     }

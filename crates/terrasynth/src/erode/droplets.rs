@@ -13,6 +13,7 @@ use crate::{Error, Grid, Heightmap, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DropletParams {
     /// Droplets simulated per [`Eroder::run_one_step`]. Default 50,000; range 1..=100,000,000.
+    /// (The recipe's `droplets` step defaults to one droplet per cell of the map instead.)
     pub droplets: usize,
     /// Erosion brush radius r in cells: erosion is spread over the cells within distance r of
     /// the droplet's cell with weights ∝ 1 − dist/r. Default 3; range [1, 16].
@@ -122,9 +123,16 @@ impl DropletParams {
 /// capacity 0 (it only deposits, `sediment·deposit` per step, and stops once empty), so the
 /// sea floor is never dug and rivers build small deltas.
 ///
-/// Differences from Lague, for mass accounting: a droplet that dies on the map deposits its
-/// remaining sediment at its last position (bilinear); one that leaves the map takes its
-/// sediment with it, which is counted in [`DropletEroder::lost`]. So `Σh + lost` is conserved
+/// Differences from Lague, for mass accounting: a droplet that dies on the map (lifetime over,
+/// or stopped on flat ground) spreads its remaining sediment over the erosion brush around its
+/// last cell, with the brush's weights (normalised to the disc's cells inside the map, as for
+/// erosion); one that leaves the map takes its sediment with it, which is counted in
+/// [`DropletEroder::lost`]. Lague drops the load of a dying droplet (mass is lost). Dropping it
+/// on the 4 corners of the last position instead, as we first did, piled each droplet's whole
+/// load (up to its capacity, several times the height step between cells on gentle slopes) into
+/// a 2 × 2 bump: with one droplet per cell, the low ground came out pitted like orange peel
+/// and the gullies were lost in it. Spread over the brush, the same load keeps the surface
+/// smooth and the gullies show. So `Σh + lost` is conserved
 /// up to `f64` rounding (the cells of a brush lose `Σ wᵢ·(a/W)`, which equals `a` up to a few
 /// ulps). Heights are not clamped at 0 (our heights may be negative).
 ///
@@ -425,7 +433,11 @@ impl Sim<'_> {
             pos = next;
         }
         let (x0, y0) = (pos.0 as usize, pos.1 as usize);
-        drop.settle(rows, first, w, (x0, y0, pos.0 - x0 as f64, pos.1 - y0 as f64));
+        if drop.sediment != 0.0 {
+            // Its load is spread over the brush around its last cell (see the type's docs).
+            let scale = self.brush.scale(w, h, x0, y0, drop.sediment);
+            self.brush.erode(rows.cells, rows.y_lo, w, x0, y0, -scale);
+        }
         0.0
     }
 }
@@ -507,13 +519,6 @@ impl Droplet {
         self.speed = (self.speed * self.speed + dh * p.gravity).max(0.0).sqrt();
         self.water *= 1.0 - p.evaporate;
         true
-    }
-
-    /// A droplet that dies on the map drops its load at its last position (bilinear).
-    fn settle(&self, rows: &mut Rows, first: usize, w: usize, at: At) {
-        if self.sediment != 0.0 {
-            deposit(rows, first, w, at.1 * w + at.0, at.2, at.3, self.sediment);
-        }
     }
 }
 
@@ -646,7 +651,8 @@ impl WorldDropletEroder {
             }
             (q, here) = (next, there);
         }
-        drop.settle(rows, 0, rw, here);
+        // The load left is spread over the brush around the last cell, as on a map.
+        self.brush.erode(rows.cells, 0, rw, here.0, here.1, -drop.sediment / self.brush.total);
     }
 }
 
@@ -800,7 +806,10 @@ mod tests {
                     per_strip[s] += sim.simulate(*k, sim.start(*k), &mut rows);
                 }
             }
-            lost += (0..count).step_by(2).chain((1..count).step_by(2)).map(|s| per_strip[s]).sum::<f64>();
+            // Each strip's loss is added to the total in turn, as the eroder does.
+            for s in (0..count).step_by(2).chain((1..count).step_by(2)) {
+                lost += per_strip[s];
+            }
         }
         let bits = |e: &DropletEroder| e.surface.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         let want = rows.cells.iter().map(|v| v.to_bits()).collect::<Vec<_>>();

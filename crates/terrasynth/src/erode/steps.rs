@@ -168,7 +168,15 @@ const HYDRAULIC_OLSEN: &[ParamSpec] =
 /// The `droplets` step's parameters; the eroder's constructor checks the same ranges.
 pub(crate) const DROPLETS: &[ParamSpec] = &[
     iterations(1.0),
-    int("droplets", "Droplets", 1, 100_000_000, 50_000.0, "Droplets per iteration."),
+    ParamSpec {
+        name: "droplets",
+        label: "Droplets",
+        kind: ParamKind::Int { min: 1, max: 100_000_000 },
+        default: DefaultValue::Absent,
+        unit: "",
+        doc: "Droplets per iteration; auto (the key left out): one per cell of the map, which carves \
+              gullies on the slopes at any map size (a fixed count thins out on larger maps).",
+    },
     float("radius", "Brush radius", 1.0, 16.0, 3.0, "cells", "Erosion brush radius."),
     float("inertia", "Inertia", 0.0, 0.999, 0.05, "", "Share of its previous direction a droplet keeps."),
     float("capacity", "Capacity factor", 0.0, 1000.0, 4.0, "", "Sediment capacity factor."),
@@ -386,7 +394,11 @@ pub fn build_eroder(kind: Erosion, params: &Params, terrain: &Terrain, seed: u64
 /// The parameters of the `droplets` step (its sea level from `terrain`).
 fn droplet_params(params: &Params, terrain: &Terrain, seed: u64) -> Result<DropletParams> {
     Ok(DropletParams {
-        droplets: params.usize("droplets")?,
+        // Auto: one droplet per cell (the count is checked against the key's range below).
+        droplets: match params.opt_f64("droplets")? {
+            Some(_) => params.usize("droplets")?,
+            None => terrain.height.len().clamp(1, 100_000_000),
+        },
         radius: params.f64("radius")?,
         inertia: params.f64("inertia")?,
         capacity: params.f64("capacity")?,

@@ -35,7 +35,10 @@
 //! **World projects** (a world recipe, docs/WORLDS.md) keep their strokes and river sources in
 //! world cells, filed per chunk ([`Document::world_edits`], [`super::world_edits`]): the file's
 //! `world-edits` key, written only when there are some (such a file is version 3; a project
-//! without world edits is still written as version 2, byte for byte as before). Every window of
+//! without world edits is still written as version 2, byte for byte as before). A project with
+//! a droplet erosion (recipe step or erosion run) that leaves the droplet count to "auto" (one
+//! per cell, since version 4) is written as version 4; earlier files read such a step as the
+//! 50 000 droplets it meant then ([`LEGACY_DROPLETS`]). Every window of
 //! the edited world is [`super::world_edits::edited_window`]; [`Document::build`] of a world
 //! project is its recipe's default window (`0, 0, width × height`) with the edits.
 
@@ -55,10 +58,52 @@ use crate::{Error, Result};
 
 /// Identifies a terrasynth project file.
 pub const PROJECT_FORMAT: &str = "terrasynth-project";
-/// The project format version this build writes (and the newest it reads).
-pub const PROJECT_VERSION: u32 = 3;
+/// The project format version this build writes (and the newest it reads) for a project whose
+/// droplet erosion leaves its droplet count to the step's "auto" (one droplet per cell): older
+/// builds read a `droplets` step without a `droplets` key as 50 000 droplets, so such a file is
+/// refused by them rather than replayed differently.
+pub const PROJECT_VERSION: u32 = 4;
+/// The version written for a project with world edits and no automatic droplet count.
+pub const PROJECT_VERSION_WORLD: u32 = 3;
 /// The version written for a project without world edits (files that older builds read).
 pub const PROJECT_VERSION_MAP: u32 = 2;
+/// What a `droplets` step without a `droplets` key meant in project versions 1 to 3: the
+/// number they are read with.
+pub const LEGACY_DROPLETS: f64 = 50_000.0;
+
+/// Whether `step` is a `droplets` step with the automatic count (no `droplets` key).
+fn auto_droplets(step: &StepEntry) -> bool {
+    step.kind == "droplets" && !step.params.contains_key("droplets")
+}
+
+/// The `droplets` entries of a map project (its recipe steps and erosion runs) with the
+/// automatic count. World recipes have none: their droplets are counted per world cell
+/// (`droplets-per-cell`).
+fn auto_droplet_entries(doc: &mut Document) -> Vec<&mut StepEntry> {
+    if doc.recipe.is_world() {
+        return Vec::new();
+    }
+    let runs = doc.edits.iter_mut().filter_map(|e| match e {
+        EditOp::Erode { step, .. } => Some(step),
+        _ => None,
+    });
+    doc.recipe.steps.iter_mut().chain(runs).filter(|s| auto_droplets(s)).collect()
+}
+
+/// The version [`save_project`] writes for `doc`: the oldest that reads it the same way.
+pub fn project_version(doc: &Document) -> u32 {
+    let mut runs = doc.edits.iter().filter_map(|e| match e {
+        EditOp::Erode { step, .. } => Some(step),
+        _ => None,
+    });
+    if !doc.recipe.is_world() && (doc.recipe.steps.iter().any(auto_droplets) || runs.any(auto_droplets)) {
+        PROJECT_VERSION
+    } else if !doc.world_edits.is_empty() {
+        PROJECT_VERSION_WORLD
+    } else {
+        PROJECT_VERSION_MAP
+    }
+}
 
 fn is_filled(mode: &RiverMode) -> bool {
     *mode == RiverMode::Filled
@@ -373,7 +418,7 @@ pub struct ProjectFile<V> {
 pub fn save_project<V: Serialize>(path: &Path, doc: &Document, view: &V) -> Result<()> {
     let file = ProjectFile {
         format: PROJECT_FORMAT.into(),
-        version: if doc.world_edits.is_empty() { PROJECT_VERSION_MAP } else { PROJECT_VERSION },
+        version: project_version(doc),
         document: doc.clone(),
         view: Some(view),
     };
@@ -417,6 +462,12 @@ pub fn parse_project<V: for<'de> Deserialize<'de>>(text: &str) -> Result<(Docume
     }
     let mut file: ProjectFile<V> =
         serde_json::from_str(text).map_err(|e| Error::recipe(format!("bad project file: {e}")))?;
+    // Before version 4 a droplets step without a count ran 50 000 droplets.
+    if file.version < PROJECT_VERSION {
+        for entry in auto_droplet_entries(&mut file.document) {
+            entry.params.insert("droplets".into(), crate::step::ParamValue::Number(LEGACY_DROPLETS));
+        }
+    }
     // Version 1 stored cell indices alone: they belong to the recipe's own map size.
     let size = [file.document.recipe.width, file.document.recipe.height];
     for e in &mut file.document.edits {
@@ -567,6 +618,53 @@ mod tests {
         assert_eq!(
             back.build(&progress).unwrap().height.as_slice(),
             doc.build(&progress).unwrap().height.as_slice()
+        );
+    }
+
+    /// A droplet erosion with the automatic count (one droplet per cell since version 4) makes
+    /// the file version 4, so builds that read an absent count as 50 000 refuse it; a version
+    /// 2 or 3 file with an absent count still runs its 50 000 droplets, bit for bit as before.
+    #[test]
+    fn droplet_runs_keep_their_count_across_project_versions() {
+        let mut doc = Document::new(small_island());
+        assert_eq!(project_version(&doc), PROJECT_VERSION_MAP);
+        doc.edits = vec![EditOp::Erode { step: erosion_entry("droplets", 1), seed: 5 }];
+        assert_eq!(project_version(&doc), PROJECT_VERSION);
+        let text = |doc: &Document, version: u32| {
+            serde_json::to_string(&ProjectFile::<()> {
+                format: PROJECT_FORMAT.into(),
+                version,
+                document: doc.clone(),
+                view: None,
+            })
+            .unwrap()
+        };
+        let (now, _) = parse_project::<()>(&text(&doc, PROJECT_VERSION)).unwrap();
+        assert_eq!(now, doc, "version 4: auto stays auto");
+        let (old, _) = parse_project::<()>(&text(&doc, PROJECT_VERSION_MAP)).unwrap();
+        let mut legacy = doc.clone();
+        let EditOp::Erode { step, .. } = &mut legacy.edits[0] else { unreachable!() };
+        *step = step.clone().with("droplets", LEGACY_DROPLETS);
+        assert_eq!(old, legacy, "version 2: the 50 000 droplets it meant");
+        assert_eq!(
+            project_version(&legacy),
+            PROJECT_VERSION_MAP,
+            "an explicit count reads the same anywhere"
+        );
+        // The count matters: auto on 65² is 4 225 droplets, not 50 000.
+        let progress = PipelineProgress::new();
+        assert_ne!(
+            now.build(&progress).unwrap().height.as_slice(),
+            old.build(&progress).unwrap().height.as_slice()
+        );
+        // The recipe's own steps too.
+        let mut recipe_doc = Document::new(small_island());
+        recipe_doc.recipe.steps.push(StepEntry::new("droplets"));
+        assert_eq!(project_version(&recipe_doc), PROJECT_VERSION);
+        let (old, _) = parse_project::<()>(&text(&recipe_doc, PROJECT_VERSION_MAP)).unwrap();
+        assert_eq!(
+            old.recipe.steps.last().unwrap().params.get("droplets"),
+            Some(&crate::step::ParamValue::Number(LEGACY_DROPLETS))
         );
     }
 
