@@ -32,7 +32,7 @@ pub struct AnalyzeArgs {
     /// With --preset: size in cells, `WxH` or `N`.
     #[arg(long, requires = "preset")]
     pub size: Option<String>,
-    /// With --preset: the seed (0..=2^63-1).
+    /// With --preset: the seed (any u64, 0..=18446744073709551615).
     #[arg(long, requires = "preset")]
     pub seed: Option<u64>,
     /// Cell size in metres (height files: default 1; folders and presets: from the recipe).

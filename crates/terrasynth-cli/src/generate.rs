@@ -36,7 +36,7 @@ pub struct GenerateArgs {
     /// Recipe file, TOML (or JSON with a `.json` extension).
     #[arg(long)]
     pub recipe: Option<PathBuf>,
-    /// Seed, replacing the recipe's (0..=2^63-1).
+    /// Seed, replacing the recipe's (any u64, 0..=18446744073709551615).
     #[arg(long)]
     pub seed: Option<u64>,
     /// Size in cells, `WxH` or `N` for a square, replacing the recipe's.

@@ -25,7 +25,7 @@ pub struct TilesArgs {
     /// World recipe file, TOML (or JSON with a `.json` extension).
     #[arg(long)]
     pub recipe: Option<PathBuf>,
-    /// Seed, replacing the recipe's (0..=2^63-1).
+    /// Seed, replacing the recipe's (any u64, 0..=18446744073709551615).
     #[arg(long)]
     pub seed: Option<u64>,
     /// World cell of tile (0, 0)'s first cell, `X,Y` (X east, Y south, negative allowed).

@@ -32,10 +32,10 @@ pub fn recipe_field(name: &str) -> &'static ParamSpec {
         .unwrap_or_else(|| panic!("bug: the library declares no recipe field `{name}`"))
 }
 
-/// The integer range of an `Int` spec (None for other kinds).
-pub fn int_range(spec: &ParamSpec) -> Option<RangeInclusive<i64>> {
+/// The integer range of an `Int` spec (None for other kinds), exact (the seed's end is 2^64 − 1).
+pub fn int_range(spec: &ParamSpec) -> Option<RangeInclusive<i128>> {
     match spec.kind {
-        ParamKind::Int { min, max } => Some(min..=max),
+        ParamKind::Int { min, max } => Some(min as i128..=max as i128),
         _ => None,
     }
 }
@@ -100,7 +100,7 @@ pub fn iterations_spec(kind: &str) -> Option<ParamSpec> {
 
 /// Parses text typed into the field of the recipe-level field `spec` (an `Int` or `Float`
 /// spec, see [`recipe_field`]) and checks it against the library's range, exactly (integers are
-/// read as integers, so a seed near 2^63 is not rounded). Nothing is clamped: a value outside
+/// read as integers, so a seed near 2^64 is not rounded). Nothing is clamped: a value outside
 /// the range is an error naming the field and the allowed range, in the library's words.
 pub fn parse_field(spec: &ParamSpec, text: &str) -> Result<f64, String> {
     let t = text.trim();
@@ -120,11 +120,11 @@ pub fn parse_field(spec: &ParamSpec, text: &str) -> Result<f64, String> {
     }
 }
 
-/// [`parse_field`] for integer fields, exact up to `i64` (the seed).
-pub fn parse_int_field(spec: &ParamSpec, text: &str) -> Result<i64, String> {
+/// [`parse_field`] for integer fields, exact over the whole range (the seed's reaches 2^64 − 1).
+pub fn parse_int_field(spec: &ParamSpec, text: &str) -> Result<i128, String> {
     parse_field(spec, text)?;
-    // In range, so it fits: parse again as an integer to keep every digit.
-    text.trim().parse::<i64>().map_err(|_| not_a(spec, text.trim(), "an integer"))
+    // In range: parse again as an integer to keep every digit.
+    text.trim().parse::<i128>().map_err(|_| not_a(spec, text.trim(), "an integer"))
 }
 
 /// Parses text typed for the step parameter `spec` (numbers, number lists separated by commas,
@@ -182,8 +182,8 @@ mod tests {
         // The size fields reach the library's largest side (the editor used to stop at 4097),
         // and the recipe's own check accepts the ends and rejects one past them.
         let width = int_range(recipe_field("width")).unwrap();
-        assert_eq!(*width.end(), MAX_RECIPE_SIDE as i64);
-        let recipe = |w: i64, cell: f64, sea: f64, scale: f64| {
+        assert_eq!(*width.end(), MAX_RECIPE_SIDE as i128);
+        let recipe = |w: i128, cell: f64, sea: f64, scale: f64| {
             let mut r = terrasynth::recipe::presets()[0].recipe().unwrap();
             (r.width, r.cell_size, r.sea_level, r.exports.height_scale) = (w as usize, cell, sea, scale);
             r
@@ -198,7 +198,7 @@ mod tests {
         assert!(!ok(recipe(513, cell.end() * 2.0, 0.0, 1000.0)));
         assert!(!ok(recipe(513, 10.0, sea.end() * 2.0, 1000.0)));
         assert!(!ok(recipe(513, 10.0, 0.0, scale.start() / 2.0)));
-        assert_eq!(int_range(recipe_field("seed")).unwrap().start(), &0);
+        assert_eq!(int_range(recipe_field("seed")).unwrap(), 0..=u64::MAX as i128);
     }
 
     #[test]
@@ -235,12 +235,13 @@ mod tests {
         let e = parse_field(cell, "-5").unwrap_err();
         assert!(e.contains("cell-size") && e.contains(&cell.allowed()), "{e}");
         assert_eq!(parse_field(cell, "2.5"), Ok(2.5));
-        // The seed is read exactly (no f64 rounding) up to the library's largest seed.
+        // The seed is read exactly (no f64 rounding) up to the library's largest seed, 2^64 − 1.
         let seed = recipe_field("seed");
         let max = *int_range(seed).unwrap().end();
         assert_eq!(parse_int_field(seed, &max.to_string()), Ok(max));
         assert_eq!(parse_int_field(seed, "123457"), Ok(123457));
-        assert!(parse_int_field(seed, &(max as i128 + 1).to_string()).is_err());
+        assert_eq!(parse_int_field(seed, "9223372036854775808"), Ok(1 << 63));
+        assert!(parse_int_field(seed, &(max + 1).to_string()).is_err());
         assert!(parse_int_field(seed, "-1").is_err());
     }
 

@@ -9,7 +9,8 @@ use terrasynth::recipe::registry;
 use terrasynth::step::{ParamSpec, ParamValue};
 
 use crate::editor::Editor;
-use crate::panels::{HELP_TEXT, tool_name};
+use crate::limits;
+use crate::panels::{HELP_TEXT, entry_ui, error_note, param_tooltip, tool_name};
 use crate::settings::Tool;
 
 /// One line per mode: what you can do there.
@@ -59,9 +60,20 @@ impl StartScreen {
                 }
             });
             let recipe = &mut editor.doc.recipe;
+            let mut seed_error = None;
             ui.horizontal(|ui| {
                 ui.label("Seed").on_hover_text("The same seed always gives the same terrain.");
-                ui.add(egui::DragValue::new(&mut recipe.seed).speed(1.0));
+                // Typed and read exactly, as in the recipe panel: any u64 (a drag value would
+                // round seeds above 2^53).
+                let spec = limits::recipe_field("seed");
+                let e = entry_ui(ui, "start-seed", "seed field", &recipe.seed.to_string(), 150.0, |t| {
+                    limits::parse_int_field(spec, t)
+                });
+                e.response.on_hover_text(param_tooltip(spec));
+                if let Some(s) = e.committed {
+                    recipe.seed = s as u64;
+                }
+                seed_error = e.error;
                 ui.label("Size");
                 let mut side = recipe.width as u32;
                 if ui.add(egui::DragValue::new(&mut side).range(2..=4097).suffix(" cells")).changed() {
@@ -70,6 +82,7 @@ impl StartScreen {
                 }
                 ui.label(format!("({} × {} cells of {} m)", recipe.width, recipe.height, recipe.cell_size));
             });
+            error_note(ui, seed_error.as_deref());
             ui.add_space(6.0);
             ui.strong("Main parameters of the recipe");
             let reg = registry();

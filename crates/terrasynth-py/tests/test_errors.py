@@ -33,6 +33,7 @@ def test_recipe_errors():
         ({"size": "big"}, "size"),
         ({"size": 10**6}, "4 GiB limit"),  # the mesh check comes first, as in the CLI
         ({"seed": -1}, "seed"),
+        ({"seed": 2**64}, r"seed = 18446744073709551616: allowed an integer in 0..=18446744073709551615"),
         ({"threads": 0}, "threads"),
         ({"threads": 10**6}, "threads"),
     ],
@@ -148,3 +149,14 @@ def test_height_is_read_only():
     terrain = terrasynth.Recipe.preset("island").generate(size=9)
     with pytest.raises(ValueError, match="read-only"):
         terrain.height[0, 0] = 1.0
+
+
+def test_any_u64_seed_runs_and_round_trips_through_toml():
+    """Seeds past the largest TOML integer (2**63 - 1) are written as strings and read back."""
+    recipe = terrasynth.Recipe.preset("island")
+    top = recipe.generate(size=17, seed=2**64 - 1)
+    assert top.recipe.seed == 2**64 - 1
+    assert 'seed = "18446744073709551615"' in top.recipe.to_toml()
+    again = terrasynth.Recipe.from_toml(top.recipe.to_toml()).generate()
+    assert (again.height == top.height).all()
+    assert not (recipe.generate(size=17, seed=2**64 - 2).height == top.height).all()

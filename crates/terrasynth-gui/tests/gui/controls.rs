@@ -1,4 +1,4 @@
-//! Controls: short random seeds (any seed can still be typed), Fit view, and typed entries
+//! Controls: short random seeds (any u64 seed can still be typed), Fit view, and typed entries
 //! beside the brush sliders.
 
 use egui_kittest::kittest::Queryable;
@@ -19,6 +19,15 @@ fn random_seeds_are_short_and_any_seed_can_be_typed() {
     wait_idle(&mut h);
     enter(&mut h, "seed field", "9000000000000000001");
     assert_eq!(h.state().doc.recipe.seed, 9_000_000_000_000_000_001, "a long seed typed exactly");
+    // Any u64, past the largest TOML integer: the map is made with it.
+    wait_idle(&mut h);
+    enter(&mut h, "seed field", "18446744073709551615");
+    assert_eq!(h.state().doc.recipe.seed, u64::MAX);
+    wait_idle(&mut h);
+    assert!(h.state().terrain.is_some() && !h.state().is_preview, "the map of seed 2^64 - 1 was made");
+    enter(&mut h, "seed field", "18446744073709551616");
+    assert_eq!(h.state().doc.recipe.seed, u64::MAX, "one past u64 is not applied");
+    h.get_by_label_contains("allowed an integer in 0..=18446744073709551615");
 }
 
 #[test]

@@ -33,14 +33,15 @@ fn the_start_screen_shows_the_parameters_and_generate_opens_the_editor() {
         assert!(h.query_by_label_contains(&format!("{mode}: ")).is_some(), "line for {mode}");
     }
     assert!(h.query_by_label("Terraform").is_none(), "the editor's tool buttons are not shown yet");
-    // A seed typed on the start screen is the seed of the map Generate makes.
-    h.state_mut().doc.recipe.seed = 1234;
-    // Generate is greyed while a job runs (the map of the start-up recipe may be on its way).
+    // A seed typed on the start screen is the seed of the map Generate makes, exactly, up to
+    // 2^64 - 1 (Generate is greyed while a job runs: the start-up map may be on its way).
     wait_idle(&mut h);
+    crate::common::enter(&mut h, "seed field", "18446744073709551614");
+    assert!(h.state().showing_start_screen(), "typing a seed does not leave the start screen");
     click_label(&mut h, "Generate");
     assert!(!h.state().showing_start_screen());
     wait_idle(&mut h);
-    assert_eq!(h.state().doc.recipe.seed, 1234);
+    assert_eq!(h.state().doc.recipe.seed, u64::MAX - 1);
     assert!(h.state().terrain.is_some() && !h.state().is_preview, "the full map was made");
     h.get_by_label("Terraform");
 }

@@ -85,6 +85,17 @@ def _nonneg(name: str, value: Optional[int]) -> Optional[int]:
     return int(value)
 
 
+_MAX_SEED = 2**64 - 1
+
+
+def _seed(value: Optional[int]) -> Optional[int]:
+    """A seed: any unsigned 64-bit integer, as in recipes and the CLI's ``--seed``."""
+    v = _nonneg("seed", value)
+    if v is not None and v > _MAX_SEED:
+        raise ValueError(f"invalid seed = {v}: allowed an integer in 0..={_MAX_SEED}")
+    return v
+
+
 class Recipe:
     """A terrain recipe: size, seed, palette, exports and steps (plain data, TOML).
 
@@ -157,7 +168,7 @@ class Recipe:
         """
         w, h = _size(size)
         inner = self._inner._generate(
-            w, h, _nonneg("seed", seed), _nonneg("threads", threads), progress
+            w, h, _seed(seed), _nonneg("threads", threads), progress
         )
         return Terrain(inner)
 
@@ -314,7 +325,7 @@ class World:
             r = Recipe.from_toml(recipe)
         else:
             raise ValueError(f"invalid recipe = {recipe!r}: allowed a Recipe or TOML text")
-        self._inner = _terrasynth.World(r._inner, _nonneg("seed", seed))
+        self._inner = _terrasynth.World(r._inner, _seed(seed))
 
     @property
     def height_range(self) -> Tuple[float, float]:
@@ -505,5 +516,5 @@ def erode(
     """
     arr = _dem(dem)
     return _terrasynth._erode(
-        arr, kind, params, float(cell_size), float(sea_level), _nonneg("seed", seed) or 0, progress
+        arr, kind, params, float(cell_size), float(sea_level), _seed(seed) or 0, progress
     )

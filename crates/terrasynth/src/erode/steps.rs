@@ -45,7 +45,7 @@ const fn int(
     ParamSpec {
         name,
         label,
-        kind: ParamKind::Int { min, max },
+        kind: ParamKind::Int { min, max: max as u64 },
         default: DefaultValue::Number(default),
         unit: "",
         doc,

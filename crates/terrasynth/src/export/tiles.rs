@@ -225,7 +225,8 @@ fn engine_file(
 pub struct WorldManifest {
     /// Version of the library that wrote it.
     pub version: String,
-    /// The recipe seed.
+    /// The recipe seed (a string above 2^63 − 1, as in the recipe).
+    #[serde(serialize_with = "crate::recipe::model::seed_form::serialize")]
     pub seed: u64,
     /// The resolved recipe (every default filled in).
     pub recipe: Recipe,

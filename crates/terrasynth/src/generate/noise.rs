@@ -26,11 +26,11 @@ const fn field_param(f: &Field) -> ParamSpec {
     let (kind, default) = match f.kind {
         FieldKind::Float { min, max } => (ParamKind::Float { min, max }, number_default(f.default)),
         FieldKind::Int { min, max } => {
-            (ParamKind::Int { min: min as i64, max: max as i64 }, number_default(f.default))
+            (ParamKind::Int { min: min as i64, max: max as u64 }, number_default(f.default))
         }
         FieldKind::OptionalFloat { min, max } => (ParamKind::Float { min, max }, DefaultValue::Absent),
         FieldKind::OptionalInt { min, max } => {
-            (ParamKind::Int { min: min as i64, max: max as i64 }, DefaultValue::Absent)
+            (ParamKind::Int { min: min as i64, max: max as u64 }, DefaultValue::Absent)
         }
         FieldKind::Pair { max_abs } => {
             let default = match f.default {
@@ -488,13 +488,13 @@ mod tests {
                     assert_eq!((min, max), (a, b))
                 }
                 (FieldKind::Int { min, max }, ParamKind::Int { min: a, max: b }) => {
-                    assert_eq!((min as i64, max as i64), (a, b))
+                    assert_eq!((min as i64, max as u64), (a, b))
                 }
                 (FieldKind::OptionalFloat { min, max }, ParamKind::Float { min: a, max: b }) => {
                     assert_eq!((min, max, DefaultValue::Absent), (a, b, p.default), "{}", f.key)
                 }
                 (FieldKind::OptionalInt { min, max }, ParamKind::Int { min: a, max: b }) => {
-                    assert_eq!((min as i64, max as i64, DefaultValue::Absent), (a, b, p.default))
+                    assert_eq!((min as i64, max as u64, DefaultValue::Absent), (a, b, p.default))
                 }
                 (FieldKind::Pair { max_abs }, ParamKind::List { min, max, min_len: 2, max_len: 2 }) => {
                     assert_eq!((-max_abs, max_abs), (min, max))

@@ -62,7 +62,7 @@ step_params! {
         width: usize = ParamSpec {
             name: "width",
             label: "Raw width",
-            kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
+            kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as u64 },
             default: DefaultValue::Number(0.0),
             unit: "cells",
             doc: "Width of a headerless R16/RAW file; 0 infers a square from the file size.",
@@ -70,7 +70,7 @@ step_params! {
         height: usize = ParamSpec {
             name: "height",
             label: "Raw height",
-            kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as i64 },
+            kind: ParamKind::Int { min: 0, max: crate::grid::MAX_SIDE as u64 },
             default: DefaultValue::Number(0.0),
             unit: "cells",
             doc: "Height of a headerless R16/RAW file; 0 infers it from the size and width.",

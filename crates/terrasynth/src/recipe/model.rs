@@ -19,8 +19,10 @@ use crate::{Error, Problem, Result};
 /// [`crate::grid::check_size`].
 pub const MAX_RECIPE_SIDE: usize = 32_769;
 
-/// Largest seed a recipe may hold: TOML integers are signed 64-bit, so seeds stop at 2^63 − 1.
-pub const MAX_SEED: u64 = i64::MAX as u64;
+/// Largest seed a recipe may hold: any u64. TOML integers are signed 64-bit, so a recipe
+/// writes a seed above 2^63 − 1 as a decimal string (`seed = "18446744073709551615"`); see
+/// [`Recipe::seed`].
+pub const MAX_SEED: u64 = u64::MAX;
 
 /// Largest recipe or project file read, in bytes (64 MiB; presets are a few KiB).
 pub const MAX_RECIPE_FILE_BYTES: u64 = 64 << 20;
@@ -56,7 +58,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "width",
         label: "Width",
-        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
+        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as u64 },
         default: DefaultValue::Number(DEFAULT_SIDE as f64),
         unit: "cells",
         doc: "Width of the map in cells (Unity uses 2^n + 1: 513, 1025, 2049, 4097).",
@@ -64,7 +66,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "height",
         label: "Height",
-        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as i64 },
+        kind: ParamKind::Int { min: 2, max: MAX_RECIPE_SIDE as u64 },
         default: DefaultValue::Number(DEFAULT_SIDE as f64),
         unit: "cells",
         doc: "Height of the map in cells (Unity uses 2^n + 1: 513, 1025, 2049, 4097).",
@@ -80,7 +82,7 @@ pub const RECIPE_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "seed",
         label: "Seed",
-        kind: ParamKind::Int { min: 0, max: MAX_SEED as i64 },
+        kind: ParamKind::Int { min: 0, max: MAX_SEED },
         default: DefaultValue::Number(0.0),
         unit: "",
         doc: "Seed of the whole recipe; step i gets derive_seed(seed, i), disabled steps counted.",
@@ -110,7 +112,7 @@ pub const EXPORT_FIELDS: &[ParamSpec] = &[
     ParamSpec {
         name: "lod",
         label: "Mesh detail (LOD)",
-        kind: ParamKind::Int { min: 0, max: MAX_LOD as i64 },
+        kind: ParamKind::Int { min: 0, max: MAX_LOD as u64 },
         default: DefaultValue::Number(0.0),
         unit: "levels",
         doc: "Mesh level of detail: the mesh keeps every 2^lod-th vertex.",
@@ -123,7 +125,7 @@ fn field(specs: &'static [ParamSpec], name: &str) -> &'static ParamSpec {
 }
 
 /// One recipe-level problem, `invalid `key` = value: allowed …`, or `None` if `value` is allowed.
-/// Integers are compared exactly (a seed near 2^63 does not round).
+/// Integers are compared exactly (a seed near 2^64 does not round).
 fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<Problem> {
     let ok = match (spec.kind, value) {
         (ParamKind::Int { min, max }, FieldValue::Int(v)) => (min as i128..=max as i128).contains(&v),
@@ -139,6 +141,42 @@ fn field_problem(spec: &ParamSpec, key: &str, value: FieldValue) -> Option<Probl
     };
     let unit = if spec.unit.is_empty() { String::new() } else { format!(" ({})", spec.unit) };
     Some(Problem::value(key, shown, format!("{}{unit}", spec.allowed())))
+}
+
+/// The serde form of [`Recipe::seed`]: an integer up to 2^63 − 1, a decimal string above (TOML
+/// integers are signed 64-bit); either form is read, anything else is refused with the range.
+pub(crate) mod seed_form {
+    use std::fmt;
+
+    use serde::de::{self, Unexpected, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        if *seed <= i64::MAX as u64 { s.serialize_u64(*seed) } else { s.serialize_str(&seed.to_string()) }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        struct Seed;
+        impl Visitor<'_> for Seed {
+            type Value = u64;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a seed: an integer in 0..=18446744073709551615 (above 9223372036854775807 \
+                     written as a string, e.g. \"18446744073709551615\")",
+                )
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+                Ok(v)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+                u64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+                v.trim().parse().map_err(|_| E::invalid_value(Unexpected::Str(v), &self))
+            }
+        }
+        d.deserialize_any(Seed)
+    }
 }
 
 /// A recipe-level value to check.
@@ -183,10 +221,12 @@ pub struct Recipe {
     /// [`DEFAULT_CELL_SIZE_M`]).
     #[serde(default = "default_cell_size")]
     pub cell_size: f64,
-    /// Seed of the whole recipe (0..=[`MAX_SEED`]; default 0). Step `i` gets
+    /// Seed of the whole recipe (any u64, 0..=[`MAX_SEED`]; default 0). Step `i` gets
     /// `derive_seed(seed, i)`, `i` counting disabled steps too, so toggling a step leaves the
-    /// others' randomness unchanged.
-    #[serde(default)]
+    /// others' randomness unchanged. Written as an integer up to 2^63 − 1 (the largest TOML
+    /// integer) and as a decimal string above (`seed = "18446744073709551615"`); read in
+    /// either form.
+    #[serde(default, with = "seed_form")]
     pub seed: u64,
     /// Initial sea level in height units (±[`MAX_ABS_SEA_LEVEL`]; default 0); a `sea-level` step
     /// may change it.
@@ -695,14 +735,37 @@ mod tests {
                 assert!(p[0].allowed.as_ref().unwrap().starts_with(&spec.allowed()), "{p:?}");
             }
         }
-        // The seed is compared as an integer: 2^63 rounds to i64::MAX as f64 but is refused.
+        // The seed takes every u64.
         let ParamKind::Int { min: 0, max } = field(RECIPE_FIELDS, "seed").kind else { panic!("seed") };
-        assert_eq!(max as u64, MAX_SEED);
+        assert_eq!(max, MAX_SEED);
+        assert_eq!(MAX_SEED, u64::MAX);
         let mut r = Recipe::new("x");
-        r.seed = MAX_SEED + 1;
-        assert!(r.check_fields()[0].to_string().starts_with("invalid `seed` = 9223372036854775808"));
         r.seed = MAX_SEED;
         assert!(r.check_fields().is_empty());
+    }
+
+    /// Any u64 seed survives TOML and JSON: up to 2^63 − 1 as an integer, above as a string
+    /// (TOML integers are signed); bad seeds are refused with the range.
+    #[test]
+    fn every_u64_seed_round_trips_through_toml_and_json() {
+        for seed in [0, 7, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+            let mut r = Recipe::new("x");
+            r.seed = seed;
+            let toml = r.to_toml_string().unwrap();
+            let line = toml.lines().find(|l| l.starts_with("seed = ")).unwrap();
+            if seed <= i64::MAX as u64 {
+                assert_eq!(line, format!("seed = {seed}"));
+            } else {
+                assert_eq!(line, format!("seed = \"{seed}\""));
+            }
+            assert_eq!(Recipe::from_toml_str(&toml).unwrap().seed, seed);
+            assert_eq!(Recipe::from_json_str(&r.to_json_string().unwrap()).unwrap().seed, seed);
+        }
+        assert_eq!(Recipe::from_toml_str("seed = \"42\"").unwrap().seed, 42);
+        for bad in ["seed = -1", "seed = \"18446744073709551616\"", "seed = \"abc\"", "seed = 1.5"] {
+            let e = Recipe::from_toml_str(bad).unwrap_err().to_string();
+            assert!(e.contains("0..=18446744073709551615"), "{bad}: {e}");
+        }
     }
 
     #[test]

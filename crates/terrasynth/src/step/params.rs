@@ -22,8 +22,8 @@ pub enum ParamKind {
     Int {
         /// Smallest allowed value.
         min: i64,
-        /// Largest allowed value.
-        max: i64,
+        /// Largest allowed value (unsigned, so a recipe seed can reach 2^64 − 1).
+        max: u64,
     },
     /// true or false.
     Bool,
