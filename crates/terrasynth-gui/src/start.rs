@@ -66,7 +66,7 @@ impl StartScreen {
                 // Typed and read exactly, as in the recipe panel: any u64 (a drag value would
                 // round seeds above 2^53).
                 let spec = limits::recipe_field("seed");
-                let e = entry_ui(ui, "start-seed", "seed field", &recipe.seed.to_string(), 150.0, |t| {
+                let e = entry_ui(ui, "start-seed", "seed field", &recipe.seed.to_string(), 172.0, |t| {
                     limits::parse_int_field(spec, t)
                 });
                 e.response.on_hover_text(param_tooltip(spec));

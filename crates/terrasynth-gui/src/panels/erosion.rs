@@ -19,6 +19,7 @@ impl ErosionPanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
         egui::CollapsingHeader::new("Erosion").default_open(false).show(ui, |ui| {
             let reg = registry();
+            let in_world = editor.doc.recipe.is_world();
             let settings = &mut editor.erosion;
             let mut kind = settings.entry.kind.clone();
             egui::ComboBox::from_id_salt("erosion-kind").selected_text(kind.clone()).show_ui(ui, |ui| {
@@ -45,7 +46,7 @@ impl ErosionPanel {
             }
             if let Some(info) = reg.iter().find(|s| s.name == settings.entry.kind) {
                 let specs: Vec<ParamSpec> = info.params.iter().copied().filter(|p| p.name != "iterations").collect();
-                params_ui(ui, &specs, &mut settings.entry, 10_000);
+                params_ui(ui, &specs, &mut settings.entry, 10_000, in_world);
             }
             if ui
                 .add_enabled(editor.can_edit(), egui::Button::new("Run erosion"))

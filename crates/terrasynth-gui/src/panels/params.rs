@@ -25,7 +25,7 @@ const FIELD_WIDTH: f32 = 60.0;
 /// optional number ([`ParamSpec::optional`]) has an "auto" checkbox first: ticked, the key is
 /// left out of the recipe (absent) and no number is shown; unticked, it takes its range's
 /// lower end and the number widgets appear. [`ParamKind::LegacyText`] parameters (kept only for
-/// older recipes) get no widget ([`shown`]). A file path (a text parameter named `path`, the
+/// older recipes) get no widget, nor do world-only ones unless `in_world` ([`shown`]). A file path (a text parameter named `path`, the
 /// `import` step's) has a Browse… button: the function returns that parameter's name when it
 /// was clicked (the caller opens the file browser). `salt` keeps widget ids unique.
 pub fn params_ui(
@@ -33,9 +33,10 @@ pub fn params_ui(
     specs: &[ParamSpec],
     entry: &mut StepEntry,
     salt: usize,
+    in_world: bool,
 ) -> Option<&'static str> {
     let mut browse = None;
-    for spec in specs.iter().filter(|s| shown(s)) {
+    for spec in specs.iter().filter(|s| shown(s, in_world)) {
         let current = entry.params.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_value());
         let mut clear = false;
         let tip = param_tooltip(spec);
@@ -188,9 +189,11 @@ pub fn seed_note(spec: &ParamSpec, value: &ParamValue) -> Option<&'static str> {
     }
 }
 
-/// Whether the editor shows a widget for `spec`: every kind but [`ParamKind::LegacyText`].
-pub fn shown(spec: &ParamSpec) -> bool {
-    spec.kind != ParamKind::LegacyText
+/// Whether the editor shows a widget for `spec`: every kind but [`ParamKind::LegacyText`], and
+/// the world-only parameters ([`ParamSpec::world_only`]: world metres, droplets per world
+/// cell) only for a world recipe (`in_world`); a single map ignores them.
+pub fn shown(spec: &ParamSpec, in_world: bool) -> bool {
+    spec.kind != ParamKind::LegacyText && (in_world || !spec.world_only())
 }
 
 /// Tooltip of a parameter: its doc, then the allowed values as the library words them
@@ -218,15 +221,21 @@ mod tests {
     use super::*;
 
     /// The noise step's editor: no free-text box (the legacy inline `noise` key has no widget,
-    /// every other parameter has one), and its optional numbers say "auto" by default.
+    /// nor has the world-only `feature-size-m` on a map; every other parameter has one), and
+    /// its optional numbers say "auto" by default.
     #[test]
     fn noise_shows_typed_widgets_only() {
         let reg = registry();
         let noise = reg.iter().find(|s| s.name == "noise").expect("noise step");
-        let widgets: Vec<_> = noise.params.iter().filter(|s| shown(s)).map(|s| s.name).collect();
-        assert_eq!(widgets.len(), noise.params.len() - 1);
-        assert!(!widgets.contains(&"noise"));
-        assert!(noise.params.iter().filter(|s| shown(s)).all(|s| s.kind != ParamKind::Text));
+        let widgets: Vec<_> = noise.params.iter().filter(|s| shown(s, false)).map(|s| s.name).collect();
+        // On a map, neither the legacy key nor the world-only `feature-size-m`; in a world, the
+        // latter too.
+        assert_eq!(widgets.len(), noise.params.len() - 2);
+        assert!(!widgets.contains(&"noise") && !widgets.contains(&"feature-size-m"));
+        let in_world: Vec<_> = noise.params.iter().filter(|s| shown(s, true)).map(|s| s.name).collect();
+        assert_eq!(in_world.len(), noise.params.len() - 1);
+        assert!(in_world.contains(&"feature-size-m"));
+        assert!(noise.params.iter().filter(|s| shown(s, false)).all(|s| s.kind != ParamKind::Text));
         let optional: Vec<_> = noise.params.iter().filter(|s| s.optional()).map(|s| s.name).collect();
         assert_eq!(
             optional,

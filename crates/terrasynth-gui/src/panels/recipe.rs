@@ -50,7 +50,7 @@ impl RecipePanel {
             let seed = editor.doc.recipe.seed;
             let e = ui.add_enabled_ui(!locked, |ui| {
                 let spec = limits::recipe_field("seed");
-                let e = entry_ui(ui, "seed", "seed field", &seed.to_string(), 150.0, |t| {
+                let e = entry_ui(ui, "seed", "seed field", &seed.to_string(), 172.0, |t| {
                     limits::parse_int_field(spec, t)
                 });
                 e.response

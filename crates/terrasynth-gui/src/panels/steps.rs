@@ -29,6 +29,7 @@ impl StepsPanel {
         let Self { add_step, browser } = self;
         ui.heading("Steps").on_hover_text("The recipe: steps run top to bottom.");
         let reg = registry();
+        let in_world = editor.doc.recipe.is_world();
         let steps = &mut editor.doc.recipe.steps;
         let masks = &mut editor.doc.recipe.masks;
         let (showing, mut mask_request) = (editor.mask.show_step, None);
@@ -77,7 +78,7 @@ impl StepsPanel {
                 })
                 .body(|ui| match info {
                     Some(info) => {
-                        if let Some(name) = params_ui(ui, info.params, entry, i) {
+                        if let Some(name) = params_ui(ui, info.params, entry, i, in_world) {
                             let current = match entry.params.get(name) {
                                 Some(terrasynth::step::ParamValue::Text(t)) if !t.is_empty() => t.clone(),
                                 _ => ".".to_string(),

@@ -477,3 +477,28 @@ fn a_river_source_is_carved_into_the_map_when_the_recipe_carves() {
     wait_idle(&mut h);
     assert_eq!(h.state().height_bytes(), before, "undo takes the cut away");
 }
+
+/// The Erosion panel's droplets count themselves ("auto": one droplet per cell, the count that
+/// carves gullies), and world-only parameters (droplets per world cell, a falloff's world
+/// centre and radius) are not offered on a single map, where they would do nothing.
+#[test]
+fn droplets_default_to_one_per_cell_and_world_only_parameters_are_hidden_on_a_map() {
+    let mut h = harness(HarnessSpec::default());
+    click_label(&mut h, "Erosion");
+    h.state_mut().erosion.set_kind("droplets");
+    h.step();
+    h.get_by_label("Droplets");
+    assert!(h.query_by_label("Droplets per cell").is_none(), "a world-only key on a map");
+    let before = h.state().height_bytes();
+    click_label(&mut h, "Run erosion");
+    wait_idle(&mut h);
+    assert_ne!(h.state().height_bytes(), before, "the droplets eroded the map");
+    let run = h.state().doc.edits.last().cloned();
+    let Some(terrasynth_gui::document::EditOp::Erode { step, .. }) = run else { panic!("{run:?}") };
+    assert_eq!(step.kind, "droplets");
+    assert!(!step.params.contains_key("droplets"), "auto, not a fixed count: {:?}", step.params);
+    // The island's falloff step: its curve and shape, not its world centre and radius.
+    click_label(&mut h, "2. falloff");
+    h.get_by_label("Fall-off curve");
+    assert!(h.query_by_label("World centre").is_none() && h.query_by_label("World radius").is_none());
+}

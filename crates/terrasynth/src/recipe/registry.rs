@@ -135,6 +135,44 @@ mod tests {
         }
     }
 
+    /// The world-only parameters ([`ParamSpec::world_only`], hidden by the map editor) are
+    /// exactly the world lengths in metres, the world talus and the world droplet density
+    /// (`river-sources`' `sources-m` is a map parameter), and none is required on a map.
+    #[test]
+    fn world_only_parameters_are_the_world_lengths_and_densities() {
+        let mut world_only = Vec::new();
+        for s in &registry() {
+            for p in s.params.iter().filter(|p| p.world_only()) {
+                assert!(
+                    p.check(&p.default.to_value()).is_ok(),
+                    "{}.{}: a map must not need it",
+                    s.name,
+                    p.name
+                );
+                world_only.push(format!("{}.{}", s.name, p.name));
+            }
+        }
+        let expected = [
+            "diamond-square.feature-size-m",
+            "spectral.feature-size-m",
+            "mdp.feature-size-m",
+            "voronoi.feature-size-m",
+            "noise.feature-size-m",
+            "falloff.centre-m",
+            "falloff.radius-m",
+        ];
+        for e in expected {
+            assert!(world_only.iter().any(|w| w == e), "{e} not world-only: {world_only:?}");
+        }
+        for s in &registry() {
+            for p in s.params.iter().filter(|p| p.name.ends_with("-m") && p.name != "sources-m") {
+                assert!(p.world_only(), "{}.{} is a world length", s.name, p.name);
+            }
+        }
+        assert!(world_only.iter().any(|w| w == "droplets.droplets-per-cell"), "{world_only:?}");
+        assert!(!world_only.iter().any(|w| w == "droplets.droplets" || w.ends_with(".sources-m")));
+    }
+
     /// Every parameter the editor shows has a plain label: sentence case, words rather than
     /// the recipe key (no kebab-case, no one-letter key alone), unique within its step.
     #[test]

@@ -63,7 +63,8 @@ pub struct ParamSpec {
     pub default: DefaultValue,
     /// Unit, or "" when unitless.
     pub unit: &'static str,
-    /// One or two sentences: what it does, and its effect when raised.
+    /// One or two sentences: what it does, and its effect when raised. A parameter that only
+    /// world recipes read starts its doc with "World recipes only" ([`ParamSpec::world_only`]).
     pub doc: &'static str,
 }
 
@@ -163,6 +164,13 @@ impl std::fmt::Display for ParamValue {
 }
 
 impl ParamSpec {
+    /// Whether only world recipes read the parameter (its doc starts with "World recipes
+    /// only"): a length in world metres, a world centre, droplets per world cell. A single map
+    /// never needs it (the map editor hides it).
+    pub fn world_only(&self) -> bool {
+        self.doc.starts_with("World recipes only")
+    }
+
     /// Whether the parameter is optional (default [`DefaultValue::Absent`]).
     pub const fn optional(&self) -> bool {
         matches!(self.default, DefaultValue::Absent)
