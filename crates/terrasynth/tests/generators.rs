@@ -688,3 +688,55 @@ fn archipelago_weight_meets_the_sea_floor_without_a_ring() {
     assert!((map[(50, 50)] - 1.0).abs() < 1e-6);
     assert!(map[(rim + 1, 50)].abs() < 1e-6);
 }
+
+/// The distance from the centre, along each of 360 rays, at which the fall-off `f` (step seed
+/// `seed`) first sinks a flat map of ones below 0.5: the coast of a flat island.
+fn coast_radii(f: &shape::Falloff, seed: u64) -> Vec<f64> {
+    let n = 257;
+    let mut map = Heightmap::filled(n, n, 1.0, 1.0f32).unwrap();
+    map.as_mut_slice()[0] = 0.0; // the floor the weight sinks towards
+    f.apply_seeded(&mut map, seed).unwrap();
+    let c = n as f64 * 0.5;
+    (0..360)
+        .map(|a| {
+            let t = (a as f64).to_radians();
+            (1..n / 2)
+                .find(|&r| {
+                    let (x, y) = ((c + r as f64 * t.cos()) as usize, (c + r as f64 * t.sin()) as usize);
+                    map.as_slice()[y * n + x] < 0.5
+                })
+                .unwrap_or(n / 2) as f64
+        })
+        .collect()
+}
+
+/// Standard deviation over mean.
+fn spread(r: &[f64]) -> f64 {
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    (r.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / r.len() as f64).sqrt() / mean
+}
+
+/// Issue 13, "coastlines that are not circles": `coast-warp = 0` is exactly the seed's
+/// fall-off (a circle: the coast's radius varies by under 2 % around it, the cells' rounding);
+/// a warp makes the coast a curve whose radius varies by over 10 % (bays and headlands),
+/// another curve for another seed, the same for the same seed. Out-of-range values are
+/// refused.
+#[test]
+fn the_coast_warp_turns_the_circle_into_bays_and_headlands() {
+    let curve = vec![0.0, 0.0, 0.0, 0.4, 0.8, 1.0, 1.0];
+    let plain = shape::Falloff::new(shape::FalloffShape::Circle, curve).unwrap();
+    let mut a = Heightmap::from_fn(65, 65, 1.0, |x, y| ((x * 7 + y * 3) % 11) as f32).unwrap();
+    let mut b = a.clone();
+    plain.apply(&mut a);
+    plain.apply_seeded(&mut b, 9).unwrap();
+    assert_eq!(a.as_slice(), b.as_slice(), "no warp: the seed's fall-off, bit for bit");
+    let circle = spread(&coast_radii(&plain, 9));
+    assert!(circle < 0.02, "{circle}");
+    let warped = plain.clone().with_coast(0.45, 0.3).unwrap();
+    let (r9, r10) = (coast_radii(&warped, 9), coast_radii(&warped, 10));
+    println!("spread: circle {circle:.4}, warped {:.4} / {:.4}", spread(&r9), spread(&r10));
+    assert!(spread(&r9) > 0.1 && spread(&r10) > 0.1, "{} {}", spread(&r9), spread(&r10));
+    assert_ne!(r9, r10);
+    assert_eq!(r9, coast_radii(&warped, 9));
+    assert!(plain.clone().with_coast(1.5, 0.3).is_err() && plain.with_coast(0.3, 0.0).is_err());
+}

@@ -226,6 +226,23 @@ fn falloff_is_chunkable_around_a_world_centre() {
         );
         assert_eq!(s.reach(&frame(0, 0)), Reach::Cells(0));
         assert_window_is_crop(&*s);
+        // With a coast warp (its noise sampled at world cells) windows still agree.
+        let warped = step(
+            "falloff",
+            &[
+                ("shape", ParamValue::Text(shape.into())),
+                ("centre-m", list(&[-300.0, 120.0])),
+                ("radius-m", num(700.0)),
+                ("coast-warp", num(0.3)),
+                ("coast-size", num(0.4)),
+            ],
+        );
+        assert_eq!(warped.reach(&frame(0, 0)), Reach::Cells(0));
+        assert_window_is_crop(&*warped);
+        assert_ne!(
+            run_window(&*warped, 5, -41, -23, 67, 53).unwrap(),
+            run_window(&*s, 5, -41, -23, 67, 53).unwrap()
+        );
     }
     // Far from the centre every cell keeps the border value curve(0) = 0: the world's floor.
     let s = step("falloff", &[("centre-m", list(&[0.0, 0.0])), ("radius-m", num(700.0))]);

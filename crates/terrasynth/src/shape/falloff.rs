@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
+use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
 
 use super::basic::range;
 use super::world::{centre, dist2, floor_of, metres, required, world_of};
@@ -103,6 +104,21 @@ step_params! {
     /// value), and `lo` is the bottom of the world's height range. Without `centre-m` the step
     /// leaves the terrain unchanged (an endless continent). A point step: reach 0, each cell
     /// from its world coordinates, so any window equals the same cells of a larger window.
+    ///
+    /// **Coast warp** (`coast-warp` > 0; ours, not the seed's). A circle or rectangle passed
+    /// through a curve gives a coast that is a circle or a rectangle, however rough the noise
+    /// it multiplies (issue 13: "coastlines that are not circles"). With a warp, `d` is measured
+    /// at the cell's position moved by `warp · R · (nx, ny)`, where `R` is the radius (half
+    /// the shorter side; `radius-m` in a world) and `nx`, `ny` are two fBm fields of Perlin
+    /// noise (5 octaves, persistence 0.5, lacunarity 2, clamped to [−1, 1]; seeds derived from
+    /// the step seed) whose largest features are `coast-size · R` across. This is domain
+    /// warping (Quilez, "Domain warping", 2002; the seed's perturbation, seed 001 §3.2, moves
+    /// the heights instead): the level sets of `d`, hence the coast, become fractal curves
+    /// with bays and headlands at five scales, while the terrain inside keeps its own detail.
+    /// The interior stays land as long as the warp is smaller than the margin between the
+    /// curve's land part and the coast. In a world the warp's noise is sampled at world cell
+    /// positions, so windows still agree. `coast-warp = 0` (the default) is exactly the seed's
+    /// fall-off.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Falloff {
         shape: FalloffShape = ParamSpec {
@@ -123,6 +139,28 @@ step_params! {
                 doc: "Fall-off curve (seed 003 `falloffCurve`): coefficients at evenly spaced inputs \
                       from border (first) to centre (last), linearly interpolated. [0, 1] is linear.",
             },
+        /// How far the warp displaces the points where `d` is measured (0: no warp).
+        coast_warp: f64 = ParamSpec {
+                name: "coast-warp",
+                label: "Coast warp",
+                kind: ParamKind::Float { min: 0.0, max: 1.0 },
+                default: DefaultValue::Number(0.0),
+                unit: "fraction of the radius",
+                doc: "How far a smooth noise field moves the points where the fall-off is measured, \
+                      relative to the radius (half the shorter side; `radius-m` in a world): 0, the \
+                      default, is the seed's exact circle or rectangle; 0.1-0.3 cuts bays and \
+                      headlands into the coast at every scale.",
+            },
+        /// Size of the warp's largest features.
+        coast_size: f64 = ParamSpec {
+                name: "coast-size",
+                label: "Coast feature size",
+                kind: ParamKind::Float { min: 0.01, max: 10.0 },
+                default: DefaultValue::Number(0.4),
+                unit: "fraction of the radius",
+                doc: "Size of the largest bays and headlands of a warped coast, relative to the \
+                      radius (the warp has 5 octaves, down to 1/16 of it).",
+            },
         /// World centre `[x, y]` in metres, or empty (world recipes only).
         centre_m: Vec<f64> = shared(WORLD_DISC, "centre-m"),
         /// World radius in metres (world recipes only).
@@ -130,12 +168,53 @@ step_params! {
     }
 }
 
+/// Octaves of the coast warp's fBm.
+const COAST_OCTAVES: u32 = 5;
+
+/// The two fields (x and y) of the coast warp over `cells`, each an fBm of Perlin noise
+/// (seeds `derive_seed(seed, 0)` and `(seed, 1)`) clamped to [−1, 1].
+fn coast_fields(cells: &CellRegion, seed: u64) -> Result<[Vec<f32>; 2]> {
+    let field = |stream: u64| -> Result<Vec<f32>> {
+        let spec = NoiseSpec {
+            kind: NoiseKind::Perlin,
+            seed: Seed::Number(derive_seed(seed, stream)),
+            fractal: FractalKind::Fbm,
+            octaves: COAST_OCTAVES,
+            lacunarity: 2.0,
+            persistence: 0.5,
+            ..NoiseSpec::default()
+        };
+        let mut out = vec![0.0f32; cells.width * cells.height];
+        spec.build()?.fill_cells(cells, &mut out)?;
+        for v in &mut out {
+            *v = v.clamp(-1.0, 1.0);
+        }
+        Ok(out)
+    };
+    Ok([field(0)?, field(1)?])
+}
+
 impl Falloff {
-    /// A checked step.
+    /// A checked step (no coast warp).
     pub fn new(shape: FalloffShape, curve: Vec<f64>) -> Result<Self> {
-        let s = Self { shape, curve, centre_m: Vec::new(), radius_m: None };
+        let s = Self { shape, curve, coast_warp: 0.0, coast_size: 0.4, centre_m: Vec::new(), radius_m: None };
         s.check_ranges()?;
         Ok(s)
+    }
+
+    /// With the coast warp `warp` and feature size `size` (both fractions of the radius).
+    pub fn with_coast(mut self, warp: f64, size: f64) -> Result<Self> {
+        (self.coast_warp, self.coast_size) = (warp, size);
+        self.check_ranges()?;
+        Ok(self)
+    }
+
+    /// `d` of the shape at offset `(dx, dy)` from the centre, with half sides `(hw, hh)`.
+    fn distance(&self, dx: f64, dy: f64, hw: f64, hh: f64) -> f64 {
+        match self.shape {
+            FalloffShape::Circle => (dx * dx + dy * dy).sqrt() / hw.min(hh),
+            FalloffShape::Rectangle => (dx.abs() / hw).max(dy.abs() / hh),
+        }
     }
 
     /// From validated recipe parameters.
@@ -146,25 +225,79 @@ impl Falloff {
     /// The fall-off coefficient of cell `(x, y)` in a `width × height` map.
     pub fn coefficient(&self, x: usize, y: usize, width: usize, height: usize) -> f64 {
         let (hw, hh) = (width as f64 * 0.5, height as f64 * 0.5);
-        let (dx, dy) = ((x as f64 - hw).abs(), (y as f64 - hh).abs());
-        let d = match self.shape {
-            FalloffShape::Circle => (dx * dx + dy * dy).sqrt() / hw.min(hh),
-            FalloffShape::Rectangle => (dx / hw).max(dy / hh),
-        };
+        let d = self.distance(x as f64 - hw, y as f64 - hh, hw, hh);
         eval_curve(&self.curve, 1.0 - d.clamp(0.0, 1.0))
     }
 
-    /// Applies to a heightmap.
+    /// Applies to a heightmap, without a coast warp (`coast-warp` is ignored: see
+    /// [`Falloff::apply_seeded`]).
     pub fn apply(&self, map: &mut Heightmap) {
         let (w, h) = (map.width(), map.height());
         apply_weight(map, |x, y| self.coefficient(x, y, w, h));
     }
 
-    /// Applies to the window `map` of `world` (see the type's "In a world").
-    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame) -> Result<()> {
+    /// Applies to a heightmap with the step seed `seed`, which draws the coast warp (see the
+    /// type's "Coast warp"); without a warp this is [`Falloff::apply`].
+    pub fn apply_seeded(&self, map: &mut Heightmap, seed: u64) -> Result<()> {
+        if self.coast_warp == 0.0 {
+            self.apply(map);
+            return Ok(());
+        }
+        let (w, h) = (map.width(), map.height());
+        let (hw, hh) = (w as f64 * 0.5, h as f64 * 0.5);
+        let r = hw.min(hh);
+        let reach = self.coast_warp * r;
+        let feature = self.coast_size * r;
+        let cells = CellRegion {
+            col0: 0,
+            row0: 0,
+            width: w,
+            height: h,
+            scale_x: 1.0 / feature,
+            scale_y: 1.0 / feature,
+            offset_x: 0.0,
+            offset_y: 0.0,
+        };
+        let [nx, ny] = coast_fields(&cells, seed)?;
+        apply_weight(map, |x, y| {
+            let i = y * w + x;
+            let dx = x as f64 - hw + reach * nx[i] as f64;
+            let dy = y as f64 - hh + reach * ny[i] as f64;
+            eval_curve(&self.curve, 1.0 - self.distance(dx, dy, hw, hh).clamp(0.0, 1.0))
+        });
+        Ok(())
+    }
+
+    /// Applies to the window `map` of `world` with the step seed `seed` (see the type's "In a
+    /// world").
+    pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
         let Some((cx, cy, r)) = world_disc(&self.centre_m, self.radius_m)? else { return Ok(()) };
+        let (w, h) = (map.width(), map.height());
+        // The warp's noise at world cell positions (cell × cell size / feature size): the same
+        // values whatever window holds a cell.
+        let warp = if self.coast_warp > 0.0 {
+            let scale = world.cell_size / (self.coast_size * r);
+            let cells = CellRegion {
+                col0: world.x0,
+                row0: world.y0,
+                width: w,
+                height: h,
+                scale_x: scale,
+                scale_y: scale,
+                offset_x: 0.0,
+                offset_y: 0.0,
+            };
+            Some(coast_fields(&cells, seed)?)
+        } else {
+            None
+        };
+        let reach = self.coast_warp * r;
         apply_weight_from(map, floor_of(world), |i, j| {
-            let (x, y) = metres(world, i, j);
+            let (mut x, mut y) = metres(world, i, j);
+            if let Some([nx, ny]) = &warp {
+                x += reach * nx[j * w + i] as f64;
+                y += reach * ny[j * w + i] as f64;
+            }
             let d = match self.shape {
                 FalloffShape::Circle => dist2(x, y, cx, cy).sqrt() / r,
                 FalloffShape::Rectangle => ((x - cx).abs() / r).max((y - cy).abs() / r),
@@ -191,8 +324,8 @@ impl Falloff {
 impl Step for Falloff {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         match world_of(&ctx.frame) {
-            None => self.apply(&mut terrain.height),
-            Some(world) => self.apply_world(&mut terrain.height, world)?,
+            None => self.apply_seeded(&mut terrain.height, ctx.seed)?,
+            Some(world) => self.apply_world(&mut terrain.height, world, ctx.seed)?,
         }
         Ok(())
     }
