@@ -85,7 +85,7 @@ shot terraform
 stop
 
 # A size typed out of range: not applied, the library's error under the field (no window).
-start
+start --tool inspect
 # Without a window manager the keyboard goes to the window only once it is focused.
 xdotool windowfocus --sync "$WIN"
 xdotool mousemove 68 106 click 1
@@ -98,7 +98,7 @@ shot field-error
 stop
 
 # The rivers preset: the shaded view draws its rivers and lakes (as the exported shaded.png).
-start --preset rivers --no-help
+start --preset rivers --view shaded --no-help
 sleep "$WAIT"
 shot rivers-preset
 stop

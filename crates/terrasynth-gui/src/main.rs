@@ -6,6 +6,9 @@
 //!                [--size N]     # an N×N map (2..=the library's largest side)
 //! terrasynth-gui --bench-ui      # prints the editor's speed figures and exits
 //! ```
+//!
+//! Without a project it opens on the start screen, unless `--tool`, `--view` or `--3d` asks
+//! for the editor itself (then the map is generated at once).
 
 use terrasynth_gui::app::Tool;
 use terrasynth_gui::maprender::ViewMode;
@@ -54,10 +57,12 @@ fn main() -> eframe::Result<()> {
         options,
         Box::new(move |cc| {
             // Without a project the editor opens on the start screen (seed 004 §11), which
-            // generates when its Generate button is pressed.
+            // generates when its Generate button is pressed; a flag that sets up the editor
+            // itself (--tool, --view, --3d) opens the editor directly on a generated map.
+            let editor_flags = tool.is_some() || view.is_some() || show_3d;
             let options = AppOptions {
-                start_screen: project.is_none(),
-                generate_at_start: project.is_some(),
+                start_screen: project.is_none() && !editor_flags,
+                generate_at_start: project.is_some() || editor_flags,
                 open_at_start: project.map(Into::into),
                 ..AppOptions::default()
             };
