@@ -129,7 +129,7 @@ impl StartScreen {
 
 /// A parameter the recipe sets, in the words of the editor's parameter rows: its plain label
 /// (the recipe key when the step does not declare it), the value and its unit, as in
-/// "Erodibility K 0.2" or "Feature size 0.5 map".
+/// "Erodibility K 0.2" or "Feature size 0.5 fraction of the longer side".
 fn setting(specs: &[ParamSpec], key: &str, v: &ParamValue) -> String {
     let spec = specs.iter().find(|s| s.name == key);
     let label = spec.map_or(key, |s| s.label);

@@ -25,9 +25,10 @@ const FIELD_WIDTH: f32 = 60.0;
 /// optional number ([`ParamSpec::optional`]) has an "auto" checkbox first: ticked, the key is
 /// left out of the recipe (absent) and no number is shown; unticked, it takes its range's
 /// lower end and the number widgets appear. [`ParamKind::LegacyText`] parameters (kept only for
-/// older recipes) get no widget, nor do world-only ones unless `in_world` ([`shown`]). A file path (a text parameter named `path`, the
-/// `import` step's) has a Browse… button: the function returns that parameter's name when it
-/// was clicked (the caller opens the file browser). `salt` keeps widget ids unique.
+/// older recipes) get no widget, nor do world-only ones unless `in_world` ([`shown`]). A file
+/// path (a text parameter named `path`, the `import` step's) has a Browse… button: the
+/// function returns that parameter's name when it was clicked (the caller opens the file
+/// browser). `salt` keeps widget ids unique; `in_world` is whether the recipe is a world's.
 pub fn params_ui(
     ui: &mut egui::Ui,
     specs: &[ParamSpec],
@@ -228,8 +229,8 @@ mod tests {
         let reg = registry();
         let noise = reg.iter().find(|s| s.name == "noise").expect("noise step");
         let widgets: Vec<_> = noise.params.iter().filter(|s| shown(s, false)).map(|s| s.name).collect();
-        // On a map, neither the legacy key nor the world-only `feature-size-m`; in a world, the
-        // latter too.
+        // On a map, neither the legacy key nor the world-only `feature-size-m`; in a world,
+        // `feature-size-m` too (only the legacy key is hidden).
         assert_eq!(widgets.len(), noise.params.len() - 2);
         assert!(!widgets.contains(&"noise") && !widgets.contains(&"feature-size-m"));
         let in_world: Vec<_> = noise.params.iter().filter(|s| shown(s, true)).map(|s| s.name).collect();

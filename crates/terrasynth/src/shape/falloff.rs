@@ -148,8 +148,9 @@ step_params! {
                 unit: "fraction of the radius",
                 doc: "How far a smooth noise field moves the points where the fall-off is measured, \
                       relative to the radius (half the shorter side; `radius-m` in a world): 0, the \
-                      default, is the seed's exact circle or rectangle; 0.1-0.3 cuts bays and \
-                      headlands into the coast at every scale.",
+                      default, is the seed's exact circle or rectangle; 0.3-0.5 cuts bays and \
+                      headlands into the coast at every scale (give the curve a narrower land part \
+                      so the warped coast stays inside the map).",
             },
         /// Size of the warp's largest features.
         coast_size: f64 = ParamSpec {
