@@ -7,6 +7,24 @@ use crate::editor::Editor;
 use crate::maprender::{MapStyle, render_rect};
 use crate::settings::{Tool, ViewMode};
 
+/// The view's background around the map.
+const BACKGROUND: Color32 = Color32::from_gray(30);
+
+/// The parts of `outer` outside `inner`: up to four strips (above, below, left, right).
+pub fn around(outer: Rect, inner: Rect) -> Vec<Rect> {
+    let inner = inner.intersect(outer);
+    if !inner.is_positive() {
+        return vec![outer];
+    }
+    let strips = [
+        Rect::from_min_max(outer.min, Pos2::new(outer.max.x, inner.min.y)),
+        Rect::from_min_max(Pos2::new(outer.min.x, inner.max.y), outer.max),
+        Rect::from_min_max(Pos2::new(outer.min.x, inner.min.y), Pos2::new(inner.min.x, inner.max.y)),
+        Rect::from_min_max(Pos2::new(inner.max.x, inner.min.y), Pos2::new(outer.max.x, inner.max.y)),
+    ];
+    strips.into_iter().filter(|r| r.is_positive()).collect()
+}
+
 /// The 2D view and its texture.
 #[derive(Default)]
 pub struct MapView {
@@ -63,9 +81,9 @@ impl MapView {
     /// Draws the view and handles the tools.
     pub fn ui(&mut self, ui: &mut egui::Ui, editor: &mut Editor) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
-        ui.painter().rect_filled(rect, 0.0, Color32::from_gray(30));
         self.update_texture(ui.ctx(), editor);
         let Some(t) = &editor.terrain else {
+            ui.painter().rect_filled(rect, 0.0, BACKGROUND);
             ui.painter().text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
@@ -102,6 +120,10 @@ impl MapView {
         };
         self.map_screen = Some((img_rect, scale));
         let painter = ui.painter_at(rect);
+        // The background only where the map does not cover the view: each pixel is shaded once.
+        for strip in around(rect, img_rect) {
+            painter.rect_filled(strip, 0.0, BACKGROUND);
+        }
         if let Some(tex) = &self.texture {
             painter.image(
                 tex.id(),
@@ -260,5 +282,32 @@ impl MapView {
                 Color32::WHITE,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The strips around an image and the image itself tile the view: their areas add up to
+    /// the view's and no two overlap, so each pixel is painted once; an image that covers the
+    /// view (zoomed in) leaves no strip, one outside it leaves the whole view.
+    #[test]
+    fn strips_around_the_image_tile_the_view_once() {
+        let view = Rect::from_min_max(Pos2::new(0.0, 0.0), Pos2::new(100.0, 80.0));
+        let image = Rect::from_min_max(Pos2::new(20.0, 10.0), Pos2::new(70.0, 60.0));
+        let strips = around(view, image);
+        assert_eq!(strips.len(), 4);
+        let area: f32 = strips.iter().map(|r| r.area()).sum::<f32>() + image.area();
+        assert_eq!(area, view.area());
+        for (i, a) in strips.iter().enumerate() {
+            assert!(!a.intersects(image.shrink(0.01)));
+            for b in &strips[i + 1..] {
+                assert!(!a.shrink(0.01).intersects(b.shrink(0.01)), "{a:?} {b:?}");
+            }
+        }
+        assert!(around(view, view.expand(50.0)).is_empty(), "zoomed in: nothing to fill");
+        let away = Rect::from_min_max(Pos2::new(200.0, 200.0), Pos2::new(300.0, 300.0));
+        assert_eq!(around(view, away), vec![view]);
     }
 }

@@ -22,7 +22,7 @@ pub use dialogs::Dialogs;
 pub use entry::{Entry, entry_ui, error_note, typed_slider};
 pub use erosion::ErosionPanel;
 pub use file_browser::{FileBrowser, Outcome, Purpose};
-pub use map_view::MapView;
+pub use map_view::{MapView, around};
 pub use params::{param_tooltip, params_ui};
 pub use recipe::RecipePanel;
 pub use rivers::{RIVER_MODES, RiverGallery, river_mode_ui};

@@ -18,12 +18,14 @@ pub struct View3dPanel {
     mesh: Option<((u64, u32), Mesh3d)>,
     texture: Option<TextureHandle>,
     texture_key: Option<(u64, [u32; 2], [u32; 6])>,
+    /// Where the 3D image was drawn last frame (the caller paints the background around it).
+    pub image_rect: Option<egui::Rect>,
 }
 
 impl View3dPanel {
     /// The panel drawing with `gpu` (None: the software rasteriser).
     pub fn new(gpu: Option<View3dGpu>) -> Self {
-        Self { gpu, mesh: None, texture: None, texture_key: None }
+        Self { gpu, mesh: None, texture: None, texture_key: None, image_rect: None }
     }
 
     /// Whether the view has drawn a frame.
@@ -70,6 +72,7 @@ impl View3dPanel {
             error_note(ui, Some(e));
         }
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.image_rect = Some(rect);
         if response.dragged_by(egui::PointerButton::Primary) {
             let d = response.drag_delta();
             cam.orbit(d.x, d.y);
