@@ -7,7 +7,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
-use eframe::egui::{self, Color32, Key, Modifiers, Pos2, Rect};
+use eframe::egui::{self, Color32, Key, Modifiers, Pos2};
 
 use crate::editor::Editor;
 use crate::panels::{
@@ -237,11 +237,7 @@ impl eframe::App for TerrainApp {
         let frame = egui::Frame::central_panel(&style).fill(Color32::TRANSPARENT);
         let margin = frame.inner_margin;
         egui::CentralPanel::default().frame(frame).show(ui, |ui| {
-            let inner = ui.max_rect();
-            let outer = Rect::from_min_max(
-                inner.min - egui::vec2(margin.left as f32, margin.top as f32),
-                inner.max + egui::vec2(margin.right as f32, margin.bottom as f32),
-            );
+            let (inner, outer) = (ui.max_rect(), ui.max_rect() + margin);
             let background = ui.painter().add(egui::Shape::Noop);
             let covered = if editor.view.show_3d {
                 view3d.ui(ui, editor);

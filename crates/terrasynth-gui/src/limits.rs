@@ -105,13 +105,7 @@ pub fn iterations_spec(kind: &str) -> Option<ParamSpec> {
 pub fn parse_field(spec: &ParamSpec, text: &str) -> Result<f64, String> {
     let t = text.trim();
     match spec.kind {
-        ParamKind::Int { min, max } => {
-            let v: i128 = t.parse().map_err(|_| not_a(spec, t, "an integer"))?;
-            if v < min as i128 || v > max as i128 {
-                return Err(terrasynth::Error::param(spec.name, t, spec.allowed()).to_string());
-            }
-            Ok(v as f64)
-        }
+        ParamKind::Int { .. } => parse_int_field(spec, t).map(|v| v as f64),
         _ => {
             let v: f64 = t.parse().map_err(|_| not_a(spec, t, "a number"))?;
             spec.check(&ParamValue::Number(v)).map_err(|e| e.to_string())?;
@@ -122,9 +116,12 @@ pub fn parse_field(spec: &ParamSpec, text: &str) -> Result<f64, String> {
 
 /// [`parse_field`] for integer fields, exact over the whole range (the seed's reaches 2^64 − 1).
 pub fn parse_int_field(spec: &ParamSpec, text: &str) -> Result<i128, String> {
-    parse_field(spec, text)?;
-    // In range: parse again as an integer to keep every digit.
-    text.trim().parse::<i128>().map_err(|_| not_a(spec, text.trim(), "an integer"))
+    let t = text.trim();
+    let v: i128 = t.parse().map_err(|_| not_a(spec, t, "an integer"))?;
+    match int_range(spec) {
+        Some(range) if range.contains(&v) => Ok(v),
+        _ => Err(terrasynth::Error::param(spec.name, t, spec.allowed()).to_string()),
+    }
 }
 
 /// Parses text typed for the step parameter `spec` (numbers, number lists separated by commas,

@@ -133,13 +133,12 @@ impl StartScreen {
 fn setting(specs: &[ParamSpec], key: &str, v: &ParamValue) -> String {
     let spec = specs.iter().find(|s| s.name == key);
     let label = spec.map_or(key, |s| s.label);
+    // As typed in its field, except where that would read badly in a comma-separated line.
     let value = match v {
-        ParamValue::Number(n) => format!("{n}"),
-        ParamValue::Bool(true) => "yes".into(),
-        ParamValue::Bool(false) => "no".into(),
-        ParamValue::Text(t) => t.clone(),
+        ParamValue::Bool(b) => if *b { "yes" } else { "no" }.into(),
         ParamValue::List(l) => l.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(" "),
         ParamValue::Absent => "auto".into(),
+        other => limits::value_text(other),
     };
     match spec.map(|s| s.unit).filter(|u| !u.is_empty() && matches!(v, ParamValue::Number(_))) {
         Some(unit) => format!("{label} {value} {unit}"),

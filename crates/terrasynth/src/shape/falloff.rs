@@ -172,9 +172,25 @@ step_params! {
 /// Octaves of the coast warp's fBm.
 const COAST_OCTAVES: u32 = 5;
 
-/// The two fields (x and y) of the coast warp over `cells`, each an fBm of Perlin noise
-/// (seeds `derive_seed(seed, 0)` and `(seed, 1)`) clamped to [−1, 1].
-fn coast_fields(cells: &CellRegion, seed: u64) -> Result<[Vec<f32>; 2]> {
+/// The two fields (x and y) of the coast warp over the `width × height` cells from cell
+/// `origin`, `scale` noise units per cell, each an fBm of Perlin noise (seeds
+/// `derive_seed(seed, 0)` and `(seed, 1)`) clamped to [−1, 1].
+fn coast_fields(
+    origin: (i64, i64),
+    (width, height): (usize, usize),
+    scale: f64,
+    seed: u64,
+) -> Result<[Vec<f32>; 2]> {
+    let cells = &CellRegion {
+        col0: origin.0,
+        row0: origin.1,
+        width,
+        height,
+        scale_x: scale,
+        scale_y: scale,
+        offset_x: 0.0,
+        offset_y: 0.0,
+    };
     let field = |stream: u64| -> Result<Vec<f32>> {
         let spec = NoiseSpec {
             kind: NoiseKind::Perlin,
@@ -248,18 +264,7 @@ impl Falloff {
         let (hw, hh) = (w as f64 * 0.5, h as f64 * 0.5);
         let r = hw.min(hh);
         let reach = self.coast_warp * r;
-        let feature = self.coast_size * r;
-        let cells = CellRegion {
-            col0: 0,
-            row0: 0,
-            width: w,
-            height: h,
-            scale_x: 1.0 / feature,
-            scale_y: 1.0 / feature,
-            offset_x: 0.0,
-            offset_y: 0.0,
-        };
-        let [nx, ny] = coast_fields(&cells, seed)?;
+        let [nx, ny] = coast_fields((0, 0), (w, h), 1.0 / (self.coast_size * r), seed)?;
         apply_weight(map, |x, y| {
             let i = y * w + x;
             let dx = x as f64 - hw + reach * nx[i] as f64;
@@ -278,17 +283,7 @@ impl Falloff {
         // values whatever window holds a cell.
         let warp = if self.coast_warp > 0.0 {
             let scale = world.cell_size / (self.coast_size * r);
-            let cells = CellRegion {
-                col0: world.x0,
-                row0: world.y0,
-                width: w,
-                height: h,
-                scale_x: scale,
-                scale_y: scale,
-                offset_x: 0.0,
-                offset_y: 0.0,
-            };
-            Some(coast_fields(&cells, seed)?)
+            Some(coast_fields((world.x0, world.y0), (w, h), scale, seed)?)
         } else {
             None
         };
@@ -299,11 +294,7 @@ impl Falloff {
                 x += reach * nx[j * w + i] as f64;
                 y += reach * ny[j * w + i] as f64;
             }
-            let d = match self.shape {
-                FalloffShape::Circle => dist2(x, y, cx, cy).sqrt() / r,
-                FalloffShape::Rectangle => ((x - cx).abs() / r).max((y - cy).abs() / r),
-            };
-            eval_curve(&self.curve, 1.0 - d.clamp(0.0, 1.0))
+            eval_curve(&self.curve, 1.0 - self.distance(x - cx, y - cy, r, r).clamp(0.0, 1.0))
         });
         Ok(())
     }
