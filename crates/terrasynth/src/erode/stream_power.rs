@@ -101,8 +101,8 @@ impl StreamPowerParams {
 ///
 /// One step (`dt`):
 /// 1. uplift `h += U·dt` on every cell that is not base level;
-/// 2. routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across depressions:
-///    ρ8 (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
+/// 2. routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across each
+///    depression by its lowest pass (the basin graph of Cordonnier, Bovy & Braun 2019): ρ8 (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
 ///    valleys take every direction instead of the eight of D8; or D8;
 /// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` and the
 ///    receiver r already updated: for n = 1, `h ← (h + F·h_r)/(1 + F)`; otherwise Newton
@@ -163,9 +163,10 @@ impl StreamPowerEroder {
         params.check()?;
         check_finite(map)?;
         let (w, h) = (map.width(), map.height());
-        // Heights, areas and the router's queues and receivers: about 40 bytes per cell, and
-        // 24 more for deposition (h*, sediment from upstream, and per pass).
-        let per_cell = if params.g > 0.0 { 64 } else { 40 };
+        // Heights and scratch (16), the mask (1), the router's padded heights, area,
+        // receivers, stack and basins (28) and its links around depressions: about 48 bytes
+        // per cell, and 24 more for deposition (h*, sediment from upstream, and per pass).
+        let per_cell = if params.g > 0.0 { 72 } else { 48 };
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let base = base_level(map, params.sea_level);
         let surface = to_f64(map);

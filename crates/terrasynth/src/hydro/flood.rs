@@ -1,5 +1,5 @@
-//! The Priority-Flood core shared by [`DepressionFiller`](super::DepressionFiller) (`f32`
-//! heights) and [`StreamPowerRouter`](super::StreamPowerRouter) (stream power, `f64` heights).
+//! The Priority-Flood core of [`DepressionFiller`](super::DepressionFiller) (generic over the
+//! height type: `f32` for hydrology, `f64` in its tests).
 //!
 //! Priority-Flood (Barnes, Lehman & Mulla 2014, Algorithms 2–3) with two queues besides the
 //! priority queue:
@@ -224,18 +224,6 @@ impl<H: FloodHeight> Flood<H> {
         }
     }
 
-    /// Row stride of the padded arrays.
-    #[inline]
-    pub fn stride(&self) -> usize {
-        self.w + 2
-    }
-
-    /// Padded index of cell `(x, y)`.
-    #[inline]
-    pub fn padded(&self, x: usize, y: usize) -> usize {
-        (y + 1) * (self.w + 2) + x + 1
-    }
-
     /// Loads `heights` (`w × h`, row-major): interior cells open, border closed at +∞.
     pub fn load(&mut self, heights: &[H], w: usize, h: usize) {
         assert_eq!(heights.len(), w * h, "Flood::load: heights length");
@@ -253,12 +241,6 @@ impl<H: FloodHeight> Flood<H> {
                 self.closed.clear(i);
             }
         }
-    }
-
-    /// Whether padded cell `p` was reached by the flood (or is border).
-    #[inline]
-    pub fn is_closed(&self, p: usize) -> bool {
-        self.closed.get(p)
     }
 
     /// The filled heights without the border, into `out` (`w × h`).
