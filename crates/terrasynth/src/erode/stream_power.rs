@@ -154,6 +154,13 @@ pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
         .collect()
 }
 
+/// The passes of [`StreamPowerEroder::deposit_and_incise`] stop when no height moves by more
+/// than this times `1 + max|h|`: about one `f32` step (2^-23 ≈ 1.2e-7), the precision of the
+/// map the step returns. (It was 1e-9 until session 10: the passes shrink the change about 5×
+/// each, so 1e-9 took the 12 passes allowed at nearly every step, for digits the `f32` map
+/// drops.)
+pub const DEPOSITION_TOLERANCE: f64 = 1e-7;
+
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`].
 pub const MAX_DEPOSITION_PASSES: usize = 12;
 
@@ -253,7 +260,8 @@ impl StreamPowerEroder {
     /// `S`, then `S` accumulated from donors to receivers and relaxed,
     /// `S ← S + ω·(S_new − S)` with `ω = 2/(2 + G)` (plain substitution diverges for G above
     /// about 1). `S` starts from the previous step's (zero at first), and passes stop when no
-    /// height moves by more than `1e-9·(1 + max|h|)`, or after [`MAX_DEPOSITION_PASSES`]. At
+    /// height moves by more than [`DEPOSITION_TOLERANCE`]`·(1 + max|h|)`, or after
+    /// [`MAX_DEPOSITION_PASSES`]. At
     /// steady state each cell sits `L·(U·(1 + G)/(K·A^m))^(1/n)` above its receiver
     /// (unit-tested on a strip).
     fn deposit_and_incise(&mut self) {
@@ -293,7 +301,7 @@ impl StreamPowerEroder {
                 moved = moved.max((new - h[i]).abs());
                 h[i] = new;
             }
-            if pass > 0 && moved <= 1e-9 * (1.0 + top) {
+            if pass > 0 && moved <= DEPOSITION_TOLERANCE * (1.0 + top) {
                 break;
             }
             // Net sediment leaving each cell (its own plus everything upstream), donors first.
