@@ -161,6 +161,10 @@ pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
 /// drops.)
 pub const DEPOSITION_TOLERANCE: f64 = 1e-7;
 
+/// Catchments of fewer cells than this take `A^m` from a table in [`StreamPowerEroder`]'s
+/// factors (no `powf`).
+const POWER_TABLE: usize = 4096;
+
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`].
 pub const MAX_DEPOSITION_PASSES: usize = 12;
 
@@ -217,10 +221,17 @@ impl StreamPowerEroder {
         // F = K·dt·A^m / L^n per cell, in parallel (the same per-cell arithmetic whatever the
         // thread count); L is dx or dx·√2, so L^n takes two values.
         let (side, diagonal) = (dx.powf(n), (dx * std::f64::consts::SQRT_2).powf(n));
+        // A is a whole number of cells: `A^m = cells^m · (dx²)^m`, looked up for the small
+        // catchments that most cells have (a `powf` per cell was about a tenth of a step).
+        let cell = dx * dx;
+        let scale = k * dt * cell.powf(m);
+        let table: Vec<f64> = (0..POWER_TABLE).map(|c| (c as f64).powf(m) * scale).collect();
         let factor = self.scratch.as_mut_slice();
         factor.par_iter_mut().zip(&flow.area).enumerate().for_each(|(i, (f, &a))| {
             let ln = if flow.distance(i) == dx { side } else { diagonal };
-            *f = k * dt * a.powf(m) / ln;
+            let cells = (a / cell).round();
+            let am = if cells < POWER_TABLE as f64 { table[cells as usize] } else { k * dt * a.powf(m) };
+            *f = am / ln;
         });
     }
 
