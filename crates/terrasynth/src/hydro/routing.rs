@@ -40,8 +40,9 @@ choice_enum! {
 ///    the first of E, SE, S, SW, W, NW, N, NE), or with [`StreamPowerRouter::compute_rho8`] the
 ///    ρ8 rule ([`Routing::Rho8`]). Outlets, and pits (no lower neighbour), are their own
 ///    receivers. Per row, in parallel;
-/// 2. **basins**: every cell takes the basin at the end of its downstream path; all outlet
-///    cells form basin 0, each pit its own basin;
+/// 2. **stack and basins**: every cell after its receiver, from the donor counts by downstream
+///    walks (see [`FlowField::order`](super::FlowField::order)); in that order every cell takes
+///    its receiver's basin; all outlet cells form basin 0, each pit its own basin;
 /// 3. **links**: every pair of 8-neighbours in different basins is a link, weighted by its
 ///    pass height `max(z_a, z_b)`; the minimum spanning tree of the basin graph (Kruskal,
 ///    ties broken by cell index) holds, for every basin, the lowest-pass route to an outlet
@@ -51,8 +52,8 @@ choice_enum! {
 ///    to its parent: the receivers on the path from the link's cell down to the basin's pit
 ///    are reversed, and the link's cell drains into the parent basin. Every receiver stays a
 ///    neighbour, and the pit's water leaves along the path it would spill by;
-/// 5. **stack**: every cell after its receiver, from the donor counts by downstream walks (see
-///    [`FlowField::order`](super::FlowField::order));
+/// 5. **stack repaired**: the basins not carved keep their order; each carved basin follows its
+///    parent, its path first, then its other cells in their old order;
 /// 6. **drainage area**: `A_i = dx² + Σ A_donors`, accumulated in reverse stack order.
 ///
 /// All of it is O(n) but the sort of the links, which only exist around depressions. Basins
@@ -78,6 +79,15 @@ pub struct StreamPowerRouter {
 
 /// A link between two basins: its pass height's order-preserving key and the two cells.
 type Link = (u64, u32, u32);
+
+/// The basins [`StreamPowerRouter::cross_depressions`] carved, in order, and their paths: the
+/// cells of basin `basins[k]`'s path (link cell first, pit last) are
+/// `paths[first[k]..first[k + 1]]`.
+struct Carved {
+    basins: Vec<u32>,
+    paths: Vec<u32>,
+    first: Vec<usize>,
+}
 
 impl StreamPowerRouter {
     /// Routes flow over `heights` (`width × height`, row-major) with outlets `base` and cell
@@ -123,12 +133,13 @@ impl StreamPowerRouter {
         (self.width, self.dx) = (width, dx);
         self.pad(heights, width, height);
         self.receivers(width, height, base, rho8);
-        if self.label_basins(base) > 1 {
-            self.cross_depressions(heights, width, height);
-        }
         // The old stack is freed before the new one (and its donor counts) is built.
         self.stack = Vec::new();
         self.stack = topological_order(&self.receiver);
+        if self.label_basins(base) > 1 {
+            let carved = self.cross_depressions(heights, width, height);
+            self.reorder_carved(&carved);
+        }
         self.area.clear();
         self.area.resize(n, dx * dx);
         accumulate_in_order(&self.stack, &self.receiver, &mut self.area);
@@ -187,50 +198,85 @@ impl StreamPowerRouter {
         debug_assert_eq!(self.receiver.len(), height * width);
     }
 
-    /// Labels every cell with its basin: basin 0 for the cells draining to an outlet, 1, 2, …
-    /// for each pit's, numbered in row-major order of the first cell found draining to it.
-    /// Each walk goes downstream from an unlabelled cell until a labelled cell or a root, then
-    /// labels the cells it passed. Returns the number of basins (pits + 1).
+    /// Labels every cell with its basin, in stack order (each cell after its receiver): basin
+    /// 0 for the cells draining to an outlet, 1, 2, … for each pit's. Returns the number of
+    /// basins (pits + 1).
     fn label_basins(&mut self, base: &[bool]) -> u32 {
-        const UNSET: u32 = u32::MAX;
-        let receiver = &self.receiver;
         self.basin.clear();
-        self.basin.resize(receiver.len(), UNSET);
-        let basin = &mut self.basin;
-        let mut path = Vec::new();
+        self.basin.resize(self.receiver.len(), 0);
         let mut next = 1u32;
-        for start in 0..receiver.len() {
-            if basin[start] != UNSET {
-                continue;
-            }
-            let mut c = start;
-            let label = loop {
-                path.push(c as u32);
-                let r = receiver[c] as usize;
-                if r == c {
-                    break if base[c] {
-                        0
-                    } else {
-                        next += 1;
-                        next - 1
-                    };
-                }
-                if basin[r] != UNSET {
-                    break basin[r];
-                }
-                c = r;
+        for &c in &self.stack {
+            let c = c as usize;
+            let r = self.receiver[c] as usize;
+            self.basin[c] = if r != c {
+                self.basin[r]
+            } else if base[c] {
+                0
+            } else {
+                next += 1;
+                next - 1
             };
-            for &p in &path {
-                basin[p as usize] = label;
-            }
-            path.clear();
         }
         next
     }
 
+    /// Repairs the stack after [`Self::cross_depressions`] changed the receivers of the carved
+    /// paths, in O(n) without ordering again: the cells of basins that were not carved keep
+    /// their order (their receivers did not change), then each carved basin follows, in the
+    /// order the basins were carved (a parent before its children): first its path from the
+    /// link cell down to the pit (each drains into the one before, the first into the parent
+    /// basin), then its other cells in their old order (each after its receiver, which is
+    /// either in the path or earlier in the old order). `carved` lists, per carved basin, its
+    /// number and its path's cells, link cell first.
+    fn reorder_carved(&mut self, carved: &Carved) {
+        // Slot of each basin: 0 for basins kept in place, k + 1 for the k-th carved one.
+        let mut slot = vec![0u32; self.basin.iter().copied().max().unwrap_or(0) as usize + 1];
+        for (k, &b) in carved.basins.iter().enumerate() {
+            slot[b as usize] = k as u32 + 1;
+        }
+        const ON_PATH: u32 = 1 << 31;
+        for &c in &carved.paths {
+            self.basin[c as usize] |= ON_PATH;
+        }
+        // Start of each slot's run in the new stack: its path, then its other cells.
+        let mut start = vec![0usize; carved.basins.len() + 2];
+        for &c in &self.stack {
+            let b = self.basin[c as usize];
+            if b & ON_PATH == 0 {
+                start[slot[b as usize] as usize + 1] += 1;
+            }
+        }
+        for k in 0..carved.basins.len() {
+            start[k + 2] += carved.first[k + 1] - carved.first[k];
+        }
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut order = vec![0u32; self.stack.len()];
+        let mut fill = start;
+        for k in 0..carved.basins.len() {
+            let path = &carved.paths[carved.first[k]..carved.first[k + 1]];
+            order[fill[k + 1]..fill[k + 1] + path.len()].copy_from_slice(path);
+            fill[k + 1] += path.len();
+        }
+        for &c in &self.stack {
+            let b = self.basin[c as usize];
+            if b & ON_PATH == 0 {
+                let s = slot[b as usize] as usize;
+                order[fill[s]] = c;
+                fill[s] += 1;
+            }
+        }
+        for &c in &carved.paths {
+            self.basin[c as usize] &= !ON_PATH;
+        }
+        self.stack = order;
+    }
+
     /// Steps 3 and 4 of the type's docs: the minimum spanning tree of the basin graph, then
-    /// each basin's receivers carved towards the link to its parent.
-    fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize) {
+    /// each basin's receivers carved towards the link to its parent. Returns the carved
+    /// basins and paths, in carving order.
+    fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize) -> Carved {
         let basin = &self.basin;
         // Links between 8-neighbours in different basins, each pair once (E, SE, S, SW of
         // every cell), gathered per row in parallel and concatenated in row order.
@@ -318,6 +364,7 @@ impl StreamPowerRouter {
         seen[0] = true;
         let mut queue = std::collections::VecDeque::from([0u32]);
         let receiver = &mut self.receiver;
+        let mut carved = Carved { basins: Vec::new(), paths: Vec::new(), first: vec![0] };
         while let Some(p) = queue.pop_front() {
             for &li in &adjacent[first[p as usize] as usize..first[p as usize + 1] as usize] {
                 let (_, a, b) = links[li as usize];
@@ -331,6 +378,7 @@ impl StreamPowerRouter {
                 // Reverse the path from `inner` down to the pit; `inner` drains to `outer`.
                 let (mut prev, mut c) = (outer as usize, inner as usize);
                 loop {
+                    carved.paths.push(c as u32);
                     let next = receiver[c] as usize;
                     receiver[c] = prev as u32;
                     if next == c {
@@ -338,8 +386,11 @@ impl StreamPowerRouter {
                     }
                     (prev, c) = (c, next);
                 }
+                carved.basins.push(child);
+                carved.first.push(carved.paths.len());
             }
         }
+        carved
     }
 }
 
