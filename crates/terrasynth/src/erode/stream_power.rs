@@ -175,9 +175,11 @@ impl StreamPowerEroder {
         check_finite(map)?;
         let (w, h) = (map.width(), map.height());
         // Heights and scratch (16), the mask (1), the router's padded heights, area,
-        // receivers, stack and basins (28) and its links around depressions: about 48 bytes
-        // per cell, and 24 more for deposition (h*, sediment from upstream, and per pass).
-        let per_cell = if params.g > 0.0 { 72 } else { 48 };
+        // receivers, stack and basins (28), and its links around depressions (16 bytes each:
+        // counted as one per cell, which rough terrain reaches; white noise has up to 4):
+        // about 64 bytes per cell, and 24 more for deposition (h*, sediment from upstream, and
+        // per pass).
+        let per_cell = if params.g > 0.0 { 88 } else { 64 };
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let base = base_level(map, params.sea_level);
         let surface = to_f64(map);
