@@ -2,10 +2,10 @@
 
 use rayon::prelude::*;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
-use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
+use terrasynth_noise::{CellRegion, NoiseKind};
 
 use super::basic::range;
-use super::world::{centre, dist2, floor_of, metres, required, world_of};
+use super::world::{centre, dist2, floor_of, metres, required, warp_fields, world_of};
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
@@ -191,24 +191,7 @@ fn coast_fields(
         offset_x: 0.0,
         offset_y: 0.0,
     };
-    let field = |stream: u64| -> Result<Vec<f32>> {
-        let spec = NoiseSpec {
-            kind: NoiseKind::Perlin,
-            seed: Seed::Number(derive_seed(seed, stream)),
-            fractal: FractalKind::Fbm,
-            octaves: COAST_OCTAVES,
-            lacunarity: 2.0,
-            persistence: 0.5,
-            ..NoiseSpec::default()
-        };
-        let mut out = vec![0.0f32; cells.width * cells.height];
-        spec.build()?.fill_cells(cells, &mut out)?;
-        for v in &mut out {
-            *v = v.clamp(-1.0, 1.0);
-        }
-        Ok(out)
-    };
-    Ok([field(0)?, field(1)?])
+    warp_fields(cells, NoiseKind::Perlin, COAST_OCTAVES, seed)
 }
 
 impl Falloff {

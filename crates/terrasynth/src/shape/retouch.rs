@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
-use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
+use terrasynth_noise::{CellRegion, NoiseKind};
 
 use super::basic::range;
 use crate::generate::common::refuse_world_length;
@@ -160,21 +160,7 @@ impl Perturb {
             offset_x: 0.0,
             offset_y: 0.0,
         };
-        let field = |stream: u64| -> Result<Vec<f32>> {
-            let spec = NoiseSpec {
-                kind: NoiseKind::Value,
-                seed: Seed::Number(derive_seed(seed, stream)),
-                fractal: FractalKind::Fbm,
-                octaves: self.passes,
-                lacunarity: 2.0,
-                persistence: 0.5,
-                ..NoiseSpec::default()
-            };
-            let mut out = vec![0.0f32; w * h];
-            spec.build()?.fill_cells(&cells, &mut out)?;
-            Ok(out)
-        };
-        let (n1, n2) = (field(0)?, field(1)?);
+        let [n1, n2] = super::world::warp_fields(&cells, NoiseKind::Value, self.passes, seed)?;
         // A displacement as whole cells (clamped to the window: its border is garbage) and the
         // fraction of a cell, independent of the window's origin.
         let split = |at: usize, d: f64, n: usize| {
@@ -187,8 +173,8 @@ impl Perturb {
         out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, v) in row.iter_mut().enumerate() {
                 let i = y * w + x;
-                let (cx, u) = split(x, reach * (n1[i] as f64).clamp(-1.0, 1.0), w);
-                let (cy, t) = split(y, reach * (n2[i] as f64).clamp(-1.0, 1.0), h);
+                let (cx, u) = split(x, reach * n1[i] as f64, w);
+                let (cy, t) = split(y, reach * n2[i] as f64, h);
                 let k = cy * w + cx;
                 let (dx, dy) = (usize::from(w > 1), if h > 1 { w } else { 0 });
                 let (a, b, c, d) =
