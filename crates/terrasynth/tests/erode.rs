@@ -896,3 +896,19 @@ fn rivers_preset_stays_inside_the_real_ranges() {
         assert!((0.26..=0.6).contains(&r.hypsometric_integral), "{figures}");
     }
 }
+
+/// The coarse-to-fine presets run at every size the CLI allows: on a map whose smaller side is
+/// at most twice the `coarse` factor (`highlands` and `rivers` at 2×2 to 4×4) the steps run at
+/// full resolution instead of refusing the factor (they did until session 10).
+#[test]
+fn coarse_to_fine_presets_run_on_maps_too_small_for_the_coarse_grid() {
+    for name in ["rivers", "highlands"] {
+        for side in [2usize, 3, 4, 5] {
+            let mut recipe = preset(name).unwrap().recipe().unwrap();
+            (recipe.width, recipe.height) = (side, side);
+            let out = Pipeline::new(recipe, &registry()).unwrap().run(&PipelineProgress::new());
+            let out = out.unwrap_or_else(|e| panic!("{name} at {side}²: {e}"));
+            assert!(out.terrain.height.as_slice().iter().all(|v| v.is_finite()), "{name} at {side}²");
+        }
+    }
+}

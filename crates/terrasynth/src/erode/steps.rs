@@ -263,7 +263,8 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         16,
         1.0,
         "Coarse-to-fine: run the `iterations` steps on a grid this many times coarser, then \
-         `fine-iterations` at full resolution (1 = every step at full resolution).",
+         `fine-iterations` at full resolution (1 = every step at full resolution; so does a map \
+         whose smaller side is at most twice this).",
     ),
     int(
         "fine-iterations",
@@ -523,6 +524,11 @@ pub fn build_in(
             };
             match params.usize("coarse")? {
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),
+                // A map too small for the coarse grid (a side at most 2·coarse, e.g. a preset
+                // asked at 4×4) runs every step at full resolution.
+                factor if map.width().min(map.height()) <= 2 * factor => {
+                    Box::new(StreamPowerEroder::new(map, p)?)
+                }
                 factor => Box::new(CoarseToFine::new(map, p, factor, params.usize("iterations")?)?),
             }
         }
