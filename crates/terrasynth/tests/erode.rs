@@ -272,6 +272,13 @@ fn parallel_erosions_are_identical_for_any_thread_count() {
         run(&mut e, 10);
         bits(&e)
     };
+    // With deposition and a sea: more runs of trees, and the passes' sediment sums.
+    let deposition = || {
+        let p = StreamPowerParams { g: 1.0, sea_level: Some(0.3), ..Default::default() };
+        let mut e = StreamPowerEroder::new(&map, p).unwrap();
+        run(&mut e, 10);
+        bits(&e)
+    };
     let olsen = || {
         let p = ThermalOlsenParams {
             talus: talus_from_k(16.0, &map),
@@ -296,6 +303,7 @@ fn parallel_erosions_are_identical_for_any_thread_count() {
         &thermal as &(dyn Fn() -> Vec<u64> + Sync),
         &hydraulic,
         &stream,
+        &deposition,
         &olsen,
         &thermal_olsen,
         &hydraulic_olsen,

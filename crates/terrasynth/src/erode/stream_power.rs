@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::steps::STREAM_POWER;
 use super::{Eroder, check_finite, to_f64};
-use crate::hydro::{Routing, StreamPowerRouter};
+use crate::hydro::{Routing, StreamPowerRouter, TreeCells};
 use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
@@ -120,7 +120,8 @@ impl StreamPowerParams {
 /// state (n = 1 or not) each cell sits `L·(U/(K·A^m))^(1/n)` above its receiver.
 ///
 /// Deterministic: routing and diffusion are per-cell gathers (ρ8's draws hash the seed, the
-/// step number and the cell), the solver is sequential.
+/// step number and the cell); the solver runs the router's runs of whole trees in parallel,
+/// each in stack order, so every cell sees the same values whatever the thread count.
 #[derive(Clone, Debug)]
 pub struct StreamPowerEroder {
     surface: Grid<f64>,
@@ -175,11 +176,11 @@ impl StreamPowerEroder {
         check_finite(map)?;
         let (w, h) = (map.width(), map.height());
         // Heights and scratch (16), the mask (1), the router's padded heights, area,
-        // receivers, stack and basins (28), and its links around depressions (16 bytes each:
-        // counted as one per cell, which rough terrain reaches; white noise has up to 4):
-        // about 64 bytes per cell, and 24 more for deposition (h*, sediment from upstream, and
-        // per pass).
-        let per_cell = if params.g > 0.0 { 88 } else { 64 };
+        // receivers, stack, basins, directions and donors (30), the stack's pieces while it is
+        // built (4), and its links around depressions (16 bytes each: counted as one per cell,
+        // which rough terrain reaches; white noise has up to 4): about 72 bytes per cell, and
+        // 24 more for deposition (h*, sediment from upstream, and per pass).
+        let per_cell = if params.g > 0.0 { 96 } else { 72 };
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let base = base_level(map, params.sea_level);
         let surface = to_f64(map);
@@ -243,21 +244,26 @@ impl StreamPowerEroder {
         let n = self.params.n;
         let flow = &self.flow;
         let factor = self.scratch.as_slice();
-        let h = self.surface.as_mut_slice();
-        for &i in &flow.stack {
-            let i = i as usize;
-            let r = flow.receiver[i] as usize;
-            if r == i || self.base[i] {
-                continue;
+        let base = &self.base;
+        let h = TreeCells::new(self.surface.as_mut_slice());
+        flow.runs().par_iter().for_each(|run| {
+            for &i in *run {
+                let i = i as usize;
+                let r = flow.receiver[i] as usize;
+                if r == i || base[i] {
+                    continue;
+                }
+                // SAFETY: a run holds whole trees: no other task touches `i` or its receiver.
+                let (h0, hr) = unsafe { (h.get(i), h.get(r)) };
+                if h0 <= hr {
+                    continue;
+                }
+                let f = factor[i];
+                let new = if n == 1.0 { (h0 + f * hr) / (1.0 + f) } else { newton(h0, hr, f, n) };
+                // SAFETY: as above.
+                unsafe { h.set(i, new) };
             }
-            let hr = h[r];
-            let h0 = h[i];
-            if h0 <= hr {
-                continue;
-            }
-            let f = factor[i];
-            h[i] = if n == 1.0 { (h0 + f * hr) / (1.0 + f) } else { newton(h0, hr, f, n) };
-        }
+        });
     }
 
     /// Incision with deposition (`g > 0`), Yuan et al. 2019's implicit scheme solved by
@@ -293,44 +299,59 @@ impl StreamPowerEroder {
         let mut q = std::mem::take(&mut self.outflow);
         q.resize(h.len(), 0.0);
         let top = h.iter().fold(0.0f64, |t, v| t.max(v.abs()));
+        let runs = flow.runs();
+        let base = &self.base;
         for pass in 0..MAX_DEPOSITION_PASSES {
-            let mut moved = 0.0f64;
-            for &i in &flow.stack {
-                let i = i as usize;
-                let r = flow.receiver[i] as usize;
-                if r == i || self.base[i] {
-                    continue;
-                }
-                let area = flow.area[i];
-                let c = 1.0 + g * a / area;
-                let target = h_star[i] + g * upstream[i] / (area * c);
-                let hr = h[r];
-                let new = if target <= hr {
-                    target
-                } else {
-                    let f = factor[i] / c;
-                    if n == 1.0 { (target + f * hr) / (1.0 + f) } else { newton(target, hr, f, n) }
-                };
-                moved = moved.max((new - h[i]).abs());
-                h[i] = new;
-            }
+            let heights = TreeCells::new(h);
+            let moved = runs
+                .par_iter()
+                .map(|run| {
+                    let mut moved = 0.0f64;
+                    for &i in *run {
+                        let i = i as usize;
+                        let r = flow.receiver[i] as usize;
+                        if r == i || base[i] {
+                            continue;
+                        }
+                        let area = flow.area[i];
+                        let c = 1.0 + g * a / area;
+                        let target = h_star[i] + g * upstream[i] / (area * c);
+                        // SAFETY: a run holds whole trees: no other task touches `i` or `r`.
+                        let (hi, hr) = unsafe { (heights.get(i), heights.get(r)) };
+                        let new = if target <= hr {
+                            target
+                        } else {
+                            let f = factor[i] / c;
+                            if n == 1.0 { (target + f * hr) / (1.0 + f) } else { newton(target, hr, f, n) }
+                        };
+                        moved = moved.max((new - hi).abs());
+                        // SAFETY: as above.
+                        unsafe { heights.set(i, new) };
+                    }
+                    moved
+                })
+                .reduce(|| 0.0, f64::max);
             if pass > 0 && moved <= DEPOSITION_TOLERANCE * (1.0 + top) {
                 break;
             }
             // Net sediment leaving each cell (its own plus everything upstream), donors first.
-            for (qi, (&hs, &hi)) in q.iter_mut().zip(h_star.iter().zip(h.iter())) {
+            q.par_iter_mut().zip(h_star.par_iter().zip(h.par_iter())).for_each(|(qi, (&hs, &hi))| {
                 *qi = a * (hs - hi);
-            }
-            for &i in flow.stack.iter().rev() {
-                let (i, r) = (i as usize, flow.receiver[i as usize] as usize);
-                if r != i {
-                    q[r] += q[i];
+            });
+            let out = TreeCells::new(&mut q);
+            runs.par_iter().for_each(|run| {
+                for &i in run.iter().rev() {
+                    let (i, r) = (i as usize, flow.receiver[i as usize] as usize);
+                    if r != i {
+                        // SAFETY: as above.
+                        unsafe { out.set(r, out.get(r) + out.get(i)) };
+                    }
                 }
-            }
-            for (i, s) in upstream.iter_mut().enumerate() {
+            });
+            upstream.par_iter_mut().enumerate().for_each(|(i, s)| {
                 let fresh = (q[i] - a * (h_star[i] - h[i])).max(0.0);
                 *s += omega * (fresh - *s);
-            }
+            });
         }
         self.deposit_from = h_star;
         self.sediment = upstream;
@@ -393,11 +414,11 @@ impl Eroder for StreamPowerEroder {
     fn run_one_step(&mut self) -> Result<()> {
         let lift = self.params.uplift * self.params.dt;
         if lift != 0.0 {
-            for (h, &b) in self.surface.as_mut_slice().iter_mut().zip(&self.base) {
+            self.surface.as_mut_slice().par_iter_mut().zip(&self.base).for_each(|(h, &b)| {
                 if !b {
                     *h += lift;
                 }
-            }
+            });
         }
         let (w, h) = (self.surface.width(), self.surface.height());
         let (heights, dx) = (self.surface.as_slice(), self.params.dx);

@@ -47,6 +47,7 @@ pub use rivers::{
     River, RiverEnd, RiverMode, RiverPoint, RiverTracer, SourceRiver, carve_rivers, carve_rivers_below,
     carve_rivers_scaled, extract_rivers, river_from_source, strahler_orders,
 };
+pub(crate) use routing::TreeCells;
 pub use routing::{Routing, StreamPowerRouter};
 pub use squig::{MAX_DETAIL as SQUIG_MAX_DETAIL, SquigOutput, SquigRivers};
 pub use steps::{LakesStep, RiverSourcesStep, RiversStep, source_rivers, steps};

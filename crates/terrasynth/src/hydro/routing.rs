@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::mix64;
 
 use super::flood::FloodHeight;
-use super::flow::{accumulate_in_order, d8_directions, neighbour_offsets, topological_order};
+use super::flow::{d8_directions, neighbour_offsets};
 use crate::grid::D8;
 use crate::step::params::choice_enum;
 
@@ -41,9 +41,10 @@ choice_enum! {
 ///    the first of E, SE, S, SW, W, NW, N, NE), or with [`StreamPowerRouter::compute_rho8`] the
 ///    ρ8 rule ([`Routing::Rho8`]). Outlets, and pits (no lower neighbour), are their own
 ///    receivers. Per row, in parallel;
-/// 2. **stack and basins**: every cell after its receiver, from the donor counts by downstream
-///    walks (see [`FlowField::order`](super::FlowField::order)); in that order every cell takes
-///    its receiver's basin; all outlet cells form basin 0, each pit its own basin;
+/// 2. **basins**: each cell's donors as a bit mask (per row, in parallel); from every root
+///    (outlet or pit) a depth-first walk up its tree labels the tree's cells: all outlet
+///    cells form basin 0, each pit its own basin. Pieces of rows in parallel, pits numbered
+///    in index order;
 /// 3. **links**: every pair of 8-neighbours in different basins is a link, weighted by its
 ///    pass height `max(z_a, z_b)`; the minimum spanning tree of the basin graph (Kruskal,
 ///    ties broken by cell index) holds, for every basin, the lowest-pass route to an outlet
@@ -53,14 +54,19 @@ choice_enum! {
 ///    to its parent: the receivers on the path from the link's cell down to the basin's pit
 ///    are reversed, and the link's cell drains into the parent basin. Every receiver stays a
 ///    neighbour, and the pit's water leaves along the path it would spill by;
-/// 5. **stack repaired**: the basins not carved keep their order; each carved basin follows its
-///    parent, its path first, then its other cells in their old order;
-/// 6. **drainage area**: `A_i = dx² + Σ A_donors`, accumulated in reverse stack order.
+/// 5. **stack**: from every root left (the outlets, and pits with no outlet in reach), its
+///    tree depth-first, each cell before its donors, the trees one after another in root
+///    order. Walked in parallel pieces of rows and concatenated in order, so the stack is
+///    cut into runs of whole trees ([`StreamPowerRouter::runs`]) that later passes solve in
+///    parallel;
+/// 6. **drainage area**: `A_i = dx² + Σ A_donors`, accumulated in reverse stack order, runs in
+///    parallel.
 ///
 /// All of it is O(n) but the sort of the links, which only exist around depressions. Basins
 /// with no outlet in reach (only when the mask is empty) keep draining to their own pits.
-/// Deterministic: receivers depend only on each cell's neighbourhood, and everything after is
-/// sequential or merged in row order.
+/// Deterministic: receivers depend only on each cell's neighbourhood, the stack only on the
+/// receivers (never on how the roots were shared among threads), the tree links are merged
+/// in row order and sorted, and each tree's area is summed in its stack order.
 #[derive(Clone, Debug, Default)]
 pub struct StreamPowerRouter {
     /// Receiver of each cell (itself for outlets).
@@ -71,7 +77,14 @@ pub struct StreamPowerRouter {
     pub area: Vec<f64>,
     /// Heights with a one-cell border at +∞ (row stride `width + 2`), for the D8 kernel.
     padded: Vec<f64>,
-    /// Basin of each cell (0: draining to an outlet).
+    /// Where each run of [`StreamPowerRouter::runs`] ends in the stack.
+    run_ends: Vec<usize>,
+    /// Direction of each cell's receiver (index into [`D8`], 8: none) before depressions are
+    /// crossed, with a one-cell border of 8 (row stride `width + 2`).
+    directions: Vec<u8>,
+    /// Donors of each cell, one bit per direction of [`D8`].
+    donors: Vec<u8>,
+    /// Basin of each cell (0: draining to an outlet), while crossing depressions.
     basin: Vec<u32>,
     /// Grid width and cell spacing of the last [`StreamPowerRouter::compute`].
     width: usize,
@@ -81,14 +94,9 @@ pub struct StreamPowerRouter {
 /// A link between two basins: its pass height's order-preserving key and the two cells.
 type Link = (u64, u32, u32);
 
-/// The basins [`StreamPowerRouter::cross_depressions`] carved, in order, and their paths: the
-/// cells of basin `basins[k]`'s path (link cell first, pit last) are
-/// `paths[first[k]..first[k + 1]]`.
-struct Carved {
-    basins: Vec<u32>,
-    paths: Vec<u32>,
-    first: Vec<usize>,
-}
+/// The rows are cut into this many pieces whose roots are walked in parallel (enough for
+/// rayon to balance trees of very different sizes).
+const PIECES: usize = 64;
 
 impl StreamPowerRouter {
     /// Routes flow over `heights` (`width × height`, row-major) with outlets `base` and cell
@@ -134,17 +142,33 @@ impl StreamPowerRouter {
         (self.width, self.dx) = (width, dx);
         self.pad(heights, width, height);
         self.receivers(width, height, base, rho8);
-        // The old stack is freed before the new one (and its donor counts) is built.
-        self.stack = Vec::new();
-        self.stack = topological_order(&self.receiver);
+        self.donor_masks(width, height);
         let basins = self.label_basins(base);
         if basins > 1 {
-            let carved = self.cross_depressions(heights, width, height, basins as usize);
-            self.reorder_carved(&carved, basins as usize);
+            self.cross_depressions(heights, width, height, basins as usize);
         }
+        self.order();
         self.area.clear();
         self.area.resize(n, dx * dx);
-        accumulate_in_order(&self.stack, &self.receiver, &mut self.area);
+        let area = TreeCells::new(&mut self.area);
+        let receiver = &self.receiver;
+        cut_runs(&self.stack, &self.run_ends).par_iter().for_each(|run| {
+            for &c in run.iter().rev() {
+                let (c, r) = (c as usize, receiver[c as usize] as usize);
+                if r != c {
+                    // SAFETY: a run holds whole trees: no other task touches `c` or `r`.
+                    unsafe { area.set(r, area.get(r) + area.get(c)) };
+                }
+            }
+        });
+    }
+
+    /// The stack cut into runs of whole drainage trees: every cell's receiver is in the same
+    /// run, before it. Runs can be solved in parallel, each in order, with the same bytes as
+    /// one pass over [`StreamPowerRouter::stack`]. Where the stack is cut depends on the
+    /// thread count; the stack does not.
+    pub fn runs(&self) -> Vec<&[u32]> {
+        cut_runs(&self.stack, &self.run_ends)
     }
 
     /// Distance from cell `i` to its receiver in the last [`StreamPowerRouter::compute`]: `dx`, or
@@ -175,106 +199,149 @@ impl StreamPowerRouter {
     }
 
     /// Receivers on the heights: steepest strictly lower neighbour (D8 or ρ8); outlets and
-    /// pits drain to themselves.
+    /// pits drain to themselves. Each cell's direction (8: none) is kept in `directions`, with
+    /// a border of 8, for [`Self::donor_masks`].
     fn receivers(&mut self, width: usize, height: usize, base: &[bool], rho8: Option<u64>) {
         let n = width * height;
-        self.receiver.resize(n, 0);
-        let z = &self.padded;
         let wp = width + 2;
+        self.receiver.resize(n, 0);
+        self.directions.clear();
+        self.directions.resize(wp * (height + 2), 8);
+        let z = &self.padded;
         let offsets = neighbour_offsets(width);
-        self.receiver.par_chunks_mut(width).enumerate().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(scratch, dirs), (y, rec_row)| {
-                dirs.resize(width, 8u8);
+        self.directions[wp..wp * (height + 1)]
+            .par_chunks_mut(wp)
+            .zip(self.receiver.par_chunks_mut(width))
+            .enumerate()
+            .for_each_init(Vec::new, |scratch, (y, (padded_row, rec_row))| {
+                let dirs = &mut padded_row[1..=width];
                 let start = (y + 1) * wp + 1;
                 match rho8 {
                     None => d8_directions(z, wp, start, dirs, scratch),
                     Some(seed) => rho8_directions(z, wp, start, y * width, seed, dirs, scratch),
                 }
-                for (x, (&k, r)) in dirs.iter().zip(rec_row.iter_mut()).enumerate() {
+                for (x, (k, r)) in dirs.iter_mut().zip(rec_row.iter_mut()).enumerate() {
                     let i = y * width + x;
-                    *r = if k == 8 || base[i] { i as u32 } else { (i as isize + offsets[k as usize]) as u32 };
+                    if base[i] {
+                        *k = 8;
+                    }
+                    *r = if *k == 8 { i as u32 } else { (i as isize + offsets[*k as usize]) as u32 };
+                }
+            });
+    }
+
+    /// Each cell's donors as a bit mask: bit `k` of `donors[c]` is set when the neighbour in
+    /// direction `D8[k]` drains into `c`, i.e. its direction is the opposite one, `(k + 4) mod
+    /// 8`. Per row, in parallel, from the padded directions (no bounds to test).
+    fn donor_masks(&mut self, width: usize, height: usize) {
+        let wp = width + 2;
+        let directions = &self.directions;
+        self.donors.resize(width * height, 0);
+        self.donors.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
+            row.fill(0);
+            for (k, &(dx, dy)) in D8.iter().enumerate() {
+                let from = ((y + 1) as isize + dy as isize) as usize * wp + (1 + dx) as usize;
+                let towards = ((k + 4) % 8) as u8;
+                for (mask, &d) in row.iter_mut().zip(&directions[from..from + width]) {
+                    *mask |= u8::from(d == towards) << k;
+                }
+            }
+        });
+    }
+
+    /// Cells per piece of rows the roots are taken from in parallel (whole rows, at least
+    /// [`PIECES`] pieces when the map has as many rows).
+    fn piece_cells(&self) -> usize {
+        let rows = self.receiver.len() / self.width;
+        rows.div_ceil(PIECES).max(1) * self.width
+    }
+
+    /// Labels every cell with its basin by a depth-first walk up from each root: basin 0 for
+    /// the cells draining to an outlet, 1, 2, … for each pit's (pits in index order). Pieces
+    /// of rows in parallel, each numbering its pits from the counts of the pieces before.
+    /// Returns the number of basins (pits + 1).
+    fn label_basins(&mut self, base: &[bool]) -> u32 {
+        let piece = self.piece_cells();
+        let receiver = &self.receiver;
+        let is_pit = |c: usize| receiver[c] as usize == c && !base[c];
+        let counts: Vec<u32> = receiver
+            .par_chunks(piece)
+            .enumerate()
+            .map(|(p, rows)| (p * piece..p * piece + rows.len()).filter(|&c| is_pit(c)).count() as u32)
+            .collect();
+        let pits: u32 = counts.iter().sum();
+        if pits == 0 {
+            return 1;
+        }
+        let first: Vec<u32> = counts
+            .iter()
+            .scan(1u32, |next, &k| {
+                *next += k;
+                Some(*next - k)
+            })
+            .collect();
+        self.basin.resize(receiver.len(), 0);
+        let basin = TreeCells::new(&mut self.basin);
+        let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
+        receiver.par_chunks(piece).zip(first).enumerate().for_each_init(
+            Vec::new,
+            |pending, (p, (rows, first))| {
+                let mut next = first;
+                for (x, &r) in rows.iter().enumerate() {
+                    let c = p * piece + x;
+                    if r as usize != c {
+                        continue;
+                    }
+                    let label = if base[c] {
+                        0
+                    } else {
+                        next += 1;
+                        next - 1
+                    };
+                    walk_up(c as u32, donors, &offsets, pending, |d| {
+                        // SAFETY: every cell is in exactly one root's tree.
+                        unsafe { basin.set(d as usize, label) }
+                    });
                 }
             },
         );
-        debug_assert_eq!(self.receiver.len(), height * width);
+        pits + 1
     }
 
-    /// Labels every cell with its basin, in stack order (each cell after its receiver): basin
-    /// 0 for the cells draining to an outlet, 1, 2, … for each pit's. Returns the number of
-    /// basins (pits + 1).
-    fn label_basins(&mut self, base: &[bool]) -> u32 {
-        self.basin.clear();
-        self.basin.resize(self.receiver.len(), 0);
-        let mut next = 1u32;
-        for &c in &self.stack {
-            let c = c as usize;
-            let r = self.receiver[c] as usize;
-            self.basin[c] = if r != c {
-                self.basin[r]
-            } else if base[c] {
-                0
-            } else {
-                next += 1;
-                next - 1
-            };
+    /// The stack: from every root in index order, its tree depth-first, so every cell follows
+    /// its receiver and the trees lie one after another. Pieces of rows are walked in parallel
+    /// and concatenated in order; their ends are [`Self::runs`].
+    fn order(&mut self) {
+        let piece = self.piece_cells();
+        let receiver = &self.receiver;
+        let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
+        let pieces: Vec<Vec<u32>> = receiver
+            .par_chunks(piece)
+            .enumerate()
+            .map_init(Vec::new, |pending, (p, rows)| {
+                let mut out = Vec::new();
+                for (x, &r) in rows.iter().enumerate() {
+                    let c = p * piece + x;
+                    if r as usize == c {
+                        walk_up(c as u32, donors, &offsets, pending, |d| out.push(d));
+                    }
+                }
+                out
+            })
+            .collect();
+        self.stack.clear();
+        self.run_ends.clear();
+        for piece in pieces.into_iter().filter(|p| !p.is_empty()) {
+            self.stack.extend_from_slice(&piece);
+            self.run_ends.push(self.stack.len());
         }
-        next
-    }
-
-    /// Repairs the stack after [`Self::cross_depressions`] changed the receivers of the carved
-    /// paths, in O(n) without ordering again: the cells of basins that were not carved keep
-    /// their order (their receivers did not change), then each carved basin follows, in the
-    /// order the basins were carved (a parent before its children): first its path from the
-    /// link cell down to the pit (each drains into the one before, the first into the parent
-    /// basin), then its other cells in their old order (each after its receiver, which is
-    /// either in the path or earlier in the old order). `carved` lists, per carved basin, its
-    /// number and its path's cells, link cell first.
-    fn reorder_carved(&mut self, carved: &Carved, basins: usize) {
-        // Slot of each basin: 0 for basins kept in place, k + 1 for the k-th carved one.
-        let mut slot = vec![0u32; basins];
-        for (k, &b) in carved.basins.iter().enumerate() {
-            slot[b as usize] = k as u32 + 1;
-        }
-        let mut on_path = vec![0u64; self.stack.len().div_ceil(64)];
-        for &c in &carved.paths {
-            on_path[c as usize >> 6] |= 1 << (c & 63);
-        }
-        let off_path = |c: u32| on_path[c as usize >> 6] >> (c & 63) & 1 == 0;
-        // Start of each slot's run in the new stack: its path, then its other cells.
-        let mut start = vec![0usize; carved.basins.len() + 2];
-        for &c in &self.stack {
-            if off_path(c) {
-                start[slot[self.basin[c as usize] as usize] as usize + 1] += 1;
-            }
-        }
-        for k in 0..carved.basins.len() {
-            start[k + 2] += carved.first[k + 1] - carved.first[k];
-        }
-        for k in 1..start.len() {
-            start[k] += start[k - 1];
-        }
-        let mut order = vec![0u32; self.stack.len()];
-        let mut fill = start;
-        for k in 0..carved.basins.len() {
-            let path = &carved.paths[carved.first[k]..carved.first[k + 1]];
-            order[fill[k + 1]..fill[k + 1] + path.len()].copy_from_slice(path);
-            fill[k + 1] += path.len();
-        }
-        for &c in &self.stack {
-            if off_path(c) {
-                let s = slot[self.basin[c as usize] as usize] as usize;
-                order[fill[s]] = c;
-                fill[s] += 1;
-            }
-        }
-        self.stack = order;
+        debug_assert_eq!(self.stack.len(), self.receiver.len());
     }
 
     /// Steps 3 and 4 of the type's docs: the minimum spanning tree of the basin graph, then
-    /// each basin's receivers carved towards the link to its parent. Returns the carved
-    /// basins and paths, in carving order. `basins` is the count [`Self::label_basins`] gave.
-    fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize, basins: usize) -> Carved {
+    /// each basin's receivers carved towards the link to its parent, donor masks kept in step.
+    /// `basins` is the count [`Self::label_basins`] gave.
+    fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize, basins: usize) {
         let basin = &self.basin;
         // Links between 8-neighbours in different basins, each pair once (E, SE, S, SW of
         // every cell), gathered per row in parallel and concatenated in row order.
@@ -357,7 +424,14 @@ impl StreamPowerRouter {
         seen[0] = true;
         let mut queue = std::collections::VecDeque::from([0u32]);
         let receiver = &mut self.receiver;
-        let mut carved = Carved { basins: Vec::new(), paths: Vec::new(), first: vec![0] };
+        let donors = &mut self.donors;
+        // The direction bit of `donor` in its receiver's mask.
+        let bit = |to: usize, donor: usize| {
+            let dx = (donor % width) as isize - (to % width) as isize;
+            let dy = (donor / width) as isize - (to / width) as isize;
+            let k = D8.iter().position(|&(x, y)| (x as isize, y as isize) == (dx, dy));
+            1u8 << k.expect("receivers are neighbours")
+        };
         while let Some(p) = queue.pop_front() {
             for &li in &adjacent[first[p as usize] as usize..first[p as usize + 1] as usize] {
                 let (_, a, b) = links[li as usize];
@@ -371,19 +445,95 @@ impl StreamPowerRouter {
                 // Reverse the path from `inner` down to the pit; `inner` drains to `outer`.
                 let (mut prev, mut c) = (outer as usize, inner as usize);
                 loop {
-                    carved.paths.push(c as u32);
                     let next = receiver[c] as usize;
                     receiver[c] = prev as u32;
+                    donors[prev] |= bit(prev, c);
                     if next == c {
                         break;
                     }
+                    donors[next] &= !bit(next, c);
                     (prev, c) = (c, next);
                 }
-                carved.basins.push(child);
-                carved.first.push(carved.paths.len());
             }
         }
-        carved
+    }
+}
+
+/// `stack` cut at `ends`.
+fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let run = &stack[start..end];
+            start = end;
+            run
+        })
+        .collect()
+}
+
+/// Visits `root` and every cell upstream of it, depth-first, each before its donors (`pending`
+/// is the walk's reusable stack; donors are taken in the order of [`D8`]).
+fn walk_up(
+    root: u32,
+    donors: &[u8],
+    offsets: &[isize; 8],
+    pending: &mut Vec<u32>,
+    mut visit: impl FnMut(u32),
+) {
+    if donors[root as usize] == 0 {
+        // Most outlets (sea cells) receive nothing.
+        visit(root);
+        return;
+    }
+    pending.push(root);
+    while let Some(c) = pending.pop() {
+        visit(c);
+        let mut mask = donors[c as usize];
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            pending.push((c as isize + offsets[k]) as u32);
+        }
+    }
+}
+
+/// Cells of one slice written by parallel tasks that never touch the same cell: the trees of
+/// [`StreamPowerRouter::runs`] are disjoint, so a task solving one run reads and writes the
+/// cells of its own trees only. Indices are bounds-checked; only the exclusivity is the
+/// caller's promise.
+pub(crate) struct TreeCells<'a, T> {
+    cells: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the wrapper hands out copies of `T` across threads; its users promise that no two
+// tasks touch the same cell (see the type's docs).
+unsafe impl<T: Send> Sync for TreeCells<'_, T> {}
+
+impl<'a, T: Copy> TreeCells<'a, T> {
+    pub(crate) fn new(cells: &'a mut [T]) -> Self {
+        Self { cells: cells.as_mut_ptr(), len: cells.len(), _slice: std::marker::PhantomData }
+    }
+
+    /// Cell `i`'s value.
+    /// # Safety
+    /// No other task may write cell `i` while this one works on it.
+    #[inline]
+    pub(crate) unsafe fn get(&self, i: usize) -> T {
+        assert!(i < self.len);
+        // SAFETY: in bounds, and no concurrent write (the caller's promise).
+        unsafe { *self.cells.add(i) }
+    }
+
+    /// Sets cell `i`.
+    /// # Safety
+    /// No other task may read or write cell `i` while this one works on it.
+    #[inline]
+    pub(crate) unsafe fn set(&self, i: usize, value: T) {
+        assert!(i < self.len);
+        // SAFETY: in bounds, and exclusive (the caller's promise).
+        unsafe { *self.cells.add(i) = value }
     }
 }
 
@@ -594,6 +744,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The runs cut the stack into whole trees (every cell's receiver in its own run, before
+    /// it), and the stack, receivers and areas are the same bytes on 1, 2 and 3 threads (the
+    /// cuts may differ).
+    #[test]
+    fn runs_hold_whole_trees_whatever_the_thread_count() {
+        let (w, h) = (61usize, 47usize);
+        let heights: Vec<f64> =
+            (0..w * h).map(|i| (mix64(i as u64 + 7) >> 11) as f64 / (1u64 << 53) as f64).collect();
+        let base: Vec<bool> = (0..w * h)
+            .map(|i| i % w == 0 || i / w == 0 || i % w + 1 == w || i / w + 1 == h || heights[i] < 0.02)
+            .collect();
+        let route = || {
+            let mut flow = StreamPowerRouter::default();
+            flow.compute_rho8(&heights, w, h, 1.0, &base, 3);
+            let mut run_of = vec![usize::MAX; w * h];
+            let mut position = vec![0usize; w * h];
+            let mut at = 0;
+            for (k, run) in flow.runs().iter().enumerate() {
+                assert_eq!(run, &&flow.stack[at..at + run.len()], "runs are the stack in order");
+                for &c in *run {
+                    (run_of[c as usize], position[c as usize]) = (k, at);
+                    at += 1;
+                }
+            }
+            assert_eq!(at, w * h, "the runs cover the stack");
+            for c in 0..w * h {
+                let r = flow.receiver[c] as usize;
+                assert_eq!(run_of[r], run_of[c], "cell {c} and its receiver in different runs");
+                assert!(r == c || position[r] < position[c], "cell {c} before its receiver");
+            }
+            (flow.stack.clone(), flow.receiver.clone(), flow.area.clone(), flow.runs().len())
+        };
+        let pool = |t: usize| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap().install(route);
+        let one = pool(1);
+        for t in [2, 3] {
+            let other = pool(t);
+            assert_eq!((&one.0, &one.1, &one.2), (&other.0, &other.1, &other.2), "{t} threads");
+        }
+        assert!(one.3 > 1, "the roots are walked in more than one piece");
     }
 
     /// Without any outlet every pit keeps its own water: no panic, every cell drains to a pit
