@@ -96,18 +96,28 @@ fn erosion_presets_report_scores_and_trace_without_changing_the_terrain() {
     assert!(a.get("trace").is_none());
     let scores = a["erosion_scores"].as_array().unwrap();
     let kinds: Vec<&str> = scores.iter().map(|s| s["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["droplets"]);
+    assert_eq!(kinds, ["stream-power", "droplets"]);
     assert!(scores.iter().all(|s| s["erosion_score"].as_f64().unwrap() > 0.0));
     assert_eq!(a["erosion_scores"], b["erosion_scores"]);
-    // droplets: 2 iterations, traced every 5 -> records at 0 and at the end (2).
+    // stream power: 15 coarse + 2 fine steps, traced every 5 -> records at 0, 5, 10, 15 and at
+    // the end (17); droplets: 1 iteration -> at 0 and 1.
     let at: Vec<(String, u64)> = b["trace"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| (t["type"].as_str().unwrap().to_string(), t["iteration"].as_u64().unwrap()))
         .collect();
-    let want: Vec<(String, u64)> =
-        [("droplets", 0), ("droplets", 2)].into_iter().map(|(k, i)| (k.to_string(), i)).collect();
+    let want: Vec<(String, u64)> = [
+        ("stream-power", 0),
+        ("stream-power", 5),
+        ("stream-power", 10),
+        ("stream-power", 15),
+        ("stream-power", 17),
+    ]
+    .into_iter()
+    .chain([("droplets", 0), ("droplets", 1)])
+    .map(|(k, i)| (k.to_string(), i))
+    .collect();
     assert_eq!(at, want);
     for f in ["height.r16", "height.exr", "rivers.geojson"] {
         assert!(
