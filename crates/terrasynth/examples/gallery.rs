@@ -673,17 +673,28 @@ fn render(recipe: Recipe) -> terrasynth::Result<(usize, usize, Vec<u8>)> {
             }
         }
     }
+    // The network's rivers are not drawn across lakes (the export's water mask holds both as one
+    // colour; here the lake keeps its relief, so a river traced over its flat fill would show as
+    // straight lines). Rivers from sources are: their walks through lakes are the picture.
+    let in_lake = |x: f32, y: f32| {
+        let (xi, yi) =
+            (x.round().clamp(0.0, (w - 1) as f32) as usize, y.round().clamp(0.0, (h - 1) as f32) as usize);
+        hydro.lake_labels.as_ref().is_some_and(|l| l.as_slice()[yi * w + xi] != 0)
+    };
     // Squig-curve rivers (on a triangle) and rivers from sources are drawn at least 2 px wide.
     let triangle = t.layers.get::<terrasynth::generate::TriangleMask>().is_some();
-    let network = hydro.rivers.iter().map(|r| (r, triangle));
-    for (river, thick) in network.chain(hydro.sourced.iter().map(|r| (r, true))) {
+    let network = hydro.rivers.iter().map(|r| (r, triangle, true));
+    for (river, thick, network) in network.chain(hydro.sourced.iter().map(|r| (r, true, false))) {
         for seg in river.points.windows(2) {
             let (a, b) = (&seg[0], &seg[1]);
             let r = (0.5 * a.width.max(1.0)).min(4.0).max(if thick { 1.0 } else { 0.0 });
             let steps = ((b.x - a.x).abs().max((b.y - a.y).abs()) * 2.0).ceil().max(1.0) as usize;
             for k in 0..=steps {
                 let f = k as f32 / steps as f32;
-                disc(&mut rgb, w, h, a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, r, RIVER);
+                let (x, y) = (a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f);
+                if !(network && in_lake(x, y)) {
+                    disc(&mut rgb, w, h, x, y, r, RIVER);
+                }
             }
         }
     }
