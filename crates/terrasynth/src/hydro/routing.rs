@@ -335,7 +335,10 @@ impl StreamPowerRouter {
             self.stack.extend_from_slice(&piece);
             self.run_ends.push(self.stack.len());
         }
-        debug_assert_eq!(self.stack.len(), self.receiver.len());
+        // Every cell exactly once: the runs' parallel writes rely on it (a cell listed twice
+        // would be a donor of two cells, which the masks cannot hold unless they disagree
+        // with the receivers).
+        assert_eq!(self.stack.len(), self.receiver.len(), "stack does not hold every cell once");
     }
 
     /// Steps 3 and 4 of the type's docs: the minimum spanning tree of the basin graph, then
@@ -472,7 +475,8 @@ fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
 }
 
 /// Visits `root` and every cell upstream of it, depth-first, each before its donors (`pending`
-/// is the walk's reusable stack; donors are taken in the order of [`D8`]).
+/// is the walk's reusable stack; a cell's donors are pushed in the order of [`D8`], so the
+/// last of them is walked first).
 fn walk_up(
     root: u32,
     donors: &[u8],
