@@ -102,7 +102,8 @@ impl StreamPowerParams {
 /// One step (`dt`):
 /// 1. uplift `h += U·dt` on every cell that is not base level;
 /// 2. routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across each
-///    depression by its lowest pass (the basin graph of Cordonnier, Bovy & Braun 2019): ρ8 (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
+///    depression by its lowest pass (the basin graph of Cordonnier, Bovy & Braun 2019): ρ8
+///    (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
 ///    valleys take every direction instead of the eight of D8; or D8;
 /// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` and the
 ///    receiver r already updated: for n = 1, `h ← (h + F·h_r)/(1 + F)`; otherwise Newton
@@ -338,16 +339,7 @@ impl StreamPowerEroder {
             q.par_iter_mut().zip(h_star.par_iter().zip(h.par_iter())).for_each(|(qi, (&hs, &hi))| {
                 *qi = a * (hs - hi);
             });
-            let out = TreeCells::new(&mut q);
-            runs.par_iter().for_each(|run| {
-                for &i in run.iter().rev() {
-                    let (i, r) = (i as usize, flow.receiver[i as usize] as usize);
-                    if r != i {
-                        // SAFETY: as above.
-                        unsafe { out.set(r, out.get(r) + out.get(i)) };
-                    }
-                }
-            });
+            flow.accumulate(&mut q);
             upstream.par_iter_mut().enumerate().for_each(|(i, s)| {
                 let fresh = (q[i] - a * (h_star[i] - h[i])).max(0.0);
                 *s += omega * (fresh - *s);

@@ -150,17 +150,17 @@ impl StreamPowerRouter {
         self.order();
         self.area.clear();
         self.area.resize(n, dx * dx);
-        let area = TreeCells::new(&mut self.area);
-        let receiver = &self.receiver;
-        cut_runs(&self.stack, &self.run_ends).par_iter().for_each(|run| {
-            for &c in run.iter().rev() {
-                let (c, r) = (c as usize, receiver[c as usize] as usize);
-                if r != c {
-                    // SAFETY: a run holds whole trees: no other task touches `c` or `r`.
-                    unsafe { area.set(r, area.get(r) + area.get(c)) };
-                }
-            }
-        });
+        accumulate_runs(&cut_runs(&self.stack, &self.run_ends), &self.receiver, &mut self.area);
+    }
+
+    /// Adds every cell's value to its receiver's, donors first (the accumulation of `values`
+    /// along the receivers), the runs in parallel: the same bytes as one pass over the
+    /// reversed stack.
+    ///
+    /// # Panics
+    /// If `values` does not hold one value per cell (a caller bug).
+    pub fn accumulate(&self, values: &mut [f64]) {
+        accumulate_runs(&self.runs(), &self.receiver, values);
     }
 
     /// The stack cut into runs of whole drainage trees: every cell's receiver is in the same
@@ -472,6 +472,21 @@ fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
             run
         })
         .collect()
+}
+
+/// [`StreamPowerRouter::accumulate`] over given runs.
+fn accumulate_runs(runs: &[&[u32]], receiver: &[u32], values: &mut [f64]) {
+    assert_eq!(values.len(), receiver.len(), "StreamPowerRouter::accumulate: one value per cell");
+    let cells = TreeCells::new(values);
+    runs.par_iter().for_each(|run| {
+        for &c in run.iter().rev() {
+            let (c, r) = (c as usize, receiver[c as usize] as usize);
+            if r != c {
+                // SAFETY: a run holds whole trees: no other task touches `c` or `r`.
+                unsafe { cells.set(r, cells.get(r) + cells.get(c)) };
+            }
+        }
+    });
 }
 
 /// Visits `root` and every cell upstream of it, depth-first, each before its donors (`pending`
