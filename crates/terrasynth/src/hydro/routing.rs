@@ -94,8 +94,8 @@ pub struct StreamPowerRouter {
 /// A link between two basins: its pass height's order-preserving key and the two cells.
 type Link = (u64, u32, u32);
 
-/// The rows are cut into this many pieces whose roots are walked in parallel (enough for
-/// rayon to balance trees of very different sizes).
+/// The rows are cut into at most this many pieces whose roots are walked in parallel (enough
+/// for rayon to balance trees of very different sizes).
 const PIECES: usize = 64;
 
 impl StreamPowerRouter {
@@ -165,8 +165,8 @@ impl StreamPowerRouter {
 
     /// The stack cut into runs of whole drainage trees: every cell's receiver is in the same
     /// run, before it. Runs can be solved in parallel, each in order, with the same bytes as
-    /// one pass over [`StreamPowerRouter::stack`]. Where the stack is cut depends on the
-    /// thread count; the stack does not.
+    /// one pass over [`StreamPowerRouter::stack`]. The cuts fall between pieces of rows fixed
+    /// by the map's size, so neither they nor the stack depend on the thread count.
     pub fn runs(&self) -> Vec<&[u32]> {
         cut_runs(&self.stack, &self.run_ends)
     }
@@ -249,8 +249,8 @@ impl StreamPowerRouter {
         });
     }
 
-    /// Cells per piece of rows the roots are taken from in parallel (whole rows, at least
-    /// [`PIECES`] pieces when the map has as many rows).
+    /// Cells per piece of rows the roots are taken from in parallel (whole rows, at most
+    /// [`PIECES`] pieces).
     fn piece_cells(&self) -> usize {
         let rows = self.receiver.len() / self.width;
         rows.div_ceil(PIECES).max(1) * self.width
@@ -766,8 +766,7 @@ mod tests {
     }
 
     /// The runs cut the stack into whole trees (every cell's receiver in its own run, before
-    /// it), and the stack, receivers and areas are the same bytes on 1, 2 and 3 threads (the
-    /// cuts may differ).
+    /// it), and the stack, receivers and areas are the same bytes on 1, 2 and 3 threads.
     #[test]
     fn runs_hold_whole_trees_whatever_the_thread_count() {
         let (w, h) = (61usize, 47usize);
