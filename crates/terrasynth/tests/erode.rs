@@ -908,11 +908,12 @@ fn rivers_preset_stays_inside_the_real_ranges() {
 }
 
 /// The coarse-to-fine presets run at every size the CLI allows: on a map whose smaller side is
-/// at most twice the `coarse` factor (`highlands` and `rivers` at 2×2 to 4×4) the steps run at
-/// full resolution instead of refusing the factor (they did until session 10).
+/// at most twice the `coarse` factor (`highlands`, `rivers` and, since session 11,
+/// `eroded-island` at 2×2 to 4×4) the steps run at full resolution instead of refusing the
+/// factor (they did until session 10).
 #[test]
 fn coarse_to_fine_presets_run_on_maps_too_small_for_the_coarse_grid() {
-    for name in ["rivers", "highlands"] {
+    for name in ["rivers", "highlands", "eroded-island"] {
         for side in [2usize, 3, 4, 5] {
             let mut recipe = preset(name).unwrap().recipe().unwrap();
             (recipe.width, recipe.height) = (side, side);
