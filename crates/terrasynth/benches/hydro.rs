@@ -188,11 +188,23 @@ fn main() {
                 flow.compute(e.surface().as_slice(), side, side, 1.0, &base);
                 routing.push(t0.elapsed().as_secs_f64());
             }
+            // The same step with deposition (G = 1, Yuan et al. 2019; n = 1: the direct solve).
+            let p = StreamPowerParams { g: 1.0, ..Default::default() };
+            let mut e = StreamPowerEroder::new(&map, p).expect("eroder");
+            e.run_one_step().expect("step");
+            let mut deposition = vec![];
+            for _ in 0..runs {
+                let t0 = Instant::now();
+                e.run_one_step().expect("step");
+                deposition.push(t0.elapsed().as_secs_f64());
+            }
             println!(
-                "stream power {side}x{side}: one step {:.3} s wall, {:.2} s CPU; routing alone {:.3} s (median of {runs}); {} threads",
+                "stream power {side}x{side}: one step {:.3} s wall, {:.2} s CPU; routing alone {:.3} s; \
+                 a step with deposition (G = 1) {:.3} s (medians of {runs}); {} threads",
                 median(step),
                 median(cpu),
                 median(routing),
+                median(deposition),
                 rayon::current_num_threads()
             );
         }

@@ -372,16 +372,21 @@ impl StreamPowerEroder {
     ///    `γ = G/(A·c)`) gives `h_i = α + β·h_r` with `α = w·(h*_i + γ·ΣP)/D`,
     ///    `β = (1 − w)/D`, `D = 1 − w·γ·ΣR ≥ 1` (every `R ≤ 0`); then
     ///    `Q_i = a·(h*_i − h_i) + S_i` is affine in `h_r` and is added to the receiver's sums;
-    /// 2. **receivers first**: `h_i = α + β·h_r` from the receiver's new height, and each
-    ///    cell's regime is checked against the result.
+    /// 2. **receivers first**: from the receiver's new height, the cell's regime and height:
+    ///    it fills iff its filled height `(h*_i + γ·ΣP)/(1 − γ·ΣR)` is not above `h_r` (the
+    ///    incised solution is then not above it either, and conversely), else
+    ///    `h_i = α + β·h_r`.
     ///
     /// The clamp `S ≥ 0` of the relaxed passes never binds at the solution: a cell keeps
-    /// `a·(h* − h) ≥ −a·γ·S` of its own, so `Q ≥ (1 − a·γ)·S ≥ 0`, donors first. Regimes start
-    /// from the previous step's and the system is solved again while any cell changed regime
-    /// (an active-set iteration; one or two solves at most steps of the presets), at most
-    /// [`MAX_DEPOSITION_PASSES`] times. The Gauss–Seidel passes it replaces for n = 1 shrank
-    /// the error about 5× per pass and often stopped at their cap before
-    /// [`DEPOSITION_TOLERANCE`].
+    /// `a·(h* − h) ≥ −a·γ·S` of its own, so `Q ≥ (1 − a·γ)·S ≥ 0`, donors first. Sweep 1 uses
+    /// each cell's regime of the previous solve (or step); a cell whose regime changed in sweep
+    /// 2 sent wrong sums downstream, so the run is solved again until no regime changes (an
+    /// active-set iteration; at most [`MAX_DEPOSITION_PASSES`] solves). Each run of whole trees
+    /// ([`StreamPowerRouter::runs`]) depends on no other and iterates on its own, in parallel:
+    /// `highlands` and `eroded-island` at 1025² average 1.00 and 1.02 solves per run and step
+    /// (2 774 solves for 2 768 runs over 48 steps; 997 for 977). The Gauss–Seidel passes
+    /// it replaces for n = 1 shrank the error about 5× per pass and often stopped at their cap
+    /// before [`DEPOSITION_TOLERANCE`].
     fn solve_deposition(&mut self) {
         self.factors();
         let StreamPowerParams { g, dx, .. } = self.params;
@@ -408,62 +413,69 @@ impl StreamPowerEroder {
             let w = if filling { 1.0 } else { 1.0 / (1.0 + factor[i] / c) };
             (w, g / (area * c))
         };
-        for _ in 0..MAX_DEPOSITION_PASSES {
-            sum_p.par_iter_mut().zip(sum_r.par_iter_mut()).for_each(|(p, r)| (*p, *r) = (0.0, 0.0));
-            let (ps, rs) = (TreeCells::new(&mut sum_p), TreeCells::new(&mut sum_r));
-            let filling = &fills;
-            runs.par_iter().for_each(|run| {
+        let (ps, rs) = (TreeCells::new(&mut sum_p), TreeCells::new(&mut sum_r));
+        let (heights, filling) = (TreeCells::new(h), TreeCells::new(&mut fills));
+        // Each run (whole trees) iterates on its own: its cells depend on no other run.
+        runs.par_iter().for_each(|run| {
+            for _ in 0..MAX_DEPOSITION_PASSES {
+                for &i in *run {
+                    // SAFETY: a run holds whole trees: no other task touches its cells.
+                    unsafe {
+                        ps.set(i as usize, 0.0);
+                        rs.set(i as usize, 0.0);
+                    }
+                }
+                // Donors first: each cell's affine sediment `Q = P + R·h_r` into its receiver.
                 for &i in run.iter().rev() {
                     let i = i as usize;
                     let r = flow.receiver[i] as usize;
                     if r == i || base[i] {
                         continue;
                     }
-                    // SAFETY: a run holds whole trees: no other task touches `i` or `r`.
-                    let (p, q) = unsafe { (ps.get(i), rs.get(i)) };
-                    let (w, gamma) = weights(i, filling[i]);
+                    // SAFETY: a run holds whole trees: no other task touches its cells.
+                    let (p, q, fills) = unsafe { (ps.get(i), rs.get(i), filling.get(i)) };
+                    let (w, gamma) = weights(i, fills);
                     let d = 1.0 - w * gamma * q;
                     let (alpha, beta) = (w * (h_star[i] + gamma * p) / d, (1.0 - w) / d);
-                    // SAFETY: as above.
+                    // SAFETY: a run holds whole trees: no other task touches its cells.
                     unsafe {
                         ps.set(r, ps.get(r) + a * h_star[i] + p + (q - a) * alpha);
                         rs.set(r, rs.get(r) + (q - a) * beta);
                     }
                 }
-            });
-            let heights = TreeCells::new(h);
-            let filling = TreeCells::new(&mut fills);
-            let (sum_p, sum_r) = (&sum_p, &sum_r);
-            let changed: usize = runs
-                .par_iter()
-                .map(|run| {
-                    let mut changed = 0;
-                    for &i in *run {
-                        let i = i as usize;
-                        let r = flow.receiver[i] as usize;
-                        if r == i || base[i] {
-                            continue;
-                        }
-                        // SAFETY: a run holds whole trees: no other task touches `i` or `r`.
-                        let (was, hr) = unsafe { (filling.get(i), heights.get(r)) };
-                        let (p, q) = (sum_p[i], sum_r[i]);
-                        let (w, gamma) = weights(i, was);
-                        let hi = (w * (h_star[i] + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q);
-                        let now = h_star[i] + gamma * (p + q * hi) <= hr;
-                        changed += usize::from(now != was);
-                        // SAFETY: as above.
-                        unsafe {
-                            heights.set(i, hi);
-                            filling.set(i, now);
-                        }
+                // Receivers first: the heights, each cell's regime from its receiver's height.
+                let mut changed = false;
+                for &i in *run {
+                    let i = i as usize;
+                    let r = flow.receiver[i] as usize;
+                    if r == i || base[i] {
+                        continue;
                     }
-                    changed
-                })
-                .sum();
-            if changed == 0 {
-                break;
+                    // SAFETY: a run holds whole trees: no other task touches its cells.
+                    let (p, q, was, hr) = unsafe { (ps.get(i), rs.get(i), filling.get(i), heights.get(r)) };
+                    // The cell fills iff its filled height is not above its receiver (then
+                    // the incised solution would not be above it either, and conversely).
+                    let (w, gamma) = weights(i, false);
+                    let filled = (h_star[i] + gamma * p) / (1.0 - gamma * q);
+                    let fills = filled <= hr;
+                    let hi = if fills {
+                        filled
+                    } else {
+                        (w * (h_star[i] + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q)
+                    };
+                    changed |= fills != was;
+                    // SAFETY: a run holds whole trees: no other task touches its cells.
+                    unsafe {
+                        heights.set(i, hi);
+                        filling.set(i, fills);
+                    }
+                }
+                // A cell that changed regime sent its receiver the wrong sums: solve again.
+                if !changed {
+                    break;
+                }
             }
-        }
+        });
         self.deposit_from = h_star;
         self.sediment = sum_p;
         self.outflow = sum_r;
