@@ -143,8 +143,8 @@ pub struct StreamPowerEroder {
     /// With deposition: each pass's net sediment leaving each cell (reused buffer); for
     /// n = 1, the linear parts of the sums from upstream (see `solve_deposition`).
     outflow: Vec<f64>,
-    /// With deposition and n = 1: whether each cell fills (not incised), kept from step to
-    /// step as the next first guess.
+    /// With deposition and n = 1: whether each cell fills (not incised), as the solve's first
+    /// sweep guessed it (reused buffer).
     fills: Vec<bool>,
 }
 
@@ -378,15 +378,16 @@ impl StreamPowerEroder {
     ///    `h_i = α + β·h_r`.
     ///
     /// The clamp `S ≥ 0` of the relaxed passes never binds at the solution: a cell keeps
-    /// `a·(h* − h) ≥ −a·γ·S` of its own, so `Q ≥ (1 − a·γ)·S ≥ 0`, donors first. Sweep 1 uses
-    /// each cell's regime of the previous solve (or step); a cell whose regime changed in sweep
-    /// 2 sent wrong sums downstream, so the run is solved again until no regime changes (an
-    /// active-set iteration; at most [`MAX_DEPOSITION_PASSES`] solves). Each run of whole trees
-    /// ([`StreamPowerRouter::runs`]) depends on no other and iterates on its own, in parallel:
-    /// `highlands` and `eroded-island` at 1025² average 1.00 and 1.02 solves per run and step
-    /// (2 774 solves for 2 768 runs over 48 steps; 997 for 977). The Gauss–Seidel passes
-    /// it replaces for n = 1 shrank the error about 5× per pass and often stopped at their cap
-    /// before [`DEPOSITION_TOLERANCE`].
+    /// `a·(h* − h) ≥ −a·γ·S` of its own, so `Q ≥ (1 − a·γ)·S ≥ 0`, donors first. Sweep 1
+    /// guesses each cell's regime from its receiver's latest height (the uplifted one, then
+    /// the last solve's); a cell whose regime turns out otherwise in sweep 2 sent wrong sums
+    /// downstream, so its tree is solved again, alone, until no regime changes (an active-set
+    /// iteration; at most [`MAX_DEPOSITION_PASSES`] solves). Trees depend on no other tree:
+    /// the runs of whole trees ([`StreamPowerRouter::runs`]) are solved in parallel. Cells
+    /// solved per cell and step: 1.02 on `highlands` and 1.10 on `eroded-island` at 1025², about
+    /// 2–2.8 in the first steps from rough diamond-square noise (the hydro bench). The
+    /// Gauss–Seidel passes it replaces for n = 1 shrank the error about 5× per pass and often
+    /// stopped at their cap before [`DEPOSITION_TOLERANCE`].
     fn solve_deposition(&mut self) {
         self.factors();
         let StreamPowerParams { g, dx, .. } = self.params;
@@ -415,65 +416,97 @@ impl StreamPowerEroder {
         };
         let (ps, rs) = (TreeCells::new(&mut sum_p), TreeCells::new(&mut sum_r));
         let (heights, filling) = (TreeCells::new(h), TreeCells::new(&mut fills));
-        // Each run (whole trees) iterates on its own: its cells depend on no other run.
+        // One solve of `cells`, whole trees in stack order; pushes the ranges (in `cells`) of
+        // the trees where a cell changed regime onto `dirty`.
+        let solve = |cells: &[u32], dirty: &mut Vec<(usize, usize)>| {
+            for &i in cells {
+                // SAFETY: `cells` are whole trees: no other task touches them.
+                unsafe {
+                    ps.set(i as usize, 0.0);
+                    rs.set(i as usize, 0.0);
+                }
+            }
+            // Donors first: each cell's affine sediment `Q = P + R·h_r` into its receiver.
+            for &i in cells.iter().rev() {
+                let i = i as usize;
+                let r = flow.receiver[i] as usize;
+                if r == i || base[i] {
+                    continue;
+                }
+                // SAFETY: as above (`r` is in the same tree).
+                let (p, q, hr) = unsafe { (ps.get(i), rs.get(i), heights.get(r)) };
+                // The regime guessed from the receiver's latest height.
+                let gamma = weights(i, true).1;
+                let fills = (h_star[i] + gamma * p) / (1.0 - gamma * q) <= hr;
+                // SAFETY: as above.
+                unsafe { filling.set(i, fills) };
+                let (w, gamma) = weights(i, fills);
+                let d = 1.0 - w * gamma * q;
+                let (alpha, beta) = (w * (h_star[i] + gamma * p) / d, (1.0 - w) / d);
+                // SAFETY: as above.
+                unsafe {
+                    ps.set(r, ps.get(r) + a * h_star[i] + p + (q - a) * alpha);
+                    rs.set(r, rs.get(r) + (q - a) * beta);
+                }
+            }
+            // Receivers first: the heights, each cell's regime from its receiver's height.
+            let (mut tree, mut changed) = (0, false);
+            for (k, &i) in cells.iter().enumerate() {
+                let i = i as usize;
+                let r = flow.receiver[i] as usize;
+                if r == i {
+                    // A root starts the next tree.
+                    if changed {
+                        dirty.push((tree, k));
+                    }
+                    (tree, changed) = (k, false);
+                    continue;
+                }
+                if base[i] {
+                    continue;
+                }
+                // SAFETY: as above.
+                let (p, q, was, hr) = unsafe { (ps.get(i), rs.get(i), filling.get(i), heights.get(r)) };
+                // The cell fills iff its filled height is not above its receiver (then the
+                // incised solution would not be above it either, and conversely).
+                let (w, gamma) = weights(i, false);
+                let filled = (h_star[i] + gamma * p) / (1.0 - gamma * q);
+                let fills = filled <= hr;
+                let hi = if fills {
+                    filled
+                } else {
+                    (w * (h_star[i] + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q)
+                };
+                changed |= fills != was;
+                // SAFETY: as above.
+                unsafe {
+                    heights.set(i, hi);
+                    filling.set(i, fills);
+                }
+            }
+            if changed {
+                dirty.push((tree, cells.len()));
+            }
+        };
+        // Each run solves its trees; a tree where a cell changed regime sent wrong sums
+        // downstream and is solved again, alone, until no regime changes.
         runs.par_iter().for_each(|run| {
-            for _ in 0..MAX_DEPOSITION_PASSES {
-                for &i in *run {
-                    // SAFETY: a run holds whole trees: no other task touches its cells.
-                    unsafe {
-                        ps.set(i as usize, 0.0);
-                        rs.set(i as usize, 0.0);
-                    }
-                }
-                // Donors first: each cell's affine sediment `Q = P + R·h_r` into its receiver.
-                for &i in run.iter().rev() {
-                    let i = i as usize;
-                    let r = flow.receiver[i] as usize;
-                    if r == i || base[i] {
-                        continue;
-                    }
-                    // SAFETY: a run holds whole trees: no other task touches its cells.
-                    let (p, q, fills) = unsafe { (ps.get(i), rs.get(i), filling.get(i)) };
-                    let (w, gamma) = weights(i, fills);
-                    let d = 1.0 - w * gamma * q;
-                    let (alpha, beta) = (w * (h_star[i] + gamma * p) / d, (1.0 - w) / d);
-                    // SAFETY: a run holds whole trees: no other task touches its cells.
-                    unsafe {
-                        ps.set(r, ps.get(r) + a * h_star[i] + p + (q - a) * alpha);
-                        rs.set(r, rs.get(r) + (q - a) * beta);
-                    }
-                }
-                // Receivers first: the heights, each cell's regime from its receiver's height.
-                let mut changed = false;
-                for &i in *run {
-                    let i = i as usize;
-                    let r = flow.receiver[i] as usize;
-                    if r == i || base[i] {
-                        continue;
-                    }
-                    // SAFETY: a run holds whole trees: no other task touches its cells.
-                    let (p, q, was, hr) = unsafe { (ps.get(i), rs.get(i), filling.get(i), heights.get(r)) };
-                    // The cell fills iff its filled height is not above its receiver (then
-                    // the incised solution would not be above it either, and conversely).
-                    let (w, gamma) = weights(i, false);
-                    let filled = (h_star[i] + gamma * p) / (1.0 - gamma * q);
-                    let fills = filled <= hr;
-                    let hi = if fills {
-                        filled
-                    } else {
-                        (w * (h_star[i] + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q)
-                    };
-                    changed |= fills != was;
-                    // SAFETY: a run holds whole trees: no other task touches its cells.
-                    unsafe {
-                        heights.set(i, hi);
-                        filling.set(i, fills);
-                    }
-                }
-                // A cell that changed regime sent its receiver the wrong sums: solve again.
-                if !changed {
+            let (mut dirty, mut again) = (Vec::new(), Vec::new());
+            solve(run, &mut dirty);
+            for _ in 1..MAX_DEPOSITION_PASSES {
+                if dirty.is_empty() {
                     break;
                 }
+                for &(start, end) in &dirty {
+                    let found = again.len();
+                    solve(&run[start..end], &mut again);
+                    // The ranges found are relative to the tree's slice.
+                    for range in &mut again[found..] {
+                        *range = (range.0 + start, range.1 + start);
+                    }
+                }
+                std::mem::swap(&mut dirty, &mut again);
+                again.clear();
             }
         });
         self.deposit_from = h_star;
