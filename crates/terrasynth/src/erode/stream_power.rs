@@ -136,12 +136,13 @@ pub struct StreamPowerEroder {
     scratch: Grid<f64>,
     /// Steps run so far (ρ8 draws a new stream per step).
     steps: u64,
-    /// With deposition: the heights after uplift `h*` (reused buffer), and each cell's
-    /// sediment volume from upstream `S`, kept from step to step as the next first guess.
+    /// With deposition: the heights after uplift `h*` (reused buffer), and for n ≠ 1 each
+    /// cell's sediment volume from upstream `S`, kept from step to step as the next first
+    /// guess; for n = 1 the constant parts `ΣP` of the sums from upstream (reused buffer).
     deposit_from: Vec<f64>,
     sediment: Vec<f64>,
-    /// With deposition: each pass's net sediment leaving each cell (reused buffer); for
-    /// n = 1, the linear parts of the sums from upstream (see `solve_deposition`).
+    /// With deposition: for n ≠ 1 each pass's net sediment leaving each cell, for n = 1 the
+    /// linear parts `ΣR` of the sums from upstream (reused buffer; see `solve_deposition`).
     outflow: Vec<f64>,
     /// With deposition and n = 1: whether each cell fills (not incised), as the solve's first
     /// sweep guessed it (reused buffer).
@@ -277,10 +278,11 @@ impl StreamPowerEroder {
 
     /// Incision with deposition (`g > 0`) for n ≠ 1, Yuan et al. 2019's implicit scheme
     /// solved by relaxed Gauss–Seidel passes (n = 1 is solved exactly by
-    /// [`StreamPowerEroder::solve_deposition`]; these passes are its test oracle). With `h* = h_old + U·dt`, cell area `a = dx²`, drainage
-    /// area `A` and `S` the net sediment volume from the cells strictly upstream (`Σ a·(h* − h)`
-    /// over them, at least 0), each cell solves `h = h* − F·(h − h_r)^n + (G/A)·(a·(h* − h) + S)`,
-    /// i.e. with `c = 1 + G·a/A` the detachment-limited equation towards the target
+    /// [`StreamPowerEroder::solve_deposition`]; these passes are its test oracle). With
+    /// `h* = h_old + U·dt`, cell area `a = dx²`, drainage area `A` and `S` the net sediment
+    /// volume from the cells strictly upstream (`Σ a·(h* − h)` over them, at least 0), each
+    /// cell solves `h = h* − F·(h − h_r)^n + (G/A)·(a·(h* − h) + S)`, i.e. with
+    /// `c = 1 + G·a/A` the detachment-limited equation towards the target
     /// `t = h* + G·S/(A·c)` with factor `F/c`: `t` if `t ≤ h_r` (a lake or flat fills up, no
     /// incision), else `(t + (F/c)·h_r)/(1 + F/c)` for n = 1 or Newton's method.
     ///
@@ -289,10 +291,9 @@ impl StreamPowerEroder {
     /// `S`, then `S` accumulated from donors to receivers and relaxed,
     /// `S ← S + ω·(S_new − S)` with `ω = 2/(2 + G)` (plain substitution diverges for G above
     /// about 1). `S` starts from the previous step's (zero at first), and passes stop when no
-    /// height moves by more than [`DEPOSITION_TOLERANCE`]`·(1 + max|h|)`, or after
-    /// [`MAX_DEPOSITION_PASSES`]. At
-    /// steady state each cell sits `L·(U·(1 + G)/(K·A^m))^(1/n)` above its receiver
-    /// (unit-tested on a strip).
+    /// height moves by more than `tolerance·(1 + max|h|)` ([`DEPOSITION_TOLERANCE`] in a step),
+    /// or after `max_passes` ([`MAX_DEPOSITION_PASSES`]). At steady state each cell sits
+    /// `L·(U·(1 + G)/(K·A^m))^(1/n)` above its receiver (unit-tested on a strip).
     fn deposit_and_incise(&mut self, max_passes: usize, tolerance: f64) {
         self.factors();
         let StreamPowerParams { n, g, dx, .. } = self.params;
@@ -628,8 +629,8 @@ mod tests {
 
     /// The direct deposition solve (n = 1) lands on the fixed point the relaxed Gauss–Seidel
     /// passes converge to, run to 1e-13 with up to 2000 passes: the same equations, one
-    /// solved exactly, one iteratively. Checked at the first step and after 12 steps of
-    /// evolution (cells filling, sediment clamped, a sea), for G = 0.5, 1 and 4.
+    /// solved exactly, one iteratively. Checked at each of 13 steps of evolution (pits that
+    /// fill, a sea), for G = 0.5, 1 and 4.
     #[test]
     fn direct_deposition_solve_matches_converged_passes() {
         let map = rough(57, 43);
