@@ -3,8 +3,8 @@
 use terrasynth::analyze::{erosion_score, run_traced};
 use terrasynth::erode::{
     CoarseToFine, DropletEroder, DropletParams, Eroder, Erosion, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, ThermalEroder,
-    ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
+    HydraulicOlsenParams, HydraulicParams, OlsenEroder, RateFields, StreamPowerEroder, StreamPowerParams,
+    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, build_eroder, steps, talus_from_k,
 };
 use terrasynth::grid::{Boundary, Neighbourhood};
 use terrasynth::hydro::Routing;
@@ -399,6 +399,25 @@ fn stream_power_deposition_fills_a_basin() {
     assert!(gained > 0.0 && gained <= lost + 1e-9, "gained {gained}, lost {lost}");
 }
 
+/// Two runs of 40 steps of stream power on `map`: every step at full resolution, and 36 on
+/// the grid twice as coarse then 4 at full resolution; each returns the surface.
+fn full_and_coarse_runs(
+    map: &Heightmap,
+    p: StreamPowerParams,
+) -> (impl Fn() -> Vec<f64> + Sync + '_, impl Fn() -> Vec<f64> + Sync + '_) {
+    let full = move || {
+        let mut e = StreamPowerEroder::new(map, p).unwrap();
+        run(&mut e, 40);
+        e.surface().as_slice().to_vec()
+    };
+    let coarse = move || {
+        let mut e = CoarseToFine::new(map, p, 2, 36).unwrap();
+        run(&mut e, 40);
+        e.surface().as_slice().to_vec()
+    };
+    (full, coarse)
+}
+
 /// Coarse-to-fine stream power approximates the full-resolution run: after the same model
 /// time, its surface is much closer to the full run's than the starting map is (RMS), base
 /// level is untouched, and the bytes do not depend on the thread count. A bad factor is one
@@ -407,18 +426,10 @@ fn stream_power_deposition_fills_a_basin() {
 fn coarse_to_fine_stream_power_approximates_the_full_run() {
     let map = relief(97, 81);
     let p = StreamPowerParams { dt: 5.0, ..Default::default() };
-    let full = {
-        let mut e = StreamPowerEroder::new(&map, p).unwrap();
-        run(&mut e, 40);
-        e.surface().as_slice().to_vec()
-    };
-    let coarse = || {
-        let mut e = CoarseToFine::new(&map, p, 2, 36).unwrap();
-        run(&mut e, 40);
-        e.surface().as_slice().to_vec()
-    };
-    let c2f = in_pool(1, coarse);
-    assert_eq!(c2f, in_pool(2, coarse), "coarse-to-fine differs with the thread count");
+    let (full, coarse) = full_and_coarse_runs(&map, p);
+    let full = full();
+    let c2f = in_pool(1, &coarse);
+    assert_eq!(c2f, in_pool(2, &coarse), "coarse-to-fine differs with the thread count");
     let start: Vec<f64> = map.as_slice().iter().map(|&v| v as f64).collect();
     let rms = |a: &[f64], b: &[f64]| {
         (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / a.len() as f64).sqrt()
@@ -431,6 +442,91 @@ fn coarse_to_fine_stream_power_approximates_the_full_run() {
     for bad in [1, 17] {
         assert!(
             matches!(CoarseToFine::new(&map, p, bad, 5), Err(Error::InvalidParameter { name, .. }) if name == "coarse")
+        );
+    }
+}
+
+/// Uplift and erodibility fields ([`RateFields`]) act cell by cell: on the strip of
+/// [`strip_steady_state`] each cell ends `dx·(U_x + G·Σ_{j ≥ x} U_j·dx²/A_x)/(K_x·A_x^m)` above
+/// its receiver (the local steady state with the cell's own rates, n = 1), with `U_x` and
+/// `K_x` the fields' multipliers of `U` and `K` at that cell; the strip differs from the uniform
+/// one by more than 10 % somewhere, so the fields are not ignored.
+#[test]
+fn rate_fields_give_each_cell_its_own_steady_state() {
+    let w = 50;
+    let dx = 100.0;
+    let (k, m, u) = (2e-4, 0.5, 1e-3);
+    let rates =
+        RateFields { uplift_variation: 0.8, uplift_size: 12.0, rock_contrast: 3.0, rock_size: 9.0, seed: 4 };
+    let up = rates.uplift_factors(w, 1, 1).unwrap();
+    let rock = rates.rock_factors(w, 1, 1).unwrap();
+    let map = Heightmap::new(w, 1, dx).unwrap();
+    let mut mask = Grid::filled(w, 1, dx, false).unwrap();
+    mask[(0, 0)] = true;
+    for g in [0.0, 1.0] {
+        let p = StreamPowerParams {
+            k,
+            m,
+            uplift: u,
+            dt: 5e4,
+            kd: 0.0,
+            dx,
+            g,
+            rates,
+            ..StreamPowerParams::default()
+        };
+        let mut e = StreamPowerEroder::new(&map, p).unwrap().with_base_level(&mask).unwrap();
+        run(&mut e, 1500);
+        let got = e.surface().as_slice();
+        let (mut expected, mut uniform) = (vec![0.0; w], vec![0.0; w]);
+        for x in 1..w {
+            let area = (w - x) as f64 * dx * dx;
+            let upstream: f64 = (x..w).map(|j| u * up[j] * dx * dx).sum();
+            let rise = (u * up[x] + g * upstream / area) / (k * rock[x] * area.powf(m));
+            expected[x] = expected[x - 1] + dx * rise;
+            uniform[x] = uniform[x - 1] + dx * u * (1.0 + g) / (k * area.powf(m));
+        }
+        for x in 1..w {
+            assert!(rel_diff(got[x], expected[x]) < 1e-3, "G {g}, x = {x}: {} vs {}", got[x], expected[x]);
+        }
+        let apart = (1..w).map(|x| rel_diff(expected[x], uniform[x])).fold(0.0, f64::max);
+        assert!(apart > 0.1, "the fields change the strip by {apart} only");
+    }
+}
+
+/// Coarse-to-fine stream power samples the rate fields at the coarse lattice's world cells,
+/// so with fields it still approximates the full-resolution run with the same fields (as
+/// [`coarse_to_fine_stream_power_approximates_the_full_run`] without them), and both are the
+/// same bytes on 1 and 2 threads. Out-of-range fields are one error naming the key.
+#[test]
+fn coarse_to_fine_sees_the_same_rate_fields() {
+    let map = relief(97, 81);
+    let rates =
+        RateFields { uplift_variation: 0.7, uplift_size: 40.0, rock_contrast: 2.0, rock_size: 30.0, seed: 9 };
+    let p = StreamPowerParams { dt: 5.0, rates, ..Default::default() };
+    let (full, coarse) = full_and_coarse_runs(&map, p);
+    let (f1, c1) = (in_pool(1, &full), in_pool(1, &coarse));
+    assert_eq!(f1, in_pool(2, &full), "stream power with fields differs with the thread count");
+    assert_eq!(c1, in_pool(2, &coarse), "coarse-to-fine with fields differs with the thread count");
+    let plain = full_and_coarse_runs(&map, StreamPowerParams { rates: RateFields::default(), ..p }).0();
+    let rms = |a: &[f64], b: &[f64]| {
+        (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / a.len() as f64).sqrt()
+    };
+    let start: Vec<f64> = map.as_slice().iter().map(|&v| v as f64).collect();
+    let (off, moved) = (rms(&c1, &f1), rms(&start, &f1));
+    assert!(off < 0.35 * moved, "coarse-to-fine is {off} from the full run, the start {moved}");
+    // The fields change the result by more than coarse-to-fine's own error.
+    assert!(rms(&plain, &f1) > off, "fields moved the map by {} only", rms(&plain, &f1));
+    for (bad, key) in [
+        (RateFields { uplift_variation: 2.0, ..rates }, "uplift-variation"),
+        (RateFields { rock_contrast: 0.0, ..rates }, "rock-contrast"),
+    ] {
+        let q = StreamPowerParams { rates: bad, ..p };
+        assert!(
+            matches!(StreamPowerEroder::new(&map, q), Err(Error::InvalidParameter { name, .. }) if name == key)
+        );
+        assert!(
+            matches!(CoarseToFine::new(&map, q, 2, 5), Err(Error::InvalidParameter { name, .. }) if name == key)
         );
     }
 }

@@ -70,7 +70,8 @@ impl CoarseToFine {
         let coarse_before = restrict(&fine_start, factor)?;
         let coarse_map = coarse_before.map(|&v| v as f32);
         let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, ..params };
-        let coarse = StreamPowerEroder::new(&coarse_map, coarse_params)?;
+        // The coarse cell X is the fine cell X·factor for the rate fields.
+        let coarse = StreamPowerEroder::with_grid_step(&coarse_map, coarse_params, factor)?;
         Ok(Self {
             factor,
             params,

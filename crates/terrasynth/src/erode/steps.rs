@@ -4,9 +4,9 @@ use super::exchange::colours;
 use super::run::run_iterations;
 use super::{
     CoarseToFine, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, OlsenEroder, StreamPowerEroder, StreamPowerParams, Sweep,
-    ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder, talus_from_k,
-    write_surface,
+    HydraulicOlsenParams, HydraulicParams, OlsenEroder, RateFields, StreamPowerEroder, StreamPowerParams,
+    Sweep, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder,
+    talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::hydro::Routing;
@@ -292,6 +292,44 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         unit: "",
         doc: "Cells below the terrain's sea level are base level (outlets), besides the map edges.",
     },
+    float(
+        "uplift-variation",
+        "Uplift variation",
+        0.0,
+        1.0,
+        0.0,
+        "",
+        "Uplift varies over the land as U·(1 + v·n), n a fractal noise in [−1, 1]: ranges rise where \
+         it is high, basins stay where it is low. 0 = the same uplift everywhere.",
+    ),
+    float(
+        "uplift-size",
+        "Uplift feature size",
+        0.01,
+        100.0,
+        0.5,
+        "",
+        "Size of the uplift field's largest features, as a fraction of the map's longer side.",
+    ),
+    float(
+        "rock-contrast",
+        "Rock contrast",
+        1.0,
+        100.0,
+        1.0,
+        "",
+        "Erodibility varies between hard rock (K/c) and soft rock (K·c), in patches of a fractal \
+         noise: hard rock stands as ridges, soft rock wears into valleys. 1 = the same rock everywhere.",
+    ),
+    float(
+        "rock-size",
+        "Rock feature size",
+        0.01,
+        100.0,
+        0.25,
+        "",
+        "Size of the rock patches' largest features, as a fraction of the map's longer side.",
+    ),
 ];
 
 choice_enum! {
@@ -521,6 +559,7 @@ pub fn build_in(
                 routing: Routing::read(params, "routing")?,
                 seed,
                 g: params.f64("g")?,
+                rates: rate_fields(params, map, seed)?,
             };
             match params.usize("coarse")? {
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),
@@ -532,6 +571,19 @@ pub fn build_in(
                 factor => Box::new(CoarseToFine::new(map, p, factor, params.usize("iterations")?)?),
             }
         }
+    })
+}
+
+/// The `stream-power` step's [`RateFields`]: sizes from fractions of `map`'s longer side to
+/// cells, the fields' seed derived from the step's `seed`.
+fn rate_fields(params: &Params, map: &Heightmap, seed: u64) -> Result<RateFields> {
+    let longer = map.width().max(map.height()) as f64;
+    Ok(RateFields {
+        uplift_variation: params.f64("uplift-variation")?,
+        uplift_size: params.f64("uplift-size")? * longer,
+        rock_contrast: params.f64("rock-contrast")?,
+        rock_size: params.f64("rock-size")? * longer,
+        seed: terrasynth_noise::rng::derive_seed(seed, 0x7A7E_F1E1D),
     })
 }
 

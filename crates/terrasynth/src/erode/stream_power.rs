@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::rates::RateFields;
 use super::steps::STREAM_POWER;
 use super::{Eroder, check_finite, to_f64};
 use crate::hydro::{Routing, StreamPowerRouter, TreeCells};
@@ -40,6 +41,9 @@ pub struct StreamPowerParams {
     /// upstream settles at rate `G·Qs/A`. 0 (default) = detachment-limited, no deposition;
     /// about 1 gives flat valley floors and fans. Range [0, 100].
     pub g: f64,
+    /// Uplift and erodibility varying over the land ([`RateFields`]): `uplift` and `k` are
+    /// then the fields' means. Default: uniform.
+    pub rates: RateFields,
 }
 
 impl Default for StreamPowerParams {
@@ -56,6 +60,7 @@ impl Default for StreamPowerParams {
             routing: Routing::Rho8,
             seed: 0,
             g: 0.0,
+            rates: RateFields::default(),
         }
     }
 }
@@ -76,6 +81,7 @@ impl StreamPowerParams {
         ] {
             check_number(STREAM_POWER, name, v)?;
         }
+        self.rates.check()?;
         if !(self.dx.is_finite() && self.dx > 0.0 && self.dx <= 1e9) {
             return Err(Error::param("dx", self.dx, "a number in (0, 1e9]"));
         }
@@ -100,7 +106,8 @@ impl StreamPowerParams {
 /// `∂h/∂t = U − K·A^m·S^n + Kd·∇²h`.
 ///
 /// One step (`dt`):
-/// 1. uplift `h += U·dt` on every cell that is not base level;
+/// 1. uplift `h += U·dt` on every cell that is not base level (`U` per cell with
+///    [`RateFields`], which also make `K` per cell);
 /// 2. routing, stack and drainage area A ([`StreamPowerRouter`]), flowing across each
 ///    depression by its lowest pass (the basin graph of Cordonnier, Bovy & Braun 2019): ρ8
 ///    (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
@@ -147,6 +154,10 @@ pub struct StreamPowerEroder {
     /// With deposition and n = 1: whether each cell fills (not incised), as the solve's first
     /// sweep guessed it (reused buffer).
     fills: Vec<bool>,
+    /// With [`RateFields`]: each cell's uplift multiplier and erodibility multiplier (empty
+    /// when uniform).
+    uplift_factor: Vec<f64>,
+    k_factor: Vec<f64>,
 }
 
 /// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
@@ -181,16 +192,27 @@ pub const MAX_DEPOSITION_PASSES: usize = 12;
 impl StreamPowerEroder {
     /// Starts from `map`. Errors on bad parameters or non-finite heights.
     pub fn new(map: &Heightmap, params: StreamPowerParams) -> Result<Self> {
+        Self::with_grid_step(map, params, 1)
+    }
+
+    /// [`StreamPowerEroder::new`] on a grid whose cell `(X, Y)` is world cell `(X·step,
+    /// Y·step)`, for the rate fields (a coarse grid of [`CoarseToFine`](super::CoarseToFine)).
+    pub(crate) fn with_grid_step(map: &Heightmap, params: StreamPowerParams, step: usize) -> Result<Self> {
         params.check()?;
-        check_finite(map)?;
         let (w, h) = (map.width(), map.height());
         // Heights and scratch (16), the mask (1), the router's padded heights, area,
         // receivers, stack, basins, directions and donors (30), the stack's pieces while it is
         // built (4), and its links around depressions (16 bytes each: counted as one per cell,
         // which rough terrain reaches; white noise has up to 4): about 72 bytes per cell, and
-        // 25 more for deposition (h*, two sums from upstream, whether each cell fills).
-        let per_cell = if params.g > 0.0 { 97 } else { 72 };
+        // 25 more for deposition (h*, two sums from upstream, whether each cell fills), 8 more
+        // per rate field.
+        let rates = params.rates;
+        let fields = 8 * (rates.has_uplift() as u64 + rates.has_rock() as u64);
+        let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
+        check_finite(map)?;
+        let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
+        let k_factor = if rates.has_rock() { rates.rock_factors(w, h, step)? } else { Vec::new() };
         let base = base_level(map, params.sea_level);
         let surface = to_f64(map);
         Ok(Self {
@@ -204,6 +226,8 @@ impl StreamPowerEroder {
             sediment: Vec::new(),
             outflow: Vec::new(),
             fills: Vec::new(),
+            uplift_factor,
+            k_factor,
         })
     }
 
@@ -240,11 +264,12 @@ impl StreamPowerEroder {
         let scale = k * dt * cell.powf(m);
         let table: Vec<f64> = (0..POWER_TABLE).map(|c| (c as f64).powf(m) * scale).collect();
         let factor = self.scratch.as_mut_slice();
+        let rock = &self.k_factor;
         factor.par_iter_mut().zip(&flow.area).enumerate().for_each(|(i, (f, &a))| {
             let ln = if flow.distance(i) == dx { side } else { diagonal };
             let cells = (a / cell).round();
             let am = if cells < POWER_TABLE as f64 { table[cells as usize] } else { k * dt * a.powf(m) };
-            *f = am / ln;
+            *f = if rock.is_empty() { am / ln } else { am * rock[i] / ln };
         });
     }
 
@@ -572,10 +597,17 @@ impl StreamPowerEroder {
     /// Steps 1 and 2 of a step: uplift, then the routing of the uplifted surface.
     fn uplift_and_route(&mut self) {
         let lift = self.params.uplift * self.params.dt;
-        if lift != 0.0 {
+        if lift != 0.0 && self.uplift_factor.is_empty() {
             self.surface.as_mut_slice().par_iter_mut().zip(&self.base).for_each(|(h, &b)| {
                 if !b {
                     *h += lift;
+                }
+            });
+        } else if lift != 0.0 {
+            let cells = self.surface.as_mut_slice().par_iter_mut().zip(&self.base);
+            cells.zip(&self.uplift_factor).for_each(|((h, &b), &u)| {
+                if !b {
+                    *h += lift * u;
                 }
             });
         }
