@@ -491,6 +491,49 @@ fn process_strips() -> Vec<Strip> {
         };
         out.push(Strip { name, caption, side, panels });
     }
+    if has("stream-power") && has("falloff") {
+        // A noise island as `highlands` (sea first: it is stream power's base level).
+        let island = |keys: &[(&str, f64)]| {
+            let mut sp = step(
+                "stream-power",
+                &[
+                    ("iterations", n(40.0)),
+                    ("dt", n(5.0)),
+                    ("coarse", n(2.0)),
+                    ("fine-iterations", n(8.0)),
+                    ("g", n(0.5)),
+                ],
+            );
+            for (k, v) in keys {
+                sp = sp.with(k, n(*v));
+            }
+            vec![
+                noise(&[("feature-size", n(0.7))]),
+                step(
+                    "falloff",
+                    &[("curve", list(&[0.0, 0.0, 0.0, 0.4, 0.8, 1.0, 1.0])), ("coast-warp", n(0.45))],
+                ),
+                StepEntry::new("normalize"),
+                step("sea-level", &[("value", n(0.1))]),
+                sp,
+            ]
+        };
+        out.push(Strip {
+            name: "stream-power-fields",
+            caption: "`stream-power` with uplift and erodibility from noise fields, on the same island (40 steps \
+                      on the grid twice as coarse, 8 at full resolution, G = 0.5): uniform rates; \
+                      `uplift-variation = 0.7` (a range rises where the uplift field is high, lower hills \
+                      elsewhere); `rock-contrast = 3` (soft rock, K·3, wears down into plains, hard rock, K/3, \
+                      stands as ridges); both.",
+            side,
+            panels: vec![
+                panel("uniform", island(&[])),
+                panel("uplift-variation=0.7", island(&[("uplift-variation", 0.7)])),
+                panel("rock-contrast=3", island(&[("rock-contrast", 3.0)])),
+                panel("both", island(&[("uplift-variation", 0.7), ("rock-contrast", 3.0)])),
+            ],
+        });
+    }
     if has("rivers") && has("lakes") {
         let base = || vec![noise(&[("octaves", n(6.0))]), StepEntry::new("normalize")];
         // The sea comes first: hydrology drains into it.
