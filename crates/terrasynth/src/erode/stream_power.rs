@@ -264,13 +264,27 @@ impl StreamPowerEroder {
         let scale = k * dt * cell.powf(m);
         let table: Vec<f64> = (0..POWER_TABLE).map(|c| (c as f64).powf(m) * scale).collect();
         let factor = self.scratch.as_mut_slice();
-        let rock = &self.k_factor;
-        factor.par_iter_mut().zip(&flow.area).enumerate().for_each(|(i, (f, &a))| {
+        // `K·dt·A^m` and `L^n` of cell i with drainage area a.
+        let parts = |i: usize, a: f64| {
             let ln = if flow.distance(i) == dx { side } else { diagonal };
             let cells = (a / cell).round();
             let am = if cells < POWER_TABLE as f64 { table[cells as usize] } else { k * dt * a.powf(m) };
-            *f = if rock.is_empty() { am / ln } else { am * rock[i] / ln };
-        });
+            (am, ln)
+        };
+        // Two loops rather than a test per cell, which cost 5 % of a step.
+        let cells = factor.par_iter_mut().zip(&flow.area).enumerate();
+        if self.k_factor.is_empty() {
+            cells.for_each(|(i, (f, &a))| {
+                let (am, ln) = parts(i, a);
+                *f = am / ln;
+            });
+        } else {
+            let rock = &self.k_factor;
+            cells.for_each(|(i, (f, &a))| {
+                let (am, ln) = parts(i, a);
+                *f = am * rock[i] / ln;
+            });
+        }
     }
 
     /// Detachment-limited incision (`g = 0`): one pass in stack order.

@@ -226,14 +226,17 @@ struct Prepared {
     /// The window grown by [`WINDOW_MARGIN`], in metres, which the hillshade reads (so edge
     /// cells see their true neighbours), when the export has a window.
     grown_metres: Option<Heightmap>,
-    /// Lowest and highest height in metres (the palette's range).
-    metres_range: (f32, f32),
     /// Sea level in metres.
     sea_level_m: f32,
     /// Engine import settings.
     engine: Option<EngineImport>,
     /// The recipe palette.
     palette: Palette,
+    /// Heights in metres to palette fractions (the metres range and the sea level).
+    fm: FractionMap,
+    /// The palette colour of every cell (3 sRGB bytes, row-major) under `fm`, computed once for
+    /// `color.png`, `shaded.png` and the mesh; empty when none of them is written.
+    colors: Vec<u8>,
     /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
     /// and rivers), if the images are on and the recipe has lakes or rivers.
     recipe_water: Option<Vec<bool>>,
@@ -292,7 +295,7 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
     let mut timings = Vec::new();
     let scale = ctx.height_scale;
     let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
-    let mut metres_range = metres.min_max().unwrap_or((0.0, 1.0));
+    let mut metres_range = metres.min_max().unwrap_or((0.0, 1.0)); // the palette's range
     let mut lo = lo;
     if let Some(world) = &ctx.recipe.world {
         // World: the declared range (metres = height units), never the window's own.
@@ -309,6 +312,13 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
         .engine
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = ctx.recipe.palette.resolve()?;
+    let fm = palette.fraction_map(metres_range.0, metres_range.1, Some(sea_level_m));
+    let colors = if ex.images || ex.glb || ex.obj {
+        memory::check_cells(metres.width(), metres.height(), 3, "the colour map")?;
+        timed(&mut timings, "colors", || palette.colorize_mapped(&metres, fm))
+    } else {
+        Vec::new()
+    };
     let steps = terrain.layers.get::<HydroLayers>();
     let has_water =
         steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty() || !l.placed.is_empty());
@@ -318,10 +328,11 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
         hi,
         metres,
         grown_metres,
-        metres_range,
         sea_level_m,
         engine,
         palette,
+        fm,
+        colors,
         recipe_water,
         timings,
     })
@@ -370,23 +381,24 @@ pub fn recipe_water_mask(terrain: &Terrain) -> Vec<bool> {
     mask
 }
 
-/// The palette colour of every cell of a row, with the recipe's water painted over.
+/// The palette colour of every cell of a row ([`Prepared`]'s colours), with the recipe's water
+/// painted over.
 #[derive(Clone, Copy)]
 struct ColorRows<'a> {
-    metres: &'a Heightmap,
-    palette: &'a Palette,
-    fm: FractionMap,
+    width: usize,
+    colors: &'a [u8],
     water: Option<&'a [bool]>,
 }
 
 impl ColorRows<'_> {
     fn row(&self, y: usize, out: &mut [u8]) {
-        let w = self.metres.width();
-        let z = &self.metres.as_slice()[y * w..(y + 1) * w];
-        let fresh = [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]];
-        for (x, (px, &v)) in out.chunks_exact_mut(3).zip(z).enumerate() {
-            let wet = self.water.is_some_and(|m| m[y * w + x]);
-            px.copy_from_slice(&if wet { fresh } else { self.palette.color_at(self.fm.fraction(v)) });
+        let w = self.width;
+        out.copy_from_slice(&self.colors[3 * y * w..3 * (y + 1) * w]);
+        if let Some(water) = self.water {
+            let fresh = [LAKE_RGBA[0], LAKE_RGBA[1], LAKE_RGBA[2]];
+            for (px, _) in out.chunks_exact_mut(3).zip(&water[y * w..(y + 1) * w]).filter(|(_, wet)| **wet) {
+                px.copy_from_slice(&fresh);
+            }
         }
     }
 }
@@ -426,10 +438,15 @@ fn mesh_jobs<'s>(ctx: &'s Ctx, map: &'s Heightmap, p: &'s Prepared) -> Vec<Job<'
         colors: Some(p.palette.clone()),
         sea_level: Some(p.sea_level_m),
     };
+    // The prepared colours are those of `p.metres`, not of a carved map (the mesh checks the
+    // palette and mapping; the heights are checked here).
+    let colored = move |grid: GridMesh<'s>| {
+        if std::ptr::eq(map, &p.metres) { grid.with_color_cache(&p.colors, &p.palette, p.fm) } else { grid }
+    };
     let mut jobs = Vec::new();
     if ex.glb {
         jobs.push(Job::new("mesh.glb", move || {
-            let grid = GridMesh::new(map, opts())?;
+            let grid = colored(GridMesh::new(map, opts())?);
             io::gltf::write_glb_grid(ctx.path("mesh.glb"), &grid)
         }));
     }
@@ -439,7 +456,7 @@ fn mesh_jobs<'s>(ctx: &'s Ctx, map: &'s Heightmap, p: &'s Prepared) -> Vec<Job<'
             files.push("mesh.mtl");
         }
         let run = move || {
-            let grid = GridMesh::new(map, opts())?;
+            let grid = colored(GridMesh::new(map, opts())?);
             let texture = ex.images.then_some("color.png");
             io::obj::write_obj_grid(ctx.path("mesh.obj"), &grid, texture)
         };
@@ -457,12 +474,7 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
     let (lo, hi) = (p.lo, p.hi);
     let sea_m = Some(p.sea_level_m);
     let shade_opts = HillshadeOptions::default();
-    let colors = ColorRows {
-        metres: &p.metres,
-        palette: &p.palette,
-        fm: p.palette.fraction_map(p.metres_range.0, p.metres_range.1, sea_m),
-        water: p.recipe_water.as_deref(),
-    };
+    let colors = ColorRows { width: w, colors: &p.colors, water: p.recipe_water.as_deref() };
     // With a window, shade the grown map and keep its inner cells (`off` cells in).
     let (shade_map, off) = match &p.grown_metres {
         Some(g) => (g, WINDOW_MARGIN),

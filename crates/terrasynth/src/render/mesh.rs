@@ -77,6 +77,9 @@ pub struct GridMesh<'a> {
     cs: f32,
     hs: f32,
     colors: Option<(Palette, FractionMap)>,
+    /// The colours of every map cell (3 bytes each), when the caller already computed them
+    /// with the mesh's own palette and mapping ([`GridMesh::with_color_cache`]).
+    color_cache: Option<&'a [u8]>,
 }
 
 impl<'a> GridMesh<'a> {
@@ -120,7 +123,21 @@ impl<'a> GridMesh<'a> {
             cs: map.cell_size() as f32,
             hs: opts.height_scale,
             colors,
+            color_cache: None,
         })
+    }
+
+    /// Takes the vertex colours from `rgb` (3 sRGB bytes per map cell, row-major) instead of
+    /// computing them again, when they were made with the mesh's own palette and mapping:
+    /// `palette` and `fm` equal to those of the options (the mapping from the map's range and
+    /// sea level) and one colour per cell. Otherwise the mesh keeps computing its own, so the
+    /// colours are the same either way.
+    pub fn with_color_cache(mut self, rgb: &'a [u8], palette: &Palette, fm: FractionMap) -> Self {
+        let same = self.colors.as_ref().is_some_and(|(p, f)| p == palette && *f == fm);
+        if same && rgb.len() == 3 * self.map.len() {
+            self.color_cache = Some(rgb);
+        }
+        self
     }
 
     /// Vertices per row and per column of a `w × h` map at level `lod` (no allocation), for
@@ -194,7 +211,12 @@ impl<'a> GridMesh<'a> {
     #[inline]
     pub fn color(&self, i: usize, j: usize) -> Option<[u8; 3]> {
         let (p, fm) = self.colors.as_ref()?;
-        Some(p.color_at(fm.fraction(self.at(self.xs[i], self.ys[j]))))
+        let (x, y) = (self.xs[i], self.ys[j]);
+        if let Some(rgb) = self.color_cache {
+            let k = 3 * (y * self.map.width() + x);
+            return Some([rgb[k], rgb[k + 1], rgb[k + 2]]);
+        }
+        Some(p.color_at(fm.fraction(self.at(x, y))))
     }
 
     /// The six indices of the quad between vertex rows `j` and `j + 1` and columns `i` and
@@ -350,6 +372,45 @@ mod tests {
             let left_edge: Vec<f32> = l.positions.chunks_exact(nx).map(|row| row[nx - 1][1]).collect();
             let right_edge: Vec<f32> = r.positions.chunks_exact(nx).map(|row| row[0][1]).collect();
             assert_eq!(left_edge, right_edge, "lod {lod}");
+        }
+    }
+
+    /// A colour cache made with the mesh's own palette and mapping gives the colours the mesh
+    /// computes itself at every vertex and level of detail; one made with another mapping (or
+    /// of the wrong length) is ignored, so the colours never change.
+    #[test]
+    fn color_cache_gives_the_same_colours_or_is_ignored() {
+        let map = Heightmap::from_fn(37, 23, 1.0, |x, y| ((x * 7 + y * 13) % 29) as f32 - 6.0).unwrap();
+        let palette = Palette::named("classic").unwrap();
+        let (lo, hi) = map.min_max().unwrap();
+        let fm = palette.fraction_map(lo, hi, Some(0.0));
+        let rgb = palette.colorize_mapped(&map, fm);
+        let other = palette.colorize_mapped(&map, palette.fraction_map(lo - 5.0, hi, Some(0.0)));
+        assert_ne!(rgb, other);
+        for lod in 0..3 {
+            let opts = MeshOptions {
+                lod,
+                colors: Some(palette.clone()),
+                sea_level: Some(0.0),
+                ..Default::default()
+            };
+            let own = GridMesh::new(&map, opts.clone()).unwrap();
+            let cached = GridMesh::new(&map, opts.clone()).unwrap().with_color_cache(&rgb, &palette, fm);
+            let wrong_fm = palette.fraction_map(lo - 5.0, hi, Some(0.0));
+            let refused =
+                GridMesh::new(&map, opts.clone()).unwrap().with_color_cache(&other, &palette, wrong_fm);
+            let short = GridMesh::new(&map, opts).unwrap().with_color_cache(&other[3..], &palette, fm);
+            assert!(
+                cached.color_cache.is_some() && refused.color_cache.is_none() && short.color_cache.is_none()
+            );
+            for j in 0..own.ny() {
+                for i in 0..own.nx() {
+                    let want = own.color(i, j);
+                    assert_eq!(cached.color(i, j), want, "lod {lod} ({i}, {j})");
+                    assert_eq!(refused.color(i, j), want);
+                    assert_eq!(short.color(i, j), want);
+                }
+            }
         }
     }
 
