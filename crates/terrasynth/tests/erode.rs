@@ -868,11 +868,12 @@ fn preset_pits(name: &str, edit: impl FnOnce(&mut terrasynth::Recipe)) -> (f64, 
 /// them on the sea floor, which droplets spawned there scratched into pits. Droplets now only
 /// deposit below sea level (`use-sea-level`, default true). Since session 11 the preset is
 /// stream power with deposition, which leaves few pits (18.0 per 10k cells at 257², 12.1 under
-/// the sea), then one round of droplets, whose deposits leave shallow hollows: 75.2 per 10k
-/// (19.5 under the sea: the deltas), and 45.8 under the sea without the sea level (session 12,
-/// with the exact deposition solve; 78.0, 21.2 and 49.1 in session 11). So: the sea level must
-/// keep the pits the droplets add under the sea to under half of what they add without it (7.4
-/// against 33.7), and the erosion presets stay below 100 pits per 10k cells,
+/// the sea, before the coast warp), then one round of droplets, whose deposits leave shallow hollows: 89.7 per 10k
+/// (20.6 under the sea: the deltas), and 46.4 under the sea without the sea level (session 13,
+/// with the coast warp: 17.2 and 9.2 before the droplets; 75.2, 19.5 and 45.8 in session 12,
+/// 78.0, 21.2 and 49.1 in session 11). So: the sea level must keep the pits the droplets add
+/// under the sea to under half of what they add without it (11.4 against 37.2), and the
+/// erosion presets stay below 100 pits per 10k cells,
 /// under the real DEM's density (Jacksboro, docs/ANALYZE.md: 1.35 per km² at 92.6 m cells, 116
 /// per 10k cells).
 #[test]
