@@ -4,8 +4,8 @@
 //! Landscape evolution models take both rates as fields rather than constants: uplift `U(x)`
 //! raises mountain ranges where it is high and leaves basins where it is low, and erodibility
 //! `K(x)` is high in soft rock, which wears down into valleys and lowlands, and low in hard
-//! rock, which stands as ridges and plateaus (Braun & Willett 2013 §2 write `U` and `K` per
-//! node; Cordonnier et al. 2016 paint the uplift map to shape ranges). Here each field is a
+//! rock, which stands as ridges and plateaus (Braun & Willett 2013 let `U` and `K` vary from
+//! node to node; Cordonnier et al. 2016 paint the uplift map to shape ranges). Here each field is a
 //! fractal Perlin noise `n(x)` (four octaves, persistence ½, scaled to about [−1, 1] and
 //! clamped there) of its own seed:
 //! - **uplift** `U(x) = U·(1 + v·n(x))`, `v` = `uplift-variation` in [0, 1], so `U` spans
