@@ -7,7 +7,10 @@ use terrasynth::export::{ExportOptions, write};
 use terrasynth::recipe::{Pipeline, PipelineProgress, Recipe, StepEntry, registry};
 
 fn export(steps: Vec<StepEntry>, dir: &std::path::Path) -> Vec<String> {
-    let recipe = Recipe { width: 33, height: 33, seed: 5, steps, ..Recipe::new("t") };
+    export_with(Recipe { width: 33, height: 33, seed: 5, steps, ..Recipe::new("t") }, dir)
+}
+
+fn export_with(recipe: Recipe, dir: &std::path::Path) -> Vec<String> {
     let pipeline = Pipeline::new(recipe, &registry()).unwrap();
     let run = pipeline.run(&PipelineProgress::new()).unwrap();
     write(dir, &run, &pipeline, &ExportOptions::default()).unwrap().files
@@ -38,4 +41,28 @@ fn triangle_png_is_masked_outside_the_triangle_and_the_glb_keeps_the_triangle() 
     assert!(!files.iter().any(|f| f.starts_with("triangle.")));
     assert!(!dir.join("triangle.png").exists());
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `triangle.png` is written even with the images and the mesh switched off, so it must still
+/// get the palette colours the export shares (regression: the shared colour map was computed
+/// only for the images and the mesh, and `triangle.png` then read past its end), and they are
+/// those of the full export.
+#[test]
+fn triangle_png_has_its_colours_with_images_and_mesh_off() {
+    let steps = vec![StepEntry::new("triangular").with("shape", "triangle")];
+    let full = std::env::temp_dir().join(format!("terrasynth-triangle-full-{}", std::process::id()));
+    let bare = std::env::temp_dir().join(format!("terrasynth-triangle-bare-{}", std::process::id()));
+    export(steps.clone(), &full);
+    let mut recipe = Recipe { width: 33, height: 33, seed: 5, steps, ..Recipe::new("t") };
+    recipe.exports.images = false;
+    recipe.exports.glb = false;
+    let files = export_with(recipe, &bare);
+    assert!(files.contains(&"triangle.png".to_string()) && !files.contains(&"color.png".to_string()));
+    let (a, b) = (
+        std::fs::read(full.join("triangle.png")).unwrap(),
+        std::fs::read(bare.join("triangle.png")).unwrap(),
+    );
+    assert_eq!(a, b, "triangle.png differs with the images and mesh off");
+    std::fs::remove_dir_all(&full).ok();
+    std::fs::remove_dir_all(&bare).ok();
 }

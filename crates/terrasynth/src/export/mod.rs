@@ -235,7 +235,8 @@ struct Prepared {
     /// Heights in metres to palette fractions (the metres range and the sea level).
     fm: FractionMap,
     /// The palette colour of every cell (3 sRGB bytes, row-major) under `fm`, computed once for
-    /// `color.png`, `shaded.png` and the mesh; empty when none of them is written.
+    /// `color.png`, `shaded.png`, `triangle.png` and the uncarved mesh; empty when none of them
+    /// is written.
     colors: Vec<u8>,
     /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
     /// and rivers), if the images are on and the recipe has lakes or rivers.
@@ -313,7 +314,10 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
         .map(|e| EngineImport::new(e, h.width(), h.cell_size(), lo as f64 * scale, hi as f64 * scale));
     let palette = ctx.recipe.palette.resolve()?;
     let fm = palette.fraction_map(metres_range.0, metres_range.1, Some(sea_level_m));
-    let colors = if ex.images || ex.glb || ex.obj {
+    // Its readers: the images, an uncarved mesh, and `triangle.png`, which is written whatever
+    // the export switches.
+    let triangle = terrain.layers.get::<crate::generate::TriangleMask>().is_some();
+    let colors = if ex.images || ((ex.glb || ex.obj) && !ex.carve_mesh) || triangle {
         memory::check_cells(metres.width(), metres.height(), 3, "the colour map")?;
         timed(&mut timings, "colors", || palette.colorize_mapped(&metres, fm))
     } else {
