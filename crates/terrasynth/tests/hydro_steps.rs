@@ -128,6 +128,54 @@ fn lakes_step_sets_water_and_labels_and_can_deepen_beds() {
     assert!(v1 > v0);
 }
 
+/// The `rivers` step floods for the exact fill beside its ε fill and leaves it for the lakes
+/// (`ExactFill`): lakes after `rivers` must equal lakes found alone, and a height or sea-level
+/// change in between must make the lakes step flood afresh (the kept fill is then stale).
+#[test]
+fn lakes_after_rivers_equal_lakes_alone_even_when_the_heights_change_between() {
+    let min_area = [("min-area", ParamValue::Number(1.0))];
+    let lakes_of =
+        |t: &Terrain| (t.water.clone().unwrap(), hy(t).lake_labels.clone().unwrap(), hy(t).lakes.clone());
+    let alone = |edit: &dyn Fn(&mut Terrain)| {
+        let mut t = bumpy_terrain(65, 65);
+        edit(&mut t);
+        run("lakes", &min_area, &mut t, 0).unwrap();
+        lakes_of(&t)
+    };
+    let after_rivers = |edit: &dyn Fn(&mut Terrain)| {
+        let mut t = bumpy_terrain(65, 65);
+        run("rivers", &[], &mut t, 0).unwrap();
+        edit(&mut t);
+        run("lakes", &min_area, &mut t, 0).unwrap();
+        lakes_of(&t)
+    };
+    // A 3×3 pit dug where the map has no lake: a new lake, if the change is seen.
+    let dig = |t: &mut Terrain| {
+        for (x, y) in (40..43).flat_map(|x| (20..23).map(move |y| (x, y))) {
+            t.height[(x, y)] -= 0.4;
+        }
+    };
+    let raise_sea = |t: &mut Terrain| t.sea_level = 0.2;
+    let unchanged = alone(&|_| {});
+    assert!(!unchanged.2.is_empty(), "the test map has lakes");
+    assert_eq!(after_rivers(&|_| {}), unchanged);
+    for (what, edit) in [("dug pit", &dig as &dyn Fn(&mut Terrain)), ("raised sea", &raise_sea)] {
+        let fresh = alone(edit);
+        assert_ne!(fresh, unchanged, "{what}: the edit changes the lakes");
+        assert_eq!(after_rivers(edit), fresh, "{what}: the lakes step used a stale fill");
+    }
+    // A recipe with `rivers` and no `lakes` step: the outputs' lake search reads the kept
+    // fill, and finds what it finds without it.
+    let mut with_rivers = bumpy_terrain(65, 65);
+    run("rivers", &[], &mut with_rivers, 0).unwrap();
+    let labels = |t: &Terrain| terrasynth::hydro::WaterLayers::build(t).unwrap().lake_labels.into_owned();
+    assert_eq!(labels(&with_rivers), labels(&bumpy_terrain(65, 65)));
+    dig(&mut with_rivers);
+    let mut dug = bumpy_terrain(65, 65);
+    dig(&mut dug);
+    assert_eq!(labels(&with_rivers), labels(&dug), "the outputs used a stale fill");
+}
+
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
     let cases: &[(&str, &str, ParamValue)] = &[

@@ -5,8 +5,7 @@
 
 use super::HydroLayers;
 use super::fill::DepressionFiller;
-use super::lakes::find_lakes;
-use super::layers::{FlowGraph, default_max_width};
+use super::layers::{ExactFill, FlowGraph, default_max_width, lakes_of};
 use super::rivers::{River, RiverMode, RiverPoint, RiverTracer, carve_rivers};
 use crate::step::params::{Choice, step_params};
 use crate::step::{Category, Step, StepContext, StepInfo, Terrain};
@@ -51,7 +50,7 @@ step_params! {
 }
 
 step_params! {
-    /// The `lakes` step: find lakes ([`find_lakes`]: depressions of the exact Priority-Flood
+    /// The `lakes` step: find lakes ([`find_lakes`](super::find_lakes): depressions of the exact Priority-Flood
     /// fill, Barnes et al. 2014), store their depth as the water layer and their outlines,
     /// optionally deepen their beds.
     #[derive(Clone, Copy, Debug, PartialEq)]
@@ -286,7 +285,14 @@ impl Step for DepressionFiller {
 impl Step for RiversStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         ctx.progress.check_cancelled()?;
-        let graph = FlowGraph::new(&terrain.height, terrain.sea_level)?;
+        let (map, sea_level) = (&terrain.height, terrain.sea_level);
+        // The exact fill for the lakes (`ExactFill`), on the other core, unless carving is
+        // about to change the heights it would be the fill of.
+        let (graph, exact) = rayon::join(
+            || FlowGraph::new(map, sea_level),
+            || if self.carve_depth > 0.0 { Ok(None) } else { ExactFill::new(map, sea_level) },
+        );
+        let (graph, exact) = (graph?, exact?);
         ctx.progress.set(0.7);
         ctx.progress.check_cancelled()?;
         let rivers = graph.rivers(self.threshold, self.max_width)?;
@@ -296,6 +302,10 @@ impl Step for RiversStep {
         let layers = terrain.layers.get_or_default::<HydroLayers>();
         layers.flow = Some(graph.accumulation_f32());
         layers.rivers = rivers;
+        match exact {
+            Some(exact) => terrain.layers.insert(exact),
+            None => terrain.layers.remove::<ExactFill>(),
+        };
         ctx.progress.set(1.0);
         Ok(())
     }
@@ -304,7 +314,10 @@ impl Step for RiversStep {
 impl Step for LakesStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         ctx.progress.check_cancelled()?;
-        let mut map = find_lakes(&terrain.height, terrain.sea_level, self.min_depth, self.min_area)?;
+        let kept = terrain.layers.remove::<ExactFill>();
+        let mut map =
+            lakes_of(&terrain.height, terrain.sea_level, kept.as_ref(), self.min_depth, self.min_area)?;
+        drop(kept);
         if self.carve_depth > 0.0 {
             let labels = map.labels.as_slice();
             for (i, (h, d)) in
