@@ -178,32 +178,43 @@ impl BiomeOptions {
 pub fn distance_to(mask: &[bool], width: usize, height: usize) -> Vec<f32> {
     let diag = std::f32::consts::SQRT_2;
     let mut d: Vec<f32> = mask.iter().map(|&m| if m { 0.0 } else { f32::INFINITY }).collect();
-    let (w, h) = (width as isize, height as isize);
-    let at = |x: isize, y: isize| (y * w + x) as usize;
-    // Forward pass: neighbours above and to the left.
-    for y in 0..h {
-        for x in 0..w {
-            let mut v = d[at(x, y)];
-            for (dx, dy, c) in [(-1, 0, 1.0), (-1, -1, diag), (0, -1, 1.0), (1, -1, diag)] {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx >= 0 && nx < w && ny >= 0 {
-                    v = v.min(d[at(nx, ny)] + c);
-                }
-            }
-            d[at(x, y)] = v;
+    if width == 0 {
+        return d;
+    }
+    // Each pass takes, row by row, the minimum over the three neighbours of the row already
+    // done (independent per cell, so without bounds tests inside the row), then scans the
+    // row for its own neighbour. Minima and sums are exact per cell, so this is the classic
+    // raster-order chamfer (Rosenfeld & Pfaltz 1966) bit for bit, only faster.
+    let near = |row: &mut [f32], done: &[f32]| {
+        let w = row.len();
+        row[0] = row[0].min(done[0] + 1.0);
+        for x in 1..w {
+            row[x] = row[x].min(done[x] + 1.0).min(done[x - 1] + diag);
+        }
+        for x in 0..w - 1 {
+            row[x] = row[x].min(done[x + 1] + diag);
+        }
+    };
+    // Forward pass: the row above, then left to right.
+    for y in 0..height {
+        let (done, rest) = d.split_at_mut(y * width);
+        let row = &mut rest[..width];
+        if y > 0 {
+            near(row, &done[(y - 1) * width..]);
+        }
+        for x in 1..width {
+            row[x] = row[x].min(row[x - 1] + 1.0);
         }
     }
-    // Backward pass: neighbours below and to the right.
-    for y in (0..h).rev() {
-        for x in (0..w).rev() {
-            let mut v = d[at(x, y)];
-            for (dx, dy, c) in [(1, 0, 1.0), (1, 1, diag), (0, 1, 1.0), (-1, 1, diag)] {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx >= 0 && nx < w && ny < h {
-                    v = v.min(d[at(nx, ny)] + c);
-                }
-            }
-            d[at(x, y)] = v;
+    // Backward pass: the row below, then right to left.
+    for y in (0..height).rev() {
+        let (head, done) = d.split_at_mut((y + 1) * width);
+        let row = &mut head[y * width..];
+        if y + 1 < height {
+            near(row, &done[..width]);
+        }
+        for x in (0..width - 1).rev() {
+            row[x] = row[x].min(row[x + 1] + 1.0);
         }
     }
     d
@@ -316,8 +327,9 @@ pub fn classify(
         });
     }
     let mask: Vec<bool> = z.iter().zip(fresh_water).map(|(&v, &f)| f || v < sea_level_m).collect();
-    let moisture = moisture(&mask, flow, w, h, opts)?;
-    let slope_deg = slope_degrees(metres);
+    // The distance pass inside `moisture` is sequential: the slopes run beside it.
+    let (moisture, slope_deg) = rayon::join(|| moisture(&mask, flow, w, h, opts), || slope_degrees(metres));
+    let moisture = moisture?;
     let top = z.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
     let span = (top - sea_level_m).max(f32::MIN_POSITIVE);
     let elevation: Vec<f32> = z.par_iter().map(|&v| (v - sea_level_m) / span).collect();
@@ -466,6 +478,41 @@ mod tests {
         assert!((d[0] - 4.0 * std::f32::consts::SQRT_2).abs() < 1e-5);
         assert!((d[2 * 9 + 8] - (2.0 + 2.0 * std::f32::consts::SQRT_2)).abs() < 1e-5);
         assert!(distance_to(&[false; 4], 2, 2).iter().all(|v| v.is_infinite()));
+    }
+
+    /// The raster-order chamfer cell by cell, each cell taking its four done neighbours with
+    /// bounds tests: the reference the row-wise passes must equal bit for bit.
+    fn chamfer_reference(mask: &[bool], w: usize, h: usize) -> Vec<f32> {
+        let diag = std::f32::consts::SQRT_2;
+        let mut d: Vec<f32> = mask.iter().map(|&m| if m { 0.0 } else { f32::INFINITY }).collect();
+        let (wi, hi) = (w as isize, h as isize);
+        let mut pass = |ys: Vec<isize>, xs: Vec<isize>, nbs: [(isize, isize, f32); 4]| {
+            for &y in &ys {
+                for &x in &xs {
+                    let mut v = d[(y * wi + x) as usize];
+                    for (dx, dy, c) in nbs {
+                        let (nx, ny) = (x + dx, y + dy);
+                        if nx >= 0 && nx < wi && ny >= 0 && ny < hi {
+                            v = v.min(d[(ny * wi + nx) as usize] + c);
+                        }
+                    }
+                    d[(y * wi + x) as usize] = v;
+                }
+            }
+        };
+        pass((0..hi).collect(), (0..wi).collect(), [(-1, 0, 1.0), (-1, -1, diag), (0, -1, 1.0), (1, -1, diag)]);
+        pass((0..hi).rev().collect(), (0..wi).rev().collect(), [(1, 0, 1.0), (1, 1, diag), (0, 1, 1.0), (-1, 1, diag)]);
+        d
+    }
+
+    #[test]
+    fn chamfer_distance_equals_the_cell_by_cell_passes() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
+        for (w, h, p) in [(1, 1, 2), (1, 7, 3), (9, 1, 4), (2, 2, 2), (37, 23, 50), (64, 64, 400), (5, 40, 9)] {
+            let mask: Vec<bool> = (0..w * h).map(|_| rng.below(p) == 0).collect();
+            let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(distance_to(&mask, w, h)), bits(chamfer_reference(&mask, w, h)), "{w}x{h}");
+        }
     }
 
     #[test]
