@@ -500,15 +500,24 @@ mod tests {
                 }
             }
         };
-        pass((0..hi).collect(), (0..wi).collect(), [(-1, 0, 1.0), (-1, -1, diag), (0, -1, 1.0), (1, -1, diag)]);
-        pass((0..hi).rev().collect(), (0..wi).rev().collect(), [(1, 0, 1.0), (1, 1, diag), (0, 1, 1.0), (-1, 1, diag)]);
+        pass(
+            (0..hi).collect(),
+            (0..wi).collect(),
+            [(-1, 0, 1.0), (-1, -1, diag), (0, -1, 1.0), (1, -1, diag)],
+        );
+        pass(
+            (0..hi).rev().collect(),
+            (0..wi).rev().collect(),
+            [(1, 0, 1.0), (1, 1, diag), (0, 1, 1.0), (-1, 1, diag)],
+        );
         d
     }
 
     #[test]
     fn chamfer_distance_equals_the_cell_by_cell_passes() {
         let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
-        for (w, h, p) in [(1, 1, 2), (1, 7, 3), (9, 1, 4), (2, 2, 2), (37, 23, 50), (64, 64, 400), (5, 40, 9)] {
+        for (w, h, p) in [(1, 1, 2), (1, 7, 3), (9, 1, 4), (2, 2, 2), (37, 23, 50), (64, 64, 400), (5, 40, 9)]
+        {
             let mask: Vec<bool> = (0..w * h).map(|_| rng.below(p) == 0).collect();
             let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
             assert_eq!(bits(distance_to(&mask, w, h)), bits(chamfer_reference(&mask, w, h)), "{w}x{h}");
