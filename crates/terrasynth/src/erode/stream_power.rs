@@ -267,8 +267,11 @@ impl StreamPowerEroder {
         // `K·dt·A^m` and `L^n` of cell i with drainage area a.
         let parts = |i: usize, a: f64| {
             let ln = if flow.distance(i) == dx { side } else { diagonal };
-            let cells = (a / cell).round();
-            let am = if cells < POWER_TABLE as f64 { table[cells as usize] } else { k * dt * a.powf(m) };
+            // A whole number of cells up to rounding: `+ 0.5` and a truncating cast give the
+            // same number as `round`, which is a library call on x86-64 without SSE4.1 (1.4 %
+            // of a run); the cast saturates, so a huge area takes the `powf` branch as before.
+            let cells = ((a / cell) + 0.5) as usize;
+            let am = if cells < POWER_TABLE { table[cells] } else { k * dt * a.powf(m) };
             (am, ln)
         };
         // Two loops rather than a test per cell, which cost 5 % of a step.

@@ -41,11 +41,13 @@ choice_enum! {
 ///    the first of E, SE, S, SW, W, NW, N, NE), or with [`StreamPowerRouter::compute_rho8`] the
 ///    ρ8 rule ([`Routing::Rho8`]). Outlets, and pits (no lower neighbour), are their own
 ///    receivers. Per row, in parallel;
-/// 2. **basins**: each cell's donors as a bit mask (per row, in parallel); from every root
-///    (outlet or pit) a depth-first walk up its tree labels the tree's cells: all outlet
-///    cells form basin 0, each pit its own basin. Pieces of rows in parallel, pits numbered
-///    in index order;
-/// 3. **links**: every pair of 8-neighbours in different basins is a link, weighted by its
+/// 2. **basins**: each cell's donors as a bit mask (per row, in parallel); from every pit a
+///    depth-first walk up its tree labels the tree's cells with the pit's basin, every other
+///    cell (draining to an outlet) is basin 0. Pieces of rows in parallel, pits numbered in
+///    index order. Only the pits' trees are walked, so a step with few depressions costs
+///    little here;
+/// 3. **links**: every pair of 8-neighbours in different basins is a link (found from the
+///    cells of the pits' basins, the only ones a link can start from), weighted by its
 ///    pass height `max(z_a, z_b)`; the minimum spanning tree of the basin graph (Kruskal,
 ///    ties broken by cell index) holds, for every basin, the lowest-pass route to an outlet
 ///    (a minimum spanning tree minimises the highest link on the path between any two nodes,
@@ -86,6 +88,8 @@ pub struct StreamPowerRouter {
     donors: Vec<u8>,
     /// Basin of each cell (0: draining to an outlet), while crossing depressions.
     basin: Vec<u32>,
+    /// The cells of the pits' basins (not basin 0), while crossing depressions.
+    pit_cells: Vec<u32>,
     /// Grid width and cell spacing of the last [`StreamPowerRouter::compute`].
     width: usize,
     dx: f64,
@@ -180,6 +184,11 @@ impl StreamPowerRouter {
         let w = self.width;
         if r == i {
             0.0
+        } else if w > 2 {
+            // From 3 columns up, a side neighbour is 1 or w cells away in the index and a
+            // diagonal one w − 1 or w + 1: no division needed.
+            let d = r.abs_diff(i);
+            if d == 1 || d == w { self.dx } else { self.dx * std::f64::consts::SQRT_2 }
         } else if r % w != i % w && r / w != i / w {
             self.dx * std::f64::consts::SQRT_2
         } else {
@@ -256,10 +265,12 @@ impl StreamPowerRouter {
         rows.div_ceil(PIECES).max(1) * self.width
     }
 
-    /// Labels every cell with its basin by a depth-first walk up from each root: basin 0 for
-    /// the cells draining to an outlet, 1, 2, … for each pit's (pits in index order). Pieces
-    /// of rows in parallel, each numbering its pits from the counts of the pieces before.
-    /// Returns the number of basins (pits + 1).
+    /// Labels every cell with its basin: basin 0 for the cells draining to an outlet (the
+    /// buffer is cleared to 0), 1, 2, … for each pit's (pits in index order), by a depth-first
+    /// walk up from each pit only, so a step with few depressions walks few cells. Pieces of
+    /// rows in parallel, each numbering its pits from the counts of the pieces before. Returns
+    /// the number of basins (pits + 1); the cells of the pits' basins are left in
+    /// `pit_cells` (in no particular order), for [`Self::cross_depressions`].
     fn label_basins(&mut self, base: &[bool]) -> u32 {
         let piece = self.piece_cells();
         let receiver = &self.receiver;
@@ -270,6 +281,7 @@ impl StreamPowerRouter {
             .map(|(p, rows)| (p * piece..p * piece + rows.len()).filter(|&c| is_pit(c)).count() as u32)
             .collect();
         let pits: u32 = counts.iter().sum();
+        self.pit_cells.clear();
         if pits == 0 {
             return 1;
         }
@@ -280,31 +292,36 @@ impl StreamPowerRouter {
                 Some(*next - k)
             })
             .collect();
+        self.basin.clear();
         self.basin.resize(receiver.len(), 0);
         let basin = TreeCells::new(&mut self.basin);
         let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
-        receiver.par_chunks(piece).zip(first).enumerate().for_each_init(
-            Vec::new,
-            |pending, (p, (rows, first))| {
+        let cells: Vec<Vec<u32>> = receiver
+            .par_chunks(piece)
+            .zip(first)
+            .enumerate()
+            .map_init(Vec::new, |pending, (p, (rows, first))| {
                 let mut next = first;
+                let mut cells = Vec::new();
                 for (x, &r) in rows.iter().enumerate() {
                     let c = p * piece + x;
-                    if r as usize != c {
+                    if r as usize != c || base[c] {
                         continue;
                     }
-                    let label = if base[c] {
-                        0
-                    } else {
-                        next += 1;
-                        next - 1
-                    };
+                    let label = next;
+                    next += 1;
                     walk_up(c as u32, donors, &offsets, pending, |d| {
                         // SAFETY: every cell is in exactly one root's tree.
-                        unsafe { basin.set(d as usize, label) }
+                        unsafe { basin.set(d as usize, label) };
+                        cells.push(d);
                     });
                 }
-            },
-        );
+                cells
+            })
+            .collect();
+        for piece in cells {
+            self.pit_cells.extend_from_slice(&piece);
+        }
         pits + 1
     }
 
@@ -346,29 +363,27 @@ impl StreamPowerRouter {
     /// `basins` is the count [`Self::label_basins`] gave.
     fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize, basins: usize) {
         let basin = &self.basin;
-        // Links between 8-neighbours in different basins, each pair once (E, SE, S, SW of
-        // every cell), gathered per row in parallel and concatenated in row order.
-        let mut links: Vec<Link> = (0..height)
-            .into_par_iter()
-            .fold(Vec::new, |mut out, y| {
-                for x in 0..width {
-                    let i = y * width + x;
-                    let b = basin[i];
-                    let mut link = |j: usize| {
-                        if basin[j] != b {
-                            out.push((heights[i].max(heights[j]).key(), i as u32, j as u32));
+        // Links between 8-neighbours in different basins, each pair once as (pass key, lower
+        // cell, higher cell). Every link has a cell in a pit's basin, so only those cells are
+        // visited (in parallel chunks): a link to basin 0 is seen from its pit side only, a
+        // link between two pits' basins from its lower cell only. The gathering order does
+        // not matter: the links are sorted below, and no two are equal.
+        let mut links: Vec<Link> = self
+            .pit_cells
+            .par_chunks(4096)
+            .fold(Vec::new, |mut out, chunk| {
+                for &i in chunk {
+                    let i = i as usize;
+                    let (x, y, b) = (i % width, i / width, basin[i]);
+                    for &(dx, dy) in &D8 {
+                        let (nx, ny) = (x as isize + dx as isize, y as isize + dy as isize);
+                        if nx < 0 || ny < 0 || nx >= width as isize || ny >= height as isize {
+                            continue;
                         }
-                    };
-                    if x + 1 < width {
-                        link(i + 1);
-                    }
-                    if y + 1 < height {
-                        if x + 1 < width {
-                            link(i + width + 1);
-                        }
-                        link(i + width);
-                        if x > 0 {
-                            link(i + width - 1);
+                        let j = ny as usize * width + nx as usize;
+                        let other = basin[j];
+                        if other != b && (other == 0 || i < j) {
+                            out.push((heights[i].max(heights[j]).key(), i.min(j) as u32, i.max(j) as u32));
                         }
                     }
                 }
@@ -560,7 +575,8 @@ impl<'a, T: Copy> TreeCells<'a, T> {
 /// from padded index `start` (linear cell index `first` for the draws), the direction of the
 /// steepest strictly lower neighbour with side slopes `drop` and diagonal slopes
 /// `drop / (2 − r)` (in cells; `dx` cancels), `r = rho8_draw(seed, cell)`; 8 if none is lower.
-/// Ties keep the earlier direction, as D8.
+/// Ties keep the earlier direction, as D8. `scratch` holds the draws' reciprocals and the
+/// running best slopes.
 fn rho8_directions(
     z: &[f64],
     stride: usize,
@@ -568,23 +584,66 @@ fn rho8_directions(
     first: usize,
     seed: u64,
     dirs: &mut [u8],
-    inverse: &mut Vec<f64>,
+    scratch: &mut Vec<f64>,
 ) {
     let m = dirs.len();
-    let zc = &z[start..start + m];
     // The reciprocal diagonal distance 1/(2 − r) of each cell, in (1/2, 1].
-    inverse.clear();
-    inverse.extend((0..m).map(|x| 1.0 / (2.0 - rho8_draw(seed, first + x))));
-    for ((x, dk), &c) in dirs.iter_mut().enumerate().zip(zc) {
-        let mut best = 0.0f64;
-        *dk = 8;
-        for (k, &(dx, dy)) in D8.iter().enumerate() {
-            let s = (start as isize + x as isize + dy as isize * stride as isize + dx as isize) as usize;
-            let drop = c - z[s];
-            let v = if k % 2 == 1 { drop * inverse[x] } else { drop };
-            if v > best {
-                best = v;
-                *dk = k as u8;
+    scratch.clear();
+    scratch.extend((0..m).map(|x| 1.0 / (2.0 - rho8_draw(seed, first + x))));
+    scratch.resize(2 * m, 0.0);
+    let (inverse, best) = scratch.split_at_mut(m);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: this CPU has AVX2 (checked just above).
+        unsafe { rho8_select_avx2(z, stride, start, dirs, inverse, best) };
+        return;
+    }
+    rho8_select(z, stride, start, dirs, inverse, best);
+}
+
+/// [`rho8_select`] compiled for AVX2 (4 f64 lanes): the same IEEE operations lane by lane, so
+/// the same directions as the portable build.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn rho8_select_avx2(
+    z: &[f64],
+    stride: usize,
+    start: usize,
+    dirs: &mut [u8],
+    inverse: &[f64],
+    best: &mut [f64],
+) {
+    rho8_select(z, stride, start, dirs, inverse, best);
+}
+
+/// The choice of [`rho8_directions`], neighbour by neighbour over the row (in [`D8`] order,
+/// each cell keeping its best slope so far, strictly greater replacing it), so that it runs on
+/// SIMD lanes instead of branching per cell; the same choices as a per-cell loop over the
+/// eight neighbours.
+#[inline(always)]
+fn rho8_select(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse: &[f64], best: &mut [f64]) {
+    let m = dirs.len();
+    let zc = &z[start..start + m];
+    best.fill(0.0);
+    dirs.fill(8);
+    for (k, &(dx, dy)) in D8.iter().enumerate() {
+        let s = (start as isize + dy as isize * stride as isize + dx as isize) as usize;
+        let zn = &z[s..s + m];
+        let code = k as u8;
+        let cells = best.iter_mut().zip(dirs.iter_mut()).zip(zc).zip(zn);
+        if k % 2 == 1 {
+            for ((((b, d), &c), &n), &inv) in cells.zip(inverse) {
+                let v = (c - n) * inv;
+                let better = v > *b;
+                *b = if better { v } else { *b };
+                *d = if better { code } else { *d };
+            }
+        } else {
+            for (((b, d), &c), &n) in cells {
+                let v = c - n;
+                let better = v > *b;
+                *b = if better { v } else { *b };
+                *d = if better { code } else { *d };
             }
         }
     }
@@ -594,7 +653,9 @@ fn rho8_directions(
 #[inline]
 fn rho8_draw(seed: u64, cell: usize) -> f64 {
     let bits = mix64(seed ^ mix64(cell as u64 ^ 0xD1B5_4A32_D192_ED03));
-    (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    // Through i64: the value is below 2^53, so the conversion is exact either way, and the
+    // signed one is a single instruction on x86-64 (the unsigned one is a sequence).
+    ((bits >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 #[cfg(test)]
@@ -632,6 +693,50 @@ mod tests {
     /// ρ8 on a plane whose aspect is θ = 30° from the x axis (between E and the SE diagonal):
     /// the diagonal is taken with probability tan θ, so the mean path follows the aspect, where
     /// D8 always takes the same neighbour. The draws depend on the seed only, not the threads.
+    /// The row-wise ρ8 choice (AVX2 on CPUs that have it, the portable lanes otherwise) picks
+    /// the same direction as the per-cell loop it replaced: eight neighbours in D8 order, the
+    /// first strictly steepest kept. Heights on a coarse lattice of 4 values, so ties are
+    /// common, plus flats, pits and peaks.
+    #[test]
+    fn rho8_row_choice_equals_the_per_cell_loop() {
+        let (w, h) = (37usize, 9usize);
+        let wp = w + 2;
+        let mut z = vec![f64::INFINITY; wp * (h + 2)];
+        for y in 0..h {
+            for x in 0..w {
+                let v = mix64((y * w + x) as u64 ^ 0xA5A5) % 4;
+                z[(y + 1) * wp + x + 1] = v as f64 * 0.5;
+            }
+        }
+        let offsets: Vec<isize> =
+            D8.iter().map(|&(dx, dy)| dy as isize * wp as isize + dx as isize).collect();
+        for seed in [0u64, 7, 99] {
+            let mut scratch = Vec::new();
+            for y in 0..h {
+                let start = (y + 1) * wp + 1;
+                let mut dirs = vec![0u8; w];
+                rho8_directions(&z, wp, start, y * w, seed, &mut dirs, &mut scratch);
+                let mut portable = vec![0u8; w];
+                let inverse: Vec<f64> = (0..w).map(|x| 1.0 / (2.0 - rho8_draw(seed, y * w + x))).collect();
+                rho8_select(&z, wp, start, &mut portable, &inverse, &mut vec![0.0; w]);
+                for x in 0..w {
+                    let c = z[start + x];
+                    let (mut best, mut want) = (0.0f64, 8u8);
+                    for (k, &o) in offsets.iter().enumerate() {
+                        let drop = c - z[(start as isize + x as isize + o) as usize];
+                        let v = if k % 2 == 1 { drop * inverse[x] } else { drop };
+                        if v > best {
+                            best = v;
+                            want = k as u8;
+                        }
+                    }
+                    assert_eq!(dirs[x], want, "seed {seed}, cell ({x}, {y})");
+                    assert_eq!(portable[x], want, "portable, seed {seed}, cell ({x}, {y})");
+                }
+            }
+        }
+    }
+
     #[test]
     fn rho8_follows_the_aspect_of_a_plane_on_average() {
         let (w, h) = (161usize, 161usize);
