@@ -41,13 +41,11 @@ choice_enum! {
 ///    the first of E, SE, S, SW, W, NW, N, NE), or with [`StreamPowerRouter::compute_rho8`] the
 ///    ρ8 rule ([`Routing::Rho8`]). Outlets, and pits (no lower neighbour), are their own
 ///    receivers. Per row, in parallel;
-/// 2. **basins**: each cell's donors as a bit mask (per row, in parallel); from every pit a
-///    depth-first walk up its tree labels the tree's cells with the pit's basin, every other
-///    cell (draining to an outlet) is basin 0. Pieces of rows in parallel, pits numbered in
-///    index order. Only the pits' trees are walked, so a step with few depressions costs
-///    little here;
-/// 3. **links**: every pair of 8-neighbours in different basins is a link (found from the
-///    cells of the pits' basins, the only ones a link can start from), weighted by its
+/// 2. **basins**: each cell's donors as a bit mask (per row, in parallel); from every root
+///    (outlet or pit) a depth-first walk up its tree labels the tree's cells: all outlet
+///    cells form basin 0, each pit its own basin. Pieces of rows in parallel, pits numbered
+///    in index order;
+/// 3. **links**: every pair of 8-neighbours in different basins is a link, weighted by its
 ///    pass height `max(z_a, z_b)`; the minimum spanning tree of the basin graph (Kruskal,
 ///    ties broken by cell index) holds, for every basin, the lowest-pass route to an outlet
 ///    (a minimum spanning tree minimises the highest link on the path between any two nodes,
@@ -88,8 +86,6 @@ pub struct StreamPowerRouter {
     donors: Vec<u8>,
     /// Basin of each cell (0: draining to an outlet), while crossing depressions.
     basin: Vec<u32>,
-    /// The cells of the pits' basins (not basin 0), while crossing depressions.
-    pit_cells: Vec<u32>,
     /// Grid width and cell spacing of the last [`StreamPowerRouter::compute`].
     width: usize,
     dx: f64,
@@ -265,12 +261,10 @@ impl StreamPowerRouter {
         rows.div_ceil(PIECES).max(1) * self.width
     }
 
-    /// Labels every cell with its basin: basin 0 for the cells draining to an outlet (the
-    /// buffer is cleared to 0), 1, 2, … for each pit's (pits in index order), by a depth-first
-    /// walk up from each pit only, so a step with few depressions walks few cells. Pieces of
-    /// rows in parallel, each numbering its pits from the counts of the pieces before. Returns
-    /// the number of basins (pits + 1); the cells of the pits' basins are left in
-    /// `pit_cells` (in no particular order), for [`Self::cross_depressions`].
+    /// Labels every cell with its basin by a depth-first walk up from each root: basin 0 for
+    /// the cells draining to an outlet, 1, 2, … for each pit's (pits in index order). Pieces
+    /// of rows in parallel, each numbering its pits from the counts of the pieces before.
+    /// Returns the number of basins (pits + 1).
     fn label_basins(&mut self, base: &[bool]) -> u32 {
         let piece = self.piece_cells();
         let receiver = &self.receiver;
@@ -281,7 +275,6 @@ impl StreamPowerRouter {
             .map(|(p, rows)| (p * piece..p * piece + rows.len()).filter(|&c| is_pit(c)).count() as u32)
             .collect();
         let pits: u32 = counts.iter().sum();
-        self.pit_cells.clear();
         if pits == 0 {
             return 1;
         }
@@ -292,36 +285,31 @@ impl StreamPowerRouter {
                 Some(*next - k)
             })
             .collect();
-        self.basin.clear();
         self.basin.resize(receiver.len(), 0);
         let basin = TreeCells::new(&mut self.basin);
         let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
-        let cells: Vec<Vec<u32>> = receiver
-            .par_chunks(piece)
-            .zip(first)
-            .enumerate()
-            .map_init(Vec::new, |pending, (p, (rows, first))| {
+        receiver.par_chunks(piece).zip(first).enumerate().for_each_init(
+            Vec::new,
+            |pending, (p, (rows, first))| {
                 let mut next = first;
-                let mut cells = Vec::new();
                 for (x, &r) in rows.iter().enumerate() {
                     let c = p * piece + x;
-                    if r as usize != c || base[c] {
+                    if r as usize != c {
                         continue;
                     }
-                    let label = next;
-                    next += 1;
+                    let label = if base[c] {
+                        0
+                    } else {
+                        next += 1;
+                        next - 1
+                    };
                     walk_up(c as u32, donors, &offsets, pending, |d| {
                         // SAFETY: every cell is in exactly one root's tree.
-                        unsafe { basin.set(d as usize, label) };
-                        cells.push(d);
+                        unsafe { basin.set(d as usize, label) }
                     });
                 }
-                cells
-            })
-            .collect();
-        for piece in cells {
-            self.pit_cells.extend_from_slice(&piece);
-        }
+            },
+        );
         pits + 1
     }
 
@@ -363,27 +351,29 @@ impl StreamPowerRouter {
     /// `basins` is the count [`Self::label_basins`] gave.
     fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize, basins: usize) {
         let basin = &self.basin;
-        // Links between 8-neighbours in different basins, each pair once as (pass key, lower
-        // cell, higher cell). Every link has a cell in a pit's basin, so only those cells are
-        // visited (in parallel chunks): a link to basin 0 is seen from its pit side only, a
-        // link between two pits' basins from its lower cell only. The gathering order does
-        // not matter: the links are sorted below, and no two are equal.
-        let mut links: Vec<Link> = self
-            .pit_cells
-            .par_chunks(4096)
-            .fold(Vec::new, |mut out, chunk| {
-                for &i in chunk {
-                    let i = i as usize;
-                    let (x, y, b) = (i % width, i / width, basin[i]);
-                    for &(dx, dy) in &D8 {
-                        let (nx, ny) = (x as isize + dx as isize, y as isize + dy as isize);
-                        if nx < 0 || ny < 0 || nx >= width as isize || ny >= height as isize {
-                            continue;
+        // Links between 8-neighbours in different basins, each pair once (E, SE, S, SW of
+        // every cell), gathered per row in parallel and concatenated in row order.
+        let mut links: Vec<Link> = (0..height)
+            .into_par_iter()
+            .fold(Vec::new, |mut out, y| {
+                for x in 0..width {
+                    let i = y * width + x;
+                    let b = basin[i];
+                    let mut link = |j: usize| {
+                        if basin[j] != b {
+                            out.push((heights[i].max(heights[j]).key(), i as u32, j as u32));
                         }
-                        let j = ny as usize * width + nx as usize;
-                        let other = basin[j];
-                        if other != b && (other == 0 || i < j) {
-                            out.push((heights[i].max(heights[j]).key(), i.min(j) as u32, i.max(j) as u32));
+                    };
+                    if x + 1 < width {
+                        link(i + 1);
+                    }
+                    if y + 1 < height {
+                        if x + 1 < width {
+                            link(i + width + 1);
+                        }
+                        link(i + width);
+                        if x > 0 {
+                            link(i + width - 1);
                         }
                     }
                 }
