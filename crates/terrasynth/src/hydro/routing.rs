@@ -139,8 +139,9 @@ impl StreamPowerRouter {
         let n = width * height;
         assert_eq!(heights.len(), n, "StreamPowerRouter::compute: heights length");
         assert_eq!(base.len(), n, "StreamPowerRouter::compute: base mask length");
-        (self.width, self.dx) = (width, dx);
+        // `pad` compares the new width with the last call's, so it runs first.
         self.pad(heights, width, height);
+        (self.width, self.dx) = (width, dx);
         self.receivers(width, height, base, rho8);
         self.donor_masks(width, height);
         let basins = self.label_basins(base);
@@ -192,11 +193,14 @@ impl StreamPowerRouter {
         }
     }
 
-    /// Copies `heights` into the padded buffer, border at +∞ (never a receiver).
+    /// Copies `heights` into the padded buffer, border at +∞ (never a receiver). The border is
+    /// written when the buffer is (re)made for a size; the steps after only copy the rows.
     fn pad(&mut self, heights: &[f64], width: usize, height: usize) {
         let wp = width + 2;
-        self.padded.clear();
-        self.padded.resize(wp * (height + 2), f64::INFINITY);
+        if self.padded.len() != wp * (height + 2) || self.width != width {
+            self.padded.clear();
+            self.padded.resize(wp * (height + 2), f64::INFINITY);
+        }
         self.padded[wp..wp * (height + 1)]
             .par_chunks_mut(wp)
             .zip(heights.par_chunks(width))
@@ -683,6 +687,29 @@ mod tests {
     /// ρ8 on a plane whose aspect is θ = 30° from the x axis (between E and the SE diagonal):
     /// the diagonal is taken with probability tan θ, so the mean path follows the aspect, where
     /// D8 always takes the same neighbour. The draws depend on the seed only, not the threads.
+    /// A router reused for another size gives what a new one gives, also when the padded
+    /// buffer keeps its length (10 × 20 then 20 × 10: the border cells of one are interior
+    /// cells of the other) and when the same size comes back with other heights. Edge cells
+    /// that are not outlets read the border, so only one corner is an outlet here.
+    #[test]
+    fn reused_router_equals_a_new_one_whatever_the_sizes() {
+        let surface = |w: usize, h: usize, salt: u64| -> Vec<f64> {
+            (0..w * h).map(|i| (mix64(i as u64 ^ salt) >> 11) as f64 / (1u64 << 53) as f64).collect()
+        };
+        // One outlet, in a corner: the other edge cells read the border (+∞ for a new router).
+        let edges = |w: usize, h: usize| -> Vec<bool> { (0..w * h).map(|i| i == 0).collect() };
+        let mut reused = StreamPowerRouter::default();
+        for (w, h, salt) in [(10usize, 20usize, 1u64), (20, 10, 2), (20, 10, 3), (7, 5, 4)] {
+            let (z, base) = (surface(w, h, salt), edges(w, h));
+            reused.compute_rho8(&z, w, h, 1.0, &base, salt);
+            let mut fresh = StreamPowerRouter::default();
+            fresh.compute_rho8(&z, w, h, 1.0, &base, salt);
+            assert_eq!(reused.receiver, fresh.receiver, "{w}x{h}");
+            assert_eq!(reused.stack, fresh.stack, "{w}x{h}");
+            assert_eq!(reused.area, fresh.area, "{w}x{h}");
+        }
+    }
+
     /// The row-wise ρ8 choice (AVX2 on CPUs that have it, the portable lanes otherwise) picks
     /// the same direction as the per-cell loop it replaced: eight neighbours in D8 order, the
     /// first strictly steepest kept. Heights on a coarse lattice of 4 values, so ties are
