@@ -684,9 +684,6 @@ mod tests {
         }
     }
 
-    /// ρ8 on a plane whose aspect is θ = 30° from the x axis (between E and the SE diagonal):
-    /// the diagonal is taken with probability tan θ, so the mean path follows the aspect, where
-    /// D8 always takes the same neighbour. The draws depend on the seed only, not the threads.
     /// A router reused for another size gives what a new one gives, also when the padded
     /// buffer keeps its length (10 × 20 then 20 × 10: the border cells of one are interior
     /// cells of the other) and when the same size comes back with other heights. Edge cells
@@ -754,6 +751,9 @@ mod tests {
         }
     }
 
+    /// ρ8 on a plane whose aspect is θ = 30° from the x axis (between E and the SE diagonal):
+    /// the diagonal is taken with probability tan θ, so the mean path follows the aspect, where
+    /// D8 always takes the same neighbour. The draws depend on the seed only, not the threads.
     #[test]
     fn rho8_follows_the_aspect_of_a_plane_on_average() {
         let (w, h) = (161usize, 161usize);
