@@ -381,29 +381,38 @@ fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 }
 
 /// Rounds non-negative weights summing to 1 into bytes summing to exactly 255 (largest
-/// remainder; ties go to the lower index).
+/// remainder; ties go to the lower index). Written without a sort call or libm's `floor`
+/// (the build has no SSE4.1 `roundps`): the splat map calls it for every land cell.
 fn to_bytes(weights: [f32; 4]) -> [u8; 4] {
-    let total: f32 = weights.iter().sum();
-    let scaled = weights.map(|v| if total > 0.0 { v / total * 255.0 } else { 0.0 });
-    let mut out = scaled.map(|v| v.floor() as u8);
-    let used: u32 = out.iter().map(|&v| v as u32).sum();
-    let mut left = 255u32.saturating_sub(used);
+    let total = weights[0] + weights[1] + weights[2] + weights[3];
     if total <= 0.0 {
         return [0, 255, 0, 0];
     }
+    let scaled = weights.map(|v| if total > 0.0 { v / total * 255.0 } else { 0.0 });
+    let floors = scaled.map(floor_fast);
+    let mut out = floors.map(|v| v as u8);
+    let used: u32 = out.iter().map(|&v| v as u32).sum();
+    let left = 255u32.saturating_sub(used) as usize;
+    let rem: [f32; 4] = std::array::from_fn(|k| scaled[k] - floors[k]);
+    // Indices by remainder, largest first, ties to the lower index: a stable insertion sort.
     let mut order = [0usize, 1, 2, 3];
-    order.sort_by(|&a, &b| {
-        let (ra, rb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
-        rb.total_cmp(&ra).then(a.cmp(&b))
-    });
-    for &k in order.iter().cycle() {
-        if left == 0 {
-            break;
+    for k in 1..4 {
+        let mut j = k;
+        while j > 0 && rem[order[j]].total_cmp(&rem[order[j - 1]]).is_gt() {
+            order.swap(j, j - 1);
+            j -= 1;
         }
-        out[k] += 1;
-        left -= 1;
+    }
+    for k in 0..left {
+        out[order[k % 4]] += 1;
     }
     out
+}
+
+/// `v.floor()`, by an integer conversion where that is exact (0 ≤ v < 2²³).
+#[inline]
+fn floor_fast(v: f32) -> f32 {
+    if (0.0..8_388_608.0).contains(&v) { (v as u32) as f32 } else { v.floor() }
 }
 
 impl BiomeMap {
@@ -424,7 +433,7 @@ impl BiomeMap {
     pub fn splat_at(&self, i: usize, opts: &BiomeOptions) -> [u8; 4] {
         let (t, s, m) = (self.elevation[i], self.slope_deg[i], self.moisture[i]);
         let weights = if self.classes[i] == Biome::Ocean || self.fresh_water[i] {
-            [1.0, 0.0, 0.0, 0.0]
+            return [255, 0, 0, 0]; // to_bytes([1, 0, 0, 0])
         } else {
             let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
             let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
@@ -590,6 +599,54 @@ mod tests {
         assert_eq!(&splat[..4], &[255, 0, 0, 0]);
         for w in [[0.3, 0.3, 0.3, 0.1], [1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0], [0.0; 4]] {
             assert_eq!(to_bytes(w).iter().map(|&v| v as u32).sum::<u32>(), 255);
+        }
+    }
+
+    /// The first form of [`to_bytes`] (a sort call and `floor`), the oracle of the fast one.
+    fn to_bytes_reference(weights: [f32; 4]) -> [u8; 4] {
+        let total: f32 = weights.iter().sum();
+        let scaled = weights.map(|v| if total > 0.0 { v / total * 255.0 } else { 0.0 });
+        let mut out = scaled.map(|v| v.floor() as u8);
+        let used: u32 = out.iter().map(|&v| v as u32).sum();
+        let mut left = 255u32.saturating_sub(used);
+        if total <= 0.0 {
+            return [0, 255, 0, 0];
+        }
+        let mut order = [0usize, 1, 2, 3];
+        order.sort_by(|&a, &b| {
+            let (ra, rb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+            rb.total_cmp(&ra).then(a.cmp(&b))
+        });
+        for &k in order.iter().cycle() {
+            if left == 0 {
+                break;
+            }
+            out[k] += 1;
+            left -= 1;
+        }
+        out
+    }
+
+    #[test]
+    fn fast_splat_rounding_equals_the_sorting_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // A third of the draws on a coarse lattice, so that ties and zeros are common.
+            match x % 3 {
+                0 => ((x >> 8) % 5) as f32 / 4.0,
+                _ => (x >> 40) as f32 / (1u64 << 24) as f32,
+            }
+        };
+        let mut special =
+            vec![[1.0, 0.0, 0.0, 0.0], [0.0; 4], [0.25; 4], [1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0]];
+        special.push([f32::NAN, 0.5, 0.5, 0.0]);
+        special.push([1e-30, 0.0, 0.0, 0.0]);
+        for w in special.into_iter().chain((0..1_000_000).map(|_| [next(), next(), next(), next()])) {
+            let (got, want) = (to_bytes(w), to_bytes_reference(w));
+            assert_eq!(got, want, "{w:?}");
         }
     }
 

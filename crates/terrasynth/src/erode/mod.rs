@@ -60,6 +60,12 @@ pub trait Eroder: Send {
     fn run_one_step(&mut self) -> Result<()>;
     /// The current surface, in `f64`.
     fn surface(&self) -> &Grid<f64>;
+    /// The surface the last [`Eroder::run_one_step`] changed, which [`run_iterations`] checks
+    /// for non-finite heights: [`Eroder::surface`], except for the coarse steps of
+    /// [`CoarseToFine`] (its coarse grid; the full-resolution surface does not change then).
+    fn stepped_surface(&self) -> &Grid<f64> {
+        self.surface()
+    }
     /// Rounds the current surface into `out` (same size).
     fn write_to(&self, out: &mut Heightmap) -> Result<()> {
         write_surface(self.surface(), out)

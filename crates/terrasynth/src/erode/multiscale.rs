@@ -133,6 +133,14 @@ impl Eroder for CoarseToFine {
             None => &self.fine_start,
         }
     }
+
+    /// During the coarse steps, the coarse grid (the full-resolution start does not move).
+    fn stepped_surface(&self) -> &Grid<f64> {
+        match (&self.fine, &self.coarse) {
+            (None, Some(coarse)) => coarse.surface(),
+            _ => self.surface(),
+        }
+    }
 }
 
 /// The coarse grid of `fine` at factor `f`: `⌈(w − 1)/f⌉ + 1` columns (and rows likewise),
@@ -183,6 +191,21 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The finiteness check of `run_iterations` reads the grid each step changed: the coarse
+    /// one during the coarse steps, the full-resolution one from the step that refines on.
+    #[test]
+    fn the_stepped_surface_is_the_grid_the_step_changed() {
+        let map = Heightmap::from_fn(17, 17, 1.0, |x, y| ((x * 7 + y * 3) % 11) as f32 * 0.1).unwrap();
+        let mut e = CoarseToFine::new(&map, StreamPowerParams::default(), 2, 3).unwrap();
+        let side = |e: &CoarseToFine| e.stepped_surface().width();
+        assert_eq!(side(&e), 9);
+        for want in [9, 9, 17, 17] {
+            e.run_one_step().unwrap();
+            assert_eq!(side(&e), want);
+            assert_eq!(e.surface().width(), 17);
+        }
+    }
 
     /// Restriction averages the fine cells around each lattice point; prolongation of a
     /// change that is linear in x and y reproduces it exactly at every fine cell (bilinear

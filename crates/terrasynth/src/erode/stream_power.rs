@@ -163,15 +163,17 @@ pub struct StreamPowerEroder {
 /// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
 pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
     let (w, h) = (map.width(), map.height());
-    map.as_slice()
-        .iter()
-        .enumerate()
-        .map(|(i, &z)| {
-            let (x, y) = (i % w, i / w);
-            let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-            edge || sea_level.is_some_and(|s| (z as f64) < s)
-        })
-        .collect()
+    let mut out = Vec::with_capacity(w * h);
+    // Row by row (no division per cell to find the row and column).
+    for (y, row) in map.as_slice().chunks_exact(w).enumerate() {
+        let edge_row = y == 0 || y + 1 == h;
+        out.extend(
+            row.iter()
+                .enumerate()
+                .map(|(x, &z)| edge_row || x == 0 || x + 1 == w || sea_level.is_some_and(|s| (z as f64) < s)),
+        );
+    }
+    out
 }
 
 /// The passes of [`StreamPowerEroder::deposit_and_incise`] stop when no height moves by more
