@@ -388,6 +388,7 @@ fn to_bytes(weights: [f32; 4]) -> [u8; 4] {
     if total <= 0.0 {
         return [0, 255, 0, 0];
     }
+    // A NaN total passes the test above: its weights count as 0 (the old rounding did the same).
     let scaled = weights.map(|v| if total > 0.0 { v / total * 255.0 } else { 0.0 });
     let floors = scaled.map(floor_fast);
     let mut out = floors.map(|v| v as u8);
