@@ -432,27 +432,24 @@ impl BiomeMap {
 
     /// Splat weights of cell `i` (row-major index) as in [`BiomeMap::splat_rgba`].
     pub fn splat_at(&self, i: usize, opts: &BiomeOptions) -> [u8; 4] {
+        if self.classes[i] == Biome::Ocean || self.fresh_water[i] {
+            return [255, 0, 0, 0]; // all sand: to_bytes([1, 0, 0, 0])
+        }
         let (t, s, m) = (self.elevation[i], self.slope_deg[i], self.moisture[i]);
-        let weights = if self.classes[i] == Biome::Ocean || self.fresh_water[i] {
-            return [255, 0, 0, 0]; // to_bytes([1, 0, 0, 0])
+        let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
+        let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
+        let beach = if opts.beach_height > 0.0 { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
+        let dry = 1.0 - smoothstep(0.1, 0.2, m);
+        let sand = beach.max(dry) * (1.0 - snow);
+        let hard = (rock + snow).min(1.0);
+        let (rock, snow) = if rock + snow > 0.0 {
+            (hard * rock / (rock + snow), hard * snow / (rock + snow))
         } else {
-            let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
-            let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
-            let beach =
-                if opts.beach_height > 0.0 { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
-            let dry = 1.0 - smoothstep(0.1, 0.2, m);
-            let sand = beach.max(dry) * (1.0 - snow);
-            let hard = (rock + snow).min(1.0);
-            let (rock, snow) = if rock + snow > 0.0 {
-                (hard * rock / (rock + snow), hard * snow / (rock + snow))
-            } else {
-                (0.0, 0.0)
-            };
-            let sand = sand * (1.0 - hard);
-            let grass = (1.0 - hard - sand).max(0.0);
-            [sand, grass, rock, snow]
+            (0.0, 0.0)
         };
-        to_bytes(weights)
+        let sand = sand * (1.0 - hard);
+        let grass = (1.0 - hard - sand).max(0.0);
+        to_bytes([sand, grass, rock, snow])
     }
 
     /// Share of the cells in each biome, in [`Biome::ALL`] order.
