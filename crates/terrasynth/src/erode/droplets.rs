@@ -238,6 +238,20 @@ impl Brush {
     #[inline]
     fn erode(&self, rows: &mut [f64], y_lo: usize, w: usize, x0: usize, y0: usize, scale: f64) {
         let y_hi = y_lo + rows.len() / w;
+        let r = self.reach;
+        if x0 >= r && x0 + r < w && y0 >= y_lo + r && y0 + r < y_hi {
+            // The whole disc is inside: no clipping (the same cells, weights and order).
+            let centre = (y0 - y_lo) * w + x0;
+            let mut k = 0;
+            for &(dy, dx0, len) in &self.rows {
+                let start = (centre as isize + dy as isize * w as isize + dx0 as isize) as usize;
+                for (c, wt) in rows[start..start + len].iter_mut().zip(&self.weights[k..k + len]) {
+                    *c -= wt * scale;
+                }
+                k += len;
+            }
+            return;
+        }
         let mut k = 0;
         for &(dy, dx0, len) in &self.rows {
             let y = y0 as i64 + dy as i64;

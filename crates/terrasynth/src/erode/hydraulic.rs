@@ -371,7 +371,7 @@ impl Eroder for HydraulicOlsenEroder {
                 });
                 (d_max > 0.0 && ws[i] > 0.0).then_some((lowest, d_max, ws[i]))
             });
-            self.exchange.apply(stencil, water);
+            self.exchange.apply(stencil, nb, colour, water);
         }
         self.sweeps += 1;
         for (h, w) in h.iter_mut().zip(water.iter_mut()) {

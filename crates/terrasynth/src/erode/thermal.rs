@@ -339,7 +339,7 @@ impl Leveller {
             let h = surface.as_slice();
             exchange
                 .choose(stencil, nb, colour, |x, y, i| level(h, x, y, i).map(|(l, d)| (l, d, f64::INFINITY)));
-            exchange.apply(stencil, surface.as_mut_slice());
+            exchange.apply(stencil, nb, colour, surface.as_mut_slice());
         }
         *sweeps += 1;
     }

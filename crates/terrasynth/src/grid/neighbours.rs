@@ -133,14 +133,18 @@ impl Topology {
 pub(crate) struct Stencil {
     pub topo: Topology,
     offsets: &'static [(i32, i32)],
-    linear: Vec<isize>,
+    /// The interior offsets in a fixed-size array (the first `offsets.len()` are used), so the
+    /// interior loop has a constant trip count (4 or 8) the compiler unrolls.
+    linear: [isize; 8],
 }
 
 impl Stencil {
     pub fn new(topo: Topology, neighbourhood: Neighbourhood) -> Self {
         let offsets = neighbourhood.offsets();
-        let linear =
-            offsets.iter().map(|&(dx, dy)| dy as isize * topo.width as isize + dx as isize).collect();
+        let mut linear = [0isize; 8];
+        for (l, &(dx, dy)) in linear.iter_mut().zip(offsets) {
+            *l = dy as isize * topo.width as isize + dx as isize;
+        }
         Self { topo, offsets, linear }
     }
 
@@ -148,7 +152,7 @@ impl Stencil {
     /// (the order [`Stencil::for_each`] visits them). A cell `(x, y)` is interior when
     /// `0 < x < width − 1` and `0 < y < height − 1`.
     pub fn interior_offsets(&self) -> &[isize] {
-        &self.linear
+        &self.linear[..self.offsets.len()]
     }
 
     /// Calls `f(j)` for each neighbour index `j` of cell `(x, y)`, in offset order.
@@ -157,8 +161,14 @@ impl Stencil {
         let t = &self.topo;
         if x > 0 && y > 0 && x + 1 < t.width && y + 1 < t.height {
             let i = (y * t.width + x) as isize;
-            for &o in &self.linear {
-                f((i + o) as usize);
+            if self.offsets.len() == 4 {
+                for &o in &self.linear[..4] {
+                    f((i + o) as usize);
+                }
+            } else {
+                for &o in &self.linear {
+                    f((i + o) as usize);
+                }
             }
         } else {
             for &(dx, dy) in self.offsets {
