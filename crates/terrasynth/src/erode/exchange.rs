@@ -262,7 +262,8 @@ mod tests {
                                         return None;
                                     }
                                     let j = near[rng.below(near.len() as u64) as usize];
-                                    let cap = if rng.next_f64() < 0.5 { f64::INFINITY } else { rng.next_f64() };
+                                    let cap =
+                                        if rng.next_f64() < 0.5 { f64::INFINITY } else { rng.next_f64() };
                                     Some((j, rng.next_f64(), cap))
                                 });
                                 let mut reference = fast.clone();
@@ -272,7 +273,8 @@ mod tests {
                                     fast.receiver.iter().all(|&r| r == NONE),
                                     "{w}×{h} {nb:?} {boundary:?}: a choice was left behind"
                                 );
-                                let same = values.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits());
+                                let same =
+                                    values.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits());
                                 assert!(same, "{w}×{h} {nb:?} {boundary:?} origin {origin:?} sweep {sweep}");
                             }
                         }

@@ -584,47 +584,87 @@ fn rho8_directions(
     // The reciprocal diagonal distance 1/(2 − r) of each cell, in (1/2, 1].
     scratch.clear();
     scratch.extend((0..m).map(|x| 1.0 / (2.0 - rho8_draw(seed, first + x))));
-    scratch.resize(2 * m, 0.0);
-    let (inverse, best) = scratch.split_at_mut(m);
+    scratch.resize(3 * m, 0.0);
+    let (inverse, rest) = scratch.split_at_mut(m);
+    let (best, codes) = rest.split_at_mut(m);
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: this CPU has AVX2 (checked just above).
-        unsafe { rho8_select_avx2(z, stride, start, dirs, inverse, best) };
+        let done = unsafe { rho8_select_avx2(z, stride, start, dirs, inverse) };
+        let (dirs, inverse) = (&mut dirs[done..], &inverse[done..]);
+        let n = dirs.len();
+        rho8_select(z, stride, start + done, dirs, inverse, &mut best[..n], &mut codes[..n]);
         return;
     }
-    rho8_select(z, stride, start, dirs, inverse, best);
+    rho8_select(z, stride, start, dirs, inverse, best, codes);
 }
 
-/// [`rho8_select`] compiled for AVX2 (4 f64 lanes): the same IEEE operations lane by lane, so
-/// the same directions as the portable build.
+/// [`rho8_select`] on AVX2 lanes, 4 cells at a time with the running best slope and
+/// direction kept in registers across the 8 neighbours: the same IEEE operations
+/// (`(c − n)·inv`, an ordered `>`), so the same directions as the portable build. Returns how
+/// many cells it did (all but the last `len mod 4`, left to [`rho8_select`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn rho8_select_avx2(
+fn rho8_select_avx2(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse: &[f64]) -> usize {
+    use std::arch::x86_64::*;
+    let m = dirs.len();
+    let offsets = D8.map(|(dx, dy)| dy as isize * stride as isize + dx as isize);
+    // Every neighbour read below lies in `z` (the caller's padded rows): checked once here.
+    let reach = stride as isize + 1;
+    assert!(m == 0 || (start as isize >= reach && start + m + reach as usize <= z.len()));
+    assert!(inverse.len() >= m);
+    let mut x = 0;
+    while x + 4 <= m {
+        let at = start + x;
+        // SAFETY: `at − reach ..= at + 3 + reach` lies in `z` (asserted above), and
+        // `x + 3 < m ≤ inverse.len()`.
+        unsafe {
+            let centre = _mm256_loadu_pd(z.as_ptr().add(at));
+            let inv = _mm256_loadu_pd(inverse.as_ptr().add(x));
+            let mut best = _mm256_setzero_pd();
+            let mut code = _mm256_set1_pd(8.0);
+            for (k, &o) in offsets.iter().enumerate() {
+                let n = _mm256_loadu_pd(z.as_ptr().offset(at as isize + o));
+                let drop = _mm256_sub_pd(centre, n);
+                let v = if k % 2 == 1 { _mm256_mul_pd(drop, inv) } else { drop };
+                let better = _mm256_cmp_pd::<_CMP_GT_OQ>(v, best);
+                best = _mm256_blendv_pd(best, v, better);
+                code = _mm256_blendv_pd(code, _mm256_set1_pd(k as f64), better);
+            }
+            let codes: [i32; 4] = std::mem::transmute(_mm256_cvttpd_epi32(code));
+            for (d, c) in dirs[x..x + 4].iter_mut().zip(codes) {
+                *d = c as u8;
+            }
+        }
+        x += 4;
+    }
+    x
+}
+
+/// The choice of [`rho8_directions`], neighbour by neighbour over the row (in [`D8`] order,
+/// each cell keeping its best slope so far, strictly greater replacing it), so that it runs on
+/// SIMD lanes instead of branching per cell; the same choices as a per-cell loop over the
+/// eight neighbours. The running direction codes are kept as `f64` in `codes` (the lanes of
+/// the slopes, so one compare mask selects both) and narrowed to `dirs` at the end.
+#[inline(always)]
+fn rho8_select(
     z: &[f64],
     stride: usize,
     start: usize,
     dirs: &mut [u8],
     inverse: &[f64],
     best: &mut [f64],
+    codes: &mut [f64],
 ) {
-    rho8_select(z, stride, start, dirs, inverse, best);
-}
-
-/// The choice of [`rho8_directions`], neighbour by neighbour over the row (in [`D8`] order,
-/// each cell keeping its best slope so far, strictly greater replacing it), so that it runs on
-/// SIMD lanes instead of branching per cell; the same choices as a per-cell loop over the
-/// eight neighbours.
-#[inline(always)]
-fn rho8_select(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse: &[f64], best: &mut [f64]) {
     let m = dirs.len();
     let zc = &z[start..start + m];
     best.fill(0.0);
-    dirs.fill(8);
+    codes.fill(8.0);
     for (k, &(dx, dy)) in D8.iter().enumerate() {
         let s = (start as isize + dy as isize * stride as isize + dx as isize) as usize;
         let zn = &z[s..s + m];
-        let code = k as u8;
-        let cells = best.iter_mut().zip(dirs.iter_mut()).zip(zc).zip(zn);
+        let code = k as f64;
+        let cells = best.iter_mut().zip(codes.iter_mut()).zip(zc).zip(zn);
         if k % 2 == 1 {
             for ((((b, d), &c), &n), &inv) in cells.zip(inverse) {
                 let v = (c - n) * inv;
@@ -640,6 +680,9 @@ fn rho8_select(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse:
                 *d = if better { code } else { *d };
             }
         }
+    }
+    for (d, &c) in dirs.iter_mut().zip(codes.iter()) {
+        *d = c as u8;
     }
 }
 
@@ -732,7 +775,7 @@ mod tests {
                 rho8_directions(&z, wp, start, y * w, seed, &mut dirs, &mut scratch);
                 let mut portable = vec![0u8; w];
                 let inverse: Vec<f64> = (0..w).map(|x| 1.0 / (2.0 - rho8_draw(seed, y * w + x))).collect();
-                rho8_select(&z, wp, start, &mut portable, &inverse, &mut vec![0.0; w]);
+                rho8_select(&z, wp, start, &mut portable, &inverse, &mut vec![0.0; w], &mut vec![0.0; w]);
                 for x in 0..w {
                     let c = z[start + x];
                     let (mut best, mut want) = (0.0f64, 8u8);
