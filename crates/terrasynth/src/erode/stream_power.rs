@@ -187,6 +187,23 @@ pub const DEPOSITION_TOLERANCE: f64 = 1e-7;
 /// factors (no `powf`).
 const POWER_TABLE: usize = 4096;
 
+/// `((a / cell) + 0.5) as usize` (the whole number of cells of area `a`) without the
+/// division where it cannot matter: `a · (1/cell)` is within a few ulps of `a / cell`, so the
+/// two round to the same whole number unless the quotient lies within 10⁻⁶ of a half (then,
+/// and for quotients of 2³⁰ cells or more, the division decides, so the result is always the
+/// division's).
+#[inline]
+fn whole_cells(a: f64, cell: f64, per_cell: f64) -> usize {
+    let q = a * per_cell + 0.5;
+    let whole = q as usize;
+    let frac = q - whole as f64;
+    if q < (1u64 << 30) as f64 && frac > 1e-6 && frac < 1.0 - 1e-6 {
+        whole
+    } else {
+        ((a / cell) + 0.5) as usize
+    }
+}
+
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`]
 /// (n ≠ 1), and at most this many direct solves per step for n = 1.
 pub const MAX_DEPOSITION_PASSES: usize = 12;
@@ -279,9 +296,20 @@ impl StreamPowerEroder {
         // Two loops rather than a test per cell, which cost 5 % of a step.
         let cells = factor.par_iter_mut().zip(&flow.area).enumerate();
         if self.k_factor.is_empty() {
+            // `am / ln` of the tabled areas divided once per table entry (the same quotient,
+            // bit for bit, as dividing per cell).
+            let per_side: Vec<f64> = table.iter().map(|&t| t / side).collect();
+            let per_diagonal: Vec<f64> = table.iter().map(|&t| t / diagonal).collect();
+            let per_cell = 1.0 / cell;
             cells.for_each(|(i, (f, &a))| {
-                let (am, ln) = parts(i, a);
-                *f = am / ln;
+                let cells = whole_cells(a, cell, per_cell);
+                let is_side = flow.distance(i) == dx;
+                *f = if cells < POWER_TABLE {
+                    if is_side { per_side[cells] } else { per_diagonal[cells] }
+                } else {
+                    let (am, ln) = parts(i, a);
+                    am / ln
+                };
             });
         } else {
             let rock = &self.k_factor;
@@ -665,6 +693,37 @@ impl Eroder for StreamPowerEroder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`whole_cells`] is the division's rounding for whole areas (sums of cell areas), areas
+    /// a hair either side of a half cell, random areas and huge ones, on cell sizes whose
+    /// reciprocal is and is not exact.
+    #[test]
+    fn whole_cells_equals_the_rounded_division() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(13);
+        for dx in [1.0f64, 10.0, 40.0, 3.0, 0.1, 12.345] {
+            let cell = dx * dx;
+            let per_cell = 1.0 / cell;
+            let mut areas: Vec<f64> = Vec::new();
+            let mut sum = 0.0;
+            for _ in 0..5000 {
+                sum += cell;
+                areas.push(sum);
+            }
+            for _ in 0..20000 {
+                let half = (rng.below(5000) as f64 + 0.5) * cell;
+                areas.extend([half, f64::from_bits(half.to_bits() + 1), f64::from_bits(half.to_bits() - 1)]);
+                areas.push(rng.range_f64(0.0, 1e7) * cell);
+            }
+            areas.extend([0.0, 1e30, f64::MAX, (1u64 << 31) as f64 * cell, f64::NAN, f64::INFINITY]);
+            for a in areas {
+                assert_eq!(
+                    whole_cells(a, cell, per_cell),
+                    ((a / cell) + 0.5) as usize,
+                    "a = {a}, cell = {cell}"
+                );
+            }
+        }
+    }
 
     /// A rough relief in [0, 1]: sines plus a hashed jitter, so it has pits, flats' edges and
     /// depressions that fill.
