@@ -584,19 +584,18 @@ fn rho8_directions(
     // The reciprocal diagonal distance 1/(2 − r) of each cell, in (1/2, 1].
     scratch.clear();
     scratch.extend((0..m).map(|x| 1.0 / (2.0 - rho8_draw(seed, first + x))));
-    scratch.resize(3 * m, 0.0);
-    let (inverse, rest) = scratch.split_at_mut(m);
-    let (best, codes) = rest.split_at_mut(m);
+    scratch.resize(2 * m, 0.0);
+    let (inverse, best) = scratch.split_at_mut(m);
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: this CPU has AVX2 (checked just above).
         let done = unsafe { rho8_select_avx2(z, stride, start, dirs, inverse) };
         let (dirs, inverse) = (&mut dirs[done..], &inverse[done..]);
         let n = dirs.len();
-        rho8_select(z, stride, start + done, dirs, inverse, &mut best[..n], &mut codes[..n]);
+        rho8_select(z, stride, start + done, dirs, inverse, &mut best[..n]);
         return;
     }
-    rho8_select(z, stride, start, dirs, inverse, best, codes);
+    rho8_select(z, stride, start, dirs, inverse, best);
 }
 
 /// [`rho8_select`] on AVX2 lanes, 4 cells at a time with the running best slope and
@@ -644,27 +643,18 @@ fn rho8_select_avx2(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inv
 /// The choice of [`rho8_directions`], neighbour by neighbour over the row (in [`D8`] order,
 /// each cell keeping its best slope so far, strictly greater replacing it), so that it runs on
 /// SIMD lanes instead of branching per cell; the same choices as a per-cell loop over the
-/// eight neighbours. The running direction codes are kept as `f64` in `codes` (the lanes of
-/// the slopes, so one compare mask selects both) and narrowed to `dirs` at the end.
+/// eight neighbours.
 #[inline(always)]
-fn rho8_select(
-    z: &[f64],
-    stride: usize,
-    start: usize,
-    dirs: &mut [u8],
-    inverse: &[f64],
-    best: &mut [f64],
-    codes: &mut [f64],
-) {
+fn rho8_select(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse: &[f64], best: &mut [f64]) {
     let m = dirs.len();
     let zc = &z[start..start + m];
     best.fill(0.0);
-    codes.fill(8.0);
+    dirs.fill(8);
     for (k, &(dx, dy)) in D8.iter().enumerate() {
         let s = (start as isize + dy as isize * stride as isize + dx as isize) as usize;
         let zn = &z[s..s + m];
-        let code = k as f64;
-        let cells = best.iter_mut().zip(codes.iter_mut()).zip(zc).zip(zn);
+        let code = k as u8;
+        let cells = best.iter_mut().zip(dirs.iter_mut()).zip(zc).zip(zn);
         if k % 2 == 1 {
             for ((((b, d), &c), &n), &inv) in cells.zip(inverse) {
                 let v = (c - n) * inv;
@@ -680,9 +670,6 @@ fn rho8_select(
                 *d = if better { code } else { *d };
             }
         }
-    }
-    for (d, &c) in dirs.iter_mut().zip(codes.iter()) {
-        *d = c as u8;
     }
 }
 
@@ -775,7 +762,7 @@ mod tests {
                 rho8_directions(&z, wp, start, y * w, seed, &mut dirs, &mut scratch);
                 let mut portable = vec![0u8; w];
                 let inverse: Vec<f64> = (0..w).map(|x| 1.0 / (2.0 - rho8_draw(seed, y * w + x))).collect();
-                rho8_select(&z, wp, start, &mut portable, &inverse, &mut vec![0.0; w], &mut vec![0.0; w]);
+                rho8_select(&z, wp, start, &mut portable, &inverse, &mut vec![0.0; w]);
                 for x in 0..w {
                     let c = z[start + x];
                     let (mut best, mut want) = (0.0f64, 8u8);
