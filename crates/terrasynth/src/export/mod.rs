@@ -27,7 +27,9 @@
 //!
 //! Each file is its own job, the jobs running in parallel on the caller's rayon pool, each
 //! file streamed row band by row band (no whole RGBA image, no mesh held in memory) and
-//! written atomically (temp file + rename, [`crate::io::atomic`]). Every pixel, vertex and
+//! written atomically (temp file + fsync + rename, [`crate::io::atomic`]; the fsync and rename
+//! on the [`crate::io::atomic::Committer`]'s thread, so the jobs do not wait for the disk,
+//! all done before report.json). Every pixel, vertex and
 //! value depends only on its own row's inputs, so the files are the same bytes on any thread
 //! count and whatever order the jobs run in.
 //!
@@ -149,6 +151,7 @@ pub fn write(out_dir: &Path, run: &RunOutput, pipeline: &Pipeline, opts: &Export
     memory::reset_peak();
     let recipe = pipeline.recipe();
     check_recipe(recipe)?;
+    let commits = io::atomic::Committer::start(out_dir);
     let ctx = Ctx {
         out: out_dir,
         recipe,
@@ -156,13 +159,17 @@ pub fn write(out_dir: &Path, run: &RunOutput, pipeline: &Pipeline, opts: &Export
         progress: &opts.progress,
         height_scale: metres_per_unit(recipe),
         seamless_only: opts.seamless_only,
+        commits: &commits,
     };
     let cut = opts.window.as_ref().map(|w| cut_margin(&run.terrain, w)).transpose()?;
     let terrain = cut.as_ref().unwrap_or(&run.terrain);
     let grown = cut.is_some().then_some(&run.terrain);
     let prepared = prepare(&ctx, terrain, grown)?;
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Io { path: out_dir.to_path_buf(), source })?;
-    let written = write_files(&ctx, terrain, &prepared)?;
+    let written = write_files(&ctx, terrain, &prepared);
+    // Every file is in place (fsynced and renamed) before report.json, even after an error.
+    commits.finish()?;
+    let written = written?;
     let report = Report::new(pipeline, run, terrain, opts, &prepared, written, started);
     write_json(&out_dir.join("report.json"), &report)?;
     Ok(report)
@@ -203,6 +210,8 @@ struct Ctx<'a> {
     recipe: &'a Recipe,
     engine: Option<Engine>,
     progress: &'a Progress,
+    /// fsyncs and renames the files while the jobs go on ([`io::atomic::Committer`]).
+    commits: &'a io::atomic::Committer,
     /// Metres per height unit ([`metres_per_unit`]).
     height_scale: f64,
     /// [`ExportOptions::seamless_only`].
@@ -419,18 +428,18 @@ impl<'s> Job<'s> {
     }
 
     /// Runs the job unless the export was cancelled; returns its first file and seconds.
-    fn run(&self, progress: &Progress) -> Result<(&'static str, f64)> {
-        progress.check_cancelled()?;
+    fn run(&self, ctx: &Ctx) -> Result<(&'static str, f64)> {
+        ctx.progress.check_cancelled()?;
         let t0 = Instant::now();
-        (self.run)()?;
+        ctx.commits.scope(|| (self.run)())?;
         Ok((self.files[0], t0.elapsed().as_secs_f64()))
     }
 }
 
 /// Runs the jobs as parallel rayon tasks (each job's rows are parallel too); returns each
 /// job's first file name and wall seconds, in job order whatever the schedule.
-fn run_jobs(jobs: &[Job], progress: &Progress) -> Result<Vec<(&'static str, f64)>> {
-    jobs.par_iter().with_max_len(1).map(|job| job.run(progress)).collect()
+fn run_jobs(jobs: &[Job], ctx: &Ctx) -> Result<Vec<(&'static str, f64)>> {
+    jobs.par_iter().with_max_len(1).map(|job| job.run(ctx)).collect()
 }
 
 /// The jobs writing `mesh.glb` and `mesh.obj` (+ `mesh.mtl`) from `map` (heights in metres).
@@ -654,7 +663,7 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
             let b_jobs = hydro_jobs(ctx, terrain, p, &hy);
             let mut metric_time = Vec::new();
             let (files, metrics) = rayon::join(
-                || run_jobs(&b_jobs, ctx.progress),
+                || run_jobs(&b_jobs, ctx),
                 || timed(&mut metric_time, "metrics", || Metrics::compute(&terrain.height)),
             );
             let files = files?;
@@ -696,7 +705,7 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
         }
         for (job, cell) in a_jobs.iter().zip(&a_done) {
             s.spawn_fifo(move |_| {
-                let _ = cell.set(job.run(ctx.progress));
+                let _ = cell.set(job.run(ctx));
             });
         }
     });

@@ -6,11 +6,21 @@
 //!
 //! Kill safety is tested by `scripts/kill-test.sh`: `generate`, `tiles` and project saves
 //! SIGKILLed at random moments leave only complete old or complete new files.
+//!
+//! The fsync waits for the disk (about 0.12 s for the 71 MB mesh of a 1025² map here). A
+//! [`Committer`] takes that wait off the computing threads: inside [`Committer::scope`], a
+//! write into the committer's folder hands its finished temporary file to the committer's own
+//! thread, which fsyncs and renames it while the caller computes the next file;
+//! [`Committer::finish`] waits for every hand-over. Each file is still renamed only after its
+//! own fsync, so kill safety is the same.
 
+use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::thread::JoinHandle;
 
 use crate::{Error, Result};
 
@@ -64,19 +74,133 @@ pub fn write_atomic_seekable(
     remove_stale_temps(path);
     let file = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(io_err(path))?;
     let mut writer = BufWriter::new(file);
-    let outcome = f(&mut writer).and_then(|()| {
-        let file = writer
-            .into_inner()
-            .map_err(|e| Error::Io { path: path.to_path_buf(), source: e.into_error() })?;
-        file.sync_all().map_err(io_err(path))?;
-        drop(file);
-        fs::rename(&temp, path).map_err(io_err(path))
+    let written = f(&mut writer).and_then(|()| {
+        writer.into_inner().map_err(|e| Error::Io { path: path.to_path_buf(), source: e.into_error() })
     });
-    if outcome.is_err() {
-        // Best effort: the temp file may already be gone; the original error is what matters.
-        let _ = fs::remove_file(&temp);
+    let pending = match written {
+        Ok(file) => Pending { file, temp, path: path.to_path_buf() },
+        Err(e) => {
+            // Best effort: the temp file may already be gone; the original error is what matters.
+            let _ = fs::remove_file(&temp);
+            return Err(e);
+        }
+    };
+    match hand_over(pending) {
+        Ok(()) => Ok(()),
+        Err(pending) => pending.commit(),
     }
-    outcome
+}
+
+/// A finished temporary file and the path it becomes.
+struct Pending {
+    file: File,
+    temp: PathBuf,
+    path: PathBuf,
+}
+
+impl Pending {
+    /// fsync, then rename over the destination; on failure the temporary file is removed.
+    fn commit(self) -> Result<()> {
+        let Pending { file, temp, path } = self;
+        let outcome = file.sync_all().map_err(io_err(&path)).and_then(|()| {
+            drop(file);
+            fs::rename(&temp, &path).map_err(io_err(&path))
+        });
+        if outcome.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        outcome
+    }
+}
+
+/// The folder and channel of the [`Committer`] whose scope the current thread is in.
+type Route = (PathBuf, Sender<Pending>);
+
+thread_local! {
+    static ROUTE: RefCell<Option<Route>> = const { RefCell::new(None) };
+}
+
+/// Gives `pending` to the committer of the current scope if its file lies in that committer's
+/// folder; otherwise (or if the committer is gone) gives it back.
+fn hand_over(pending: Pending) -> std::result::Result<(), Pending> {
+    ROUTE.with(|route| match &*route.borrow() {
+        Some((dir, tx)) if pending.path.parent() == Some(dir.as_path()) => tx.send(pending).map_err(|e| e.0),
+        _ => Err(pending),
+    })
+}
+
+/// fsyncs and renames, on a thread of its own, the files written into one folder inside
+/// [`Committer::scope`] (see the module docs). Dropped without [`Committer::finish`], it still
+/// waits for them.
+pub struct Committer {
+    dir: PathBuf,
+    tx: Option<Sender<Pending>>,
+    thread: Option<JoinHandle<Result<()>>>,
+}
+
+impl Committer {
+    /// A committer for the files written directly into `dir`. Where no thread can be started
+    /// (wasm32), its scopes commit each file in place, as outside a scope.
+    pub fn start(dir: &Path) -> Self {
+        let (tx, rx) = channel::<Pending>();
+        let thread = std::thread::Builder::new().name("terrasynth-commit".into()).spawn(move || {
+            // Every file is committed even after a failure (each is complete on its own); the
+            // first error is returned.
+            let mut first = Ok(());
+            for pending in rx {
+                let outcome = pending.commit();
+                if first.is_ok() {
+                    first = outcome;
+                }
+            }
+            first
+        });
+        match thread {
+            Ok(thread) => Self { dir: dir.to_path_buf(), tx: Some(tx), thread: Some(thread) },
+            Err(_) => Self { dir: dir.to_path_buf(), tx: None, thread: None },
+        }
+    }
+
+    /// Runs `f` with this committer taking the atomic writes of the current thread into its
+    /// folder (the previous scope, if any, is restored after).
+    pub fn scope<T>(&self, f: impl FnOnce() -> T) -> T {
+        let Some(tx) = &self.tx else { return f() };
+        let previous = ROUTE.with(|r| r.replace(Some((self.dir.clone(), tx.clone()))));
+        // Restored even if `f` panics, so the thread never keeps a route to a finished committer.
+        struct Restore(Option<Route>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                ROUTE.with(|r| *r.borrow_mut() = previous);
+            }
+        }
+        let _restore = Restore(previous);
+        f()
+    }
+
+    /// Waits until every file handed over is fsynced and renamed; the first error, if any.
+    pub fn finish(mut self) -> Result<()> {
+        self.wait()
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        self.tx = None;
+        match self.thread.take().map(JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(outcome)) => outcome,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for Committer {
+    fn drop(&mut self) {
+        // Unfinished (an error or a panic on the way): still commit what was handed over.
+        self.tx = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Writes `path` atomically: `f` writes the whole content to a temporary file in the same
@@ -161,6 +285,73 @@ mod tests {
         }
         assert!(ours.exists() && other.exists(), "a live process's or another file's temp was removed");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn temps_in(dir: &Path) -> Vec<String> {
+        let names = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+        names.filter(|n| n.contains(".tmp-")).collect()
+    }
+
+    #[test]
+    fn committer_puts_every_file_of_its_folder_in_place_by_finish() {
+        let dir = temp_dir("commit");
+        let other = temp_dir("commit-other");
+        let commits = Committer::start(&dir);
+        commits.scope(|| {
+            for k in 0..20u8 {
+                write_bytes_atomic(dir.join(format!("f{k}.bin")), &vec![k; 1000 + k as usize]).unwrap();
+            }
+            // Outside the committer's folder: committed in place, there on return.
+            write_bytes_atomic(other.join("x.bin"), b"x").unwrap();
+            assert_eq!(fs::read(other.join("x.bin")).unwrap(), b"x");
+        });
+        commits.finish().unwrap();
+        for k in 0..20u8 {
+            assert_eq!(fs::read(dir.join(format!("f{k}.bin"))).unwrap(), vec![k; 1000 + k as usize]);
+        }
+        assert!(temps_in(&dir).is_empty(), "temp files left: {:?}", temps_in(&dir));
+        // Out of the scope the thread writes in place again.
+        write_bytes_atomic(dir.join("after.bin"), b"a").unwrap();
+        assert_eq!(fs::read(dir.join("after.bin")).unwrap(), b"a");
+        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(&other).unwrap();
+    }
+
+    #[test]
+    fn committer_reports_a_failed_rename_and_still_commits_the_others() {
+        let dir = temp_dir("commit-fail");
+        // A non-empty folder where a file should go: the rename over it fails.
+        fs::create_dir_all(dir.join("blocked.bin")).unwrap();
+        fs::write(dir.join("blocked.bin").join("keep"), b"k").unwrap();
+        let commits = Committer::start(&dir);
+        commits.scope(|| {
+            write_bytes_atomic(dir.join("a.bin"), b"a").unwrap();
+            write_bytes_atomic(dir.join("blocked.bin"), b"b").unwrap();
+            write_bytes_atomic(dir.join("c.bin"), b"c").unwrap();
+        });
+        let err = commits.finish().unwrap_err();
+        assert!(matches!(&err, Error::Io { path, .. } if path == &dir.join("blocked.bin")), "{err}");
+        assert_eq!(fs::read(dir.join("a.bin")).unwrap(), b"a");
+        assert_eq!(fs::read(dir.join("c.bin")).unwrap(), b"c");
+        assert!(temps_in(&dir).is_empty(), "temp files left: {:?}", temps_in(&dir));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn nested_committer_scopes_restore_the_outer_one() {
+        let (a, b) = (temp_dir("commit-a"), temp_dir("commit-b"));
+        let (ca, cb) = (Committer::start(&a), Committer::start(&b));
+        ca.scope(|| {
+            cb.scope(|| write_bytes_atomic(b.join("in-b.bin"), b"b").unwrap());
+            write_bytes_atomic(a.join("in-a.bin"), b"a").unwrap();
+        });
+        // Dropping without finish still waits for the files handed over.
+        drop(cb);
+        drop(ca);
+        assert_eq!(fs::read(a.join("in-a.bin")).unwrap(), b"a");
+        assert_eq!(fs::read(b.join("in-b.bin")).unwrap(), b"b");
+        fs::remove_dir_all(&a).unwrap();
+        fs::remove_dir_all(&b).unwrap();
     }
 
     #[test]
