@@ -29,8 +29,14 @@ pub fn write(path: impl AsRef<Path>, map: &Heightmap) -> Result<()> {
         channels,
     );
     let image = Image::from_layer(layer);
+    // Compressed on this thread: the crate's parallel writer builds a thread pool of its own
+    // (a thread per core) for every file, beside the caller's pool and `--threads`.
     atomic::write_atomic_seekable(path, |w| {
-        image.write().to_buffered(w).map_err(|e| format_err(path, format!("EXR encoding failed: {e}")))
+        image
+            .write()
+            .non_parallel()
+            .to_buffered(w)
+            .map_err(|e| format_err(path, format!("EXR encoding failed: {e}")))
     })
 }
 
