@@ -180,10 +180,6 @@ impl Committer {
 
     /// Waits until every file handed over is fsynced and renamed; the first error, if any.
     pub fn finish(mut self) -> Result<()> {
-        self.wait()
-    }
-
-    fn wait(&mut self) -> Result<()> {
         self.tx = None;
         match self.thread.take().map(JoinHandle::join) {
             None => Ok(()),
