@@ -14,30 +14,84 @@ use exr::prelude::{
 use super::{atomic, format_err, guard_decoder};
 use crate::{Heightmap, Result};
 
-/// Writes `map` as a single-layer EXR with one f32 channel `Y` (layer name `height`). The
-/// samples are read from the map as the encoder needs them (no copy of the map).
+/// Scan lines per block of OpenEXR's ZIP compression (`ZIP_COMPRESSION`, the exr crate's
+/// `ZIP16`).
+const ZIP_LINES: usize = 16;
+
+/// zlib level of the written blocks. Level 1 makes `height.exr` about 3 % larger than the exr
+/// crate's level 4 and compresses its blocks about 3.5× faster (1025² `rivers`: 2.12 against
+/// 2.06 MB, 0.021 against 0.075 s on one core); any level reads back bit-exact.
+const ZIP_LEVEL: u8 = 1;
+
+/// Writes `map` as a single-layer EXR with one f32 channel `Y` (layer name `height`), ZIP
+/// compressed (lossless; blocks of 16 scan lines, compressed in parallel).
 pub fn write(path: impl AsRef<Path>, map: &Heightmap) -> Result<()> {
     let path = path.as_ref();
+    atomic::write_atomic_seekable(path, |w| write_zip(w, map, ZIP_LEVEL).map_err(|e| format_err(path, e)))
+}
+
+/// The EXR file of `map` into `out`, its blocks compressed at zlib `level` on the caller's
+/// rayon pool. The header is the exr crate's own for this image (the crate's writer only
+/// compresses at one level, and its parallel mode builds a thread pool per file); the blocks
+/// are OpenEXR's ZIP format: the block's little-endian samples, their bytes split into the even
+/// and the odd ones, each byte replaced by its difference to the previous one plus 128, then
+/// zlib; a block that would not shrink is stored raw.
+fn write_zip(
+    out: impl std::io::Write + std::io::Seek,
+    map: &Heightmap,
+    level: u8,
+) -> std::result::Result<(), String> {
+    use exr::block::chunk::{Chunk, CompressedBlock, CompressedScanLineBlock};
+    use exr::block::writer::ChunksWriter;
+    use rayon::prelude::*;
+
     let (w, data) = (map.width(), map.as_slice());
     let channels = SpecificChannels::build()
         .with_channel("Y")
         .with_pixel_fn(|p: Vec2<usize>| (data[p.y() * w + p.x()],));
-    let layer = Layer::new(
-        (map.width(), map.height()),
-        LayerAttributes::named("height"),
-        Encoding::SMALL_LOSSLESS,
-        channels,
-    );
+    let layer = Layer::new((map.width(), map.height()), LayerAttributes::named("height"), ENCODING, channels);
     let image = Image::from_layer(layer);
-    // Compressed on this thread: the crate's parallel writer builds a thread pool of its own
-    // (a thread per core) for every file, beside the caller's pool and `--threads`.
-    atomic::write_atomic_seekable(path, |w| {
-        image
-            .write()
-            .non_parallel()
-            .to_buffered(w)
-            .map_err(|e| format_err(path, format!("EXR encoding failed: {e}")))
+    let headers = image.write().infer_meta_data();
+    let chunks: Vec<Chunk> = data
+        .par_chunks(ZIP_LINES * w.max(1))
+        .enumerate()
+        .map(|(b, rows)| Chunk {
+            layer_index: 0,
+            compressed_block: CompressedBlock::ScanLine(CompressedScanLineBlock {
+                y_coordinate: (b * ZIP_LINES) as i32,
+                compressed_pixels_le: zip_block(rows, level),
+            }),
+        })
+        .collect();
+    let fail = |e: exr::error::Error| format!("EXR encoding failed: {e}");
+    exr::block::write(out, headers, true, |_, writer| {
+        chunks.into_iter().enumerate().try_for_each(|(i, chunk)| writer.write_chunk(i, chunk))
     })
+    .map_err(fail)
+}
+
+/// The encoding of the written layer (ZIP over [`ZIP_LINES`] scan lines, increasing y).
+const ENCODING: Encoding = Encoding::SMALL_LOSSLESS;
+
+/// One block of OpenEXR's ZIP compression (see [`write_zip`]).
+fn zip_block(samples: &[f32], level: u8) -> Vec<u8> {
+    let raw: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let half = raw.len().div_ceil(2);
+    let mut split = vec![0u8; raw.len()];
+    for (i, pair) in raw.chunks(2).enumerate() {
+        split[i] = pair[0];
+        if let Some(&odd) = pair.get(1) {
+            split[half + i] = odd;
+        }
+    }
+    let mut previous = split.first().copied().unwrap_or(0);
+    for b in split.iter_mut().skip(1) {
+        let here = *b;
+        *b = here.wrapping_sub(previous).wrapping_add(128);
+        previous = here;
+    }
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&split, level);
+    if packed.len() < raw.len() { packed } else { raw }
 }
 
 /// Reads an EXR heightmap; see [`decode`].
@@ -106,16 +160,9 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn written_from_the_map_equals_the_flat_channel_file_and_round_trips() {
-        let dir = std::env::temp_dir().join(format!("ts-exr-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let map =
-            Heightmap::from_fn(131, 67, 2.0, |x, y| ((x * 31 + y * 17) % 101) as f32 * 0.37 - 9.0).unwrap();
-        let path = dir.join("a.exr");
-        write(&path, &map).unwrap();
-        // The same image built from a copied flat channel (the writer before it read the map
-        // in place).
+    /// The file of the exr crate's own writer for `map` (ZIP at its level 4), built from a
+    /// copied flat channel.
+    fn crate_file(map: &Heightmap) -> Vec<u8> {
         let channel = AnyChannel::new("Y", FlatSamples::F32(map.as_slice().to_vec()));
         let layer = Layer::new(
             (map.width(), map.height()),
@@ -124,11 +171,39 @@ mod tests {
             AnyChannels::sort(SmallVec::from_vec(vec![channel])),
         );
         let mut reference = Vec::new();
-        Image::from_layer(layer).write().to_buffered(Cursor::new(&mut reference)).unwrap();
-        let got = std::fs::read(&path).unwrap();
-        assert!(got == reference, "EXR bytes differ from the flat-channel writer");
-        let back = read(&path).unwrap();
-        assert_eq!(back.as_slice(), map.as_slice());
+        Image::from_layer(layer).write().non_parallel().to_buffered(Cursor::new(&mut reference)).unwrap();
+        reference
+    }
+
+    #[test]
+    fn blocks_at_the_crates_level_equal_its_own_writer_and_every_level_round_trips() {
+        let dir = std::env::temp_dir().join(format!("ts-exr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 67 rows: four full blocks of 16 lines and a last one of 3; smooth rows compress,
+        // the noisy columns keep some blocks near the raw size.
+        let map = Heightmap::from_fn(131, 67, 2.0, |x, y| {
+            let noise = ((x * 2_654_435_761usize) ^ (y * 40_503)) % 1_000_003;
+            if x < 5 { noise as f32 * 1e-3 } else { ((x * 31 + y * 17) % 101) as f32 * 0.37 - 9.0 }
+        })
+        .unwrap();
+        let mut ours = Vec::new();
+        write_zip(Cursor::new(&mut ours), &map, 4).unwrap();
+        assert!(ours == crate_file(&map), "EXR bytes at level 4 differ from the exr crate's writer");
+        // A block of pure noise does not shrink: stored raw, as OpenEXR readers expect.
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(9);
+        let noise =
+            Heightmap::from_fn(64, 20, 1.0, |_, _| f32::from_bits(rng.next_u64() as u32 & 0x7f7f_ffff))
+                .unwrap();
+        let mut raw = Vec::new();
+        write_zip(Cursor::new(&mut raw), &noise, 4).unwrap();
+        assert!(raw == crate_file(&noise), "EXR bytes with raw blocks differ from the exr crate's writer");
+        for m in [&map, &noise] {
+            let path = dir.join("a.exr");
+            write(&path, m).unwrap();
+            let back = read(&path).unwrap();
+            assert_eq!((back.width(), back.height()), (m.width(), m.height()));
+            assert!(back.as_slice().iter().zip(m.as_slice()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
