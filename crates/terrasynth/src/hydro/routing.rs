@@ -46,7 +46,8 @@ choice_enum! {
 ///    cells form basin 0, each pit its own basin. Pieces of rows in parallel, pits numbered
 ///    in index order;
 /// 3. **links**: every pair of 8-neighbours in different basins is a link, weighted by its
-///    pass height `max(z_a, z_b)`; the minimum spanning tree of the basin graph (Kruskal,
+///    pass height `max(z_a, z_b)`, and only the lowest link of each pair of basins is kept
+///    (the others are never in the tree); the minimum spanning tree of the basin graph (Kruskal,
 ///    ties broken by cell index) holds, for every basin, the lowest-pass route to an outlet
 ///    (a minimum spanning tree minimises the highest link on the path between any two nodes,
 ///    the same minimax height a Priority-Flood spills at);
@@ -354,42 +355,8 @@ impl StreamPowerRouter {
     /// each basin's receivers carved towards the link to its parent, donor masks kept in step.
     /// `basins` is the count [`Self::label_basins`] gave.
     fn cross_depressions(&mut self, heights: &[f64], width: usize, height: usize, basins: usize) {
+        let links = lowest_links(&self.basin, heights, width, height);
         let basin = &self.basin;
-        // Links between 8-neighbours in different basins, each pair once (E, SE, S, SW of
-        // every cell), gathered per row in parallel and concatenated in row order.
-        let mut links: Vec<Link> = (0..height)
-            .into_par_iter()
-            .fold(Vec::new, |mut out, y| {
-                for x in 0..width {
-                    let i = y * width + x;
-                    let b = basin[i];
-                    let mut link = |j: usize| {
-                        if basin[j] != b {
-                            out.push((heights[i].max(heights[j]).key(), i as u32, j as u32));
-                        }
-                    };
-                    if x + 1 < width {
-                        link(i + 1);
-                    }
-                    if y + 1 < height {
-                        if x + 1 < width {
-                            link(i + width + 1);
-                        }
-                        link(i + width);
-                        if x > 0 {
-                            link(i + width - 1);
-                        }
-                    }
-                }
-                out
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
-        // Kruskal: links by pass height, ties by cells (each pair is listed once, so the order
-        // is total and the tree does not depend on how the rows were gathered).
-        links.par_sort_unstable();
         let mut parent: Vec<u32> = (0..basins as u32).collect();
         fn find(parent: &mut [u32], mut b: u32) -> u32 {
             while parent[b as usize] != b {
@@ -468,6 +435,89 @@ impl StreamPowerRouter {
                 }
             }
         }
+    }
+}
+
+/// Of the links between 8-neighbours in different basins (each pair of cells once: E, SE, S,
+/// SW of every cell), the lowest of each pair of basins, sorted by pass height then cells.
+/// Kruskal over these takes the same tree links, in the same order, as over every link: it
+/// meets the lowest link of two basins first, and from then on the two are joined, so it
+/// skips the others (Cordonnier et al. 2019 keep one link per pair of basins, too). Rows in
+/// parallel; the lowest link of a pair does not depend on how the rows were shared.
+fn lowest_links(basin: &[u32], heights: &[f64], width: usize, height: usize) -> Vec<Link> {
+    let lowest: PairLinks = (0..height)
+        .into_par_iter()
+        .with_min_len(64)
+        .fold(PairLinks::default, |mut out, y| {
+            for x in 0..width {
+                let i = y * width + x;
+                let b = basin[i];
+                let mut link = |j: usize| {
+                    let c = basin[j];
+                    if c != b {
+                        keep_lowest(&mut out, b, c, (heights[i].max(heights[j]).key(), i as u32, j as u32));
+                    }
+                };
+                if x + 1 < width {
+                    link(i + 1);
+                }
+                if y + 1 < height {
+                    if x + 1 < width {
+                        link(i + width + 1);
+                    }
+                    link(i + width);
+                    if x > 0 {
+                        link(i + width - 1);
+                    }
+                }
+            }
+            out
+        })
+        .reduce(PairLinks::default, |a, b| {
+            let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+            for (&pair, &link) in &small {
+                keep_lowest_of_pair(&mut big, pair, link);
+            }
+            big
+        });
+    let mut links: Vec<Link> = lowest.into_values().collect();
+    links.par_sort_unstable();
+    links
+}
+
+/// The lowest link of each pair of basins, by the pair `(lower basin << 32) | higher basin`.
+type PairLinks = std::collections::HashMap<u64, Link, std::hash::BuildHasherDefault<PairHasher>>;
+
+/// Keeps `link`, between a cell of basin `a` and one of basin `b`, if it is the lowest of the
+/// pair so far.
+#[inline]
+fn keep_lowest(links: &mut PairLinks, a: u32, b: u32, link: Link) {
+    keep_lowest_of_pair(links, (u64::from(a.min(b)) << 32) | u64::from(a.max(b)), link);
+}
+
+#[inline]
+fn keep_lowest_of_pair(links: &mut PairLinks, pair: u64, link: Link) {
+    links.entry(pair).and_modify(|l| *l = (*l).min(link)).or_insert(link);
+}
+
+/// Hashes a basin pair by a 64-bit mix (a cheaper hash than the standard library's SipHash;
+/// the keys are not chosen by anyone who could aim at collisions).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix64(self.0 ^ u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = mix64(self.0 ^ v);
     }
 }
 
@@ -834,6 +884,87 @@ mod tests {
     /// the area counts the cells upstream. Rough random surfaces (about one pit in eight
     /// cells) and one with wide flats, D8 and ρ8, edge outlets with and without an interior
     /// "sea".
+    /// Kruskal's tree links over `links` (sorted), in the order taken.
+    fn kruskal(links: &[Link], basin: &[u32], basins: usize) -> Vec<Link> {
+        let mut root: Vec<u32> = (0..basins as u32).collect();
+        fn find(root: &[u32], mut b: u32) -> u32 {
+            while root[b as usize] != b {
+                b = root[b as usize];
+            }
+            b
+        }
+        let mut tree = Vec::new();
+        for &(k, a, b) in links {
+            let (ra, rb) = (find(&root, basin[a as usize]), find(&root, basin[b as usize]));
+            if ra != rb {
+                root[ra.max(rb) as usize] = ra.min(rb);
+                tree.push((k, a, b));
+            }
+        }
+        tree
+    }
+
+    /// The links kept are the lowest of each pair of basins among all links (every pair of
+    /// 8-neighbours in different basins, listed by brute force), sorted; Kruskal over them takes
+    /// the same tree links in the same order as over all links. Random labellings with few and
+    /// many basins, random and 4-level heights (ties on the pass heights).
+    #[test]
+    fn lowest_links_of_each_basin_pair_give_kruskal_the_same_tree() {
+        for (case, (w, h, basins)) in
+            [(23usize, 17usize, 2u32), (40, 31, 7), (3, 9, 3), (64, 48, 60), (130, 70, 400)]
+                .into_iter()
+                .enumerate()
+        {
+            let n = w * h;
+            let r = |i: usize, salt: u64| mix64(i as u64 ^ salt ^ (case as u64) << 40);
+            // Basins in blobs (a coarse labelling), so that pairs share many links.
+            let basin: Vec<u32> = (0..n)
+                .map(|i| (r((i % w) / 4 + 1000 * ((i / w) / 3), 1) % u64::from(basins)) as u32)
+                .collect();
+            for levels in [None, Some(4.0)] {
+                let heights: Vec<f64> = (0..n)
+                    .map(|i| (r(i, 2) >> 11) as f64 / (1u64 << 53) as f64)
+                    .map(|v| levels.map_or(v, |l: f64| (v * l).floor() / l))
+                    .collect();
+                let mut all = Vec::new();
+                for i in 0..n {
+                    for (dx, dy) in D8 {
+                        let (x, y) = ((i % w) as i64 + i64::from(dx), (i / w) as i64 + i64::from(dy));
+                        let j = (y * w as i64 + x) as usize;
+                        if (0..w as i64).contains(&x)
+                            && (0..h as i64).contains(&y)
+                            && j > i
+                            && basin[i] != basin[j]
+                        {
+                            all.push((heights[i].max(heights[j]).key(), i as u32, j as u32));
+                        }
+                    }
+                }
+                all.sort_unstable();
+                let mut want: Vec<Link> = Vec::new();
+                let pair = |&(_, a, b): &Link| {
+                    let (p, q) = (basin[a as usize], basin[b as usize]);
+                    (p.min(q), p.max(q))
+                };
+                for l in &all {
+                    if !want.iter().any(|k| pair(k) == pair(l)) {
+                        want.push(*l); // `all` is sorted: the first of a pair is its lowest
+                    }
+                }
+                want.sort_unstable();
+                let got = lowest_links(&basin, &heights, w, h);
+                let what = format!("{w}x{h}, {basins} basins, levels {levels:?}");
+                assert!(all.len() > got.len() || basins == 2, "{what}: pairs share links");
+                assert_eq!(got, want, "{what}");
+                assert_eq!(
+                    kruskal(&got, &basin, basins as usize),
+                    kruskal(&all, &basin, basins as usize),
+                    "{what}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn flow_crosses_every_depression_at_its_lowest_pass() {
         use std::cmp::Reverse;
