@@ -252,15 +252,33 @@ impl<H: FloodHeight> Flood<H> {
         }
     }
 
-    /// Runs the flood (module docs). Seeds: every interior cell `(x, y)` with
-    /// `outlet(x, y, z)`, pushed in row-major order; seeds keep their height. Callbacks, with
-    /// padded indices: `visit(c, usize::MAX)` when cell `c` is expanded (each reached cell
-    /// exactly once, after the cell that closed it), `visit(c, nb)` when `c` closes `nb`.
+    /// Runs the flood (module docs). Outlets: every interior cell `(x, y)` with
+    /// `outlet(x, y, z)`, all closed at their own height before the flood starts; the seeds
+    /// are the outlets with an open (non-outlet) neighbour, pushed in row-major order. An
+    /// outlet whose neighbours are all closed (open sea, most of an island map's cells) would
+    /// close nothing when popped, so it is not queued: the heap pops the lowest key, the most
+    /// recent push first among equal keys, so leaving those entries out changes neither the
+    /// order nor the heights of the rest. Callbacks, with padded indices: `visit(c,
+    /// usize::MAX)` when cell `c` is expanded (each seed and each cell a seed's flood reaches,
+    /// exactly once, after the cell that closed it; not the outlets that are not seeds),
+    /// `visit(c, nb)` when `c` closes `nb`.
     pub fn run(
+        &mut self,
+        epsilon: bool,
+        outlet: impl FnMut(usize, usize, H) -> bool,
+        visit: impl FnMut(usize, usize),
+    ) {
+        self.run_seeded(epsilon, outlet, visit, false);
+    }
+
+    /// [`Flood::run`]; `every_outlet`: queue every outlet, as a plain Priority-Flood does (the
+    /// tests' reference for leaving the enclosed ones out).
+    fn run_seeded(
         &mut self,
         epsilon: bool,
         mut outlet: impl FnMut(usize, usize, H) -> bool,
         mut visit: impl FnMut(usize, usize),
+        every_outlet: bool,
     ) {
         let (w, h, wp) = (self.w, self.h, self.w + 2);
         let Self { z, closed, heap, pit, slope, .. } = self;
@@ -272,11 +290,20 @@ impl<H: FloodHeight> Flood<H> {
                 let i = (y + 1) * wp + x + 1;
                 if outlet(x, y, z[i]) {
                     closed.set(i);
-                    heap.push(z[i].key(), i as u32);
                 }
             }
         }
         let offsets: [isize; 8] = D8.map(|(dx, dy)| dy as isize * wp as isize + dx as isize);
+        for y in 0..h {
+            let row = (y + 1) * wp + 1;
+            for (i, &zi) in z.iter().enumerate().skip(row).take(w) {
+                if closed.get(i)
+                    && (every_outlet || offsets.iter().any(|&o| !closed.get(i.wrapping_add_signed(o))))
+                {
+                    heap.push(zi.key(), i as u32);
+                }
+            }
+        }
         loop {
             // `queued`: c comes from the pit or priority queue (current flood level), not from
             // the slope stack (out of order; then all its open neighbours are higher).
@@ -337,6 +364,52 @@ mod tests {
         fn capacity(&self) -> usize {
             self.buckets.iter().map(Vec::capacity).sum()
         }
+    }
+
+    /// Leaving out the outlets whose neighbours are all closed changes nothing: the same
+    /// heights bit for bit, with and without ε, and the same expansions in the same order but
+    /// for those outlets (which close nothing). Quantised heights (ties and flats everywhere,
+    /// where the order of work decides the ε bits) with a sea over a third to two thirds of
+    /// the map, and a map with no sea (only the edge).
+    #[test]
+    fn leaving_enclosed_outlets_out_changes_nothing() {
+        let mut rng = crate::noise::rng::SplitMix64::new(0xF100D);
+        let mut skipped = 0;
+        for &(w, h, levels, sea) in
+            &[(41usize, 37usize, 4u64, 7.0f32), (64, 29, 9, 15.0), (30, 30, 3, -1.0), (3, 50, 5, 9.0)]
+        {
+            // Rising from west to east, so the sea is one body over the western part.
+            let heights: Vec<f32> = (0..w * h)
+                .map(|i| (rng.below(levels) + (3 * levels * (i % w) as u64) / w as u64) as f32)
+                .collect();
+            for epsilon in [false, true] {
+                let mut runs = Vec::new();
+                for every in [true, false] {
+                    let mut flood = Flood::<f32>::new();
+                    flood.load(&heights, w, h);
+                    let mut expanded = Vec::new();
+                    let outlet =
+                        |x: usize, y: usize, z: f32| x == 0 || y == 0 || x + 1 == w || y + 1 == h || z < sea;
+                    flood.run_seeded(epsilon, outlet, |c, nb| expanded.push((c, nb)), every);
+                    let mut out = vec![0.0f32; w * h];
+                    flood.unpad_into(&mut out);
+                    runs.push((out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expanded, flood));
+                }
+                let (all, coast) = (&runs[0], &runs[1]);
+                let what = format!("{w}x{h}, sea {sea}, ε {epsilon}");
+                assert_eq!(all.0, coast.0, "{what}: heights");
+                // The outlets that close nothing, in the full run: expanded, and closing nothing.
+                let closes: std::collections::HashSet<usize> =
+                    all.1.iter().filter(|e| e.1 != usize::MAX).map(|e| e.0).collect();
+                let kept: Vec<_> =
+                    all.1.iter().filter(|e| e.1 != usize::MAX || closes.contains(&e.0)).collect();
+                let coast_kept: Vec<_> =
+                    coast.1.iter().filter(|e| e.1 != usize::MAX || closes.contains(&e.0)).collect();
+                assert_eq!(kept, coast_kept, "{what}: expansions");
+                skipped += all.1.len() - coast.1.len();
+            }
+        }
+        assert!(skipped > 500, "the cases have enclosed outlets ({skipped} expansions left out)");
     }
 
     /// Repeated floods on one workspace (as stream power does every step) must not grow the
