@@ -225,10 +225,26 @@ impl StreamPowerRouter {
             .enumerate()
             .for_each_init(Vec::new, |scratch, (y, (padded_row, rec_row))| {
                 let dirs = &mut padded_row[1..=width];
-                let start = (y + 1) * wp + 1;
-                match rho8 {
-                    None => d8_directions(z, wp, start, dirs, scratch),
-                    Some(seed) => rho8_directions(z, wp, start, y * width, seed, dirs, scratch),
+                let row_base = &base[y * width..(y + 1) * width];
+                // The choice runs over each span of non-outlet cells only: an outlet drains
+                // nowhere, and on an island map most cells are sea. Each cell's choice (and
+                // ρ8's draw, from its index) depends on its own neighbourhood alone.
+                let mut x = 0;
+                while x < width {
+                    if row_base[x] {
+                        dirs[x] = 8;
+                        x += 1;
+                        continue;
+                    }
+                    let from = x;
+                    while x < width && !row_base[x] {
+                        x += 1;
+                    }
+                    let (span, start) = (&mut dirs[from..x], (y + 1) * wp + 1 + from);
+                    match rho8 {
+                        None => d8_directions(z, wp, start, span, scratch),
+                        Some(seed) => rho8_directions(z, wp, start, y * width + from, seed, span, scratch),
+                    }
                 }
                 for (x, (k, r)) in dirs.iter_mut().zip(rec_row.iter_mut()).enumerate() {
                     let i = y * width + x;
@@ -791,6 +807,56 @@ mod tests {
     /// the same direction as the per-cell loop it replaced: eight neighbours in D8 order, the
     /// first strictly steepest kept. Heights on a coarse lattice of 4 values, so ties are
     /// common, plus flats, pits and peaks.
+    /// The receivers' choice runs over the spans of non-outlet cells only; every cell's
+    /// direction is still the one the whole row's choice gives it (outlets: none). A patchy
+    /// outlet mask (runs of every length, down to single cells, and whole rows), D8 and ρ8,
+    /// widths on both sides of the AVX2 lanes.
+    #[test]
+    fn spans_between_outlets_choose_as_whole_rows_do() {
+        for (w, h) in [(37usize, 23usize), (6, 9), (64, 17)] {
+            let n = w * h;
+            let wp = w + 2;
+            let heights: Vec<f64> = (0..n).map(|i| (mix64(i as u64 ^ 0xBEEF) % 5) as f64 * 0.25).collect();
+            let base: Vec<bool> = (0..n)
+                .map(|i| {
+                    let (x, y) = (i % w, i / w);
+                    x == 0
+                        || y == 0
+                        || x + 1 == w
+                        || y + 1 == h
+                        || y == 5
+                        || mix64(i as u64 ^ 0x5EA).is_multiple_of(3)
+                })
+                .collect();
+            let mut padded = vec![f64::INFINITY; wp * (h + 2)];
+            for y in 0..h {
+                padded[(y + 1) * wp + 1..(y + 1) * wp + 1 + w].copy_from_slice(&heights[y * w..(y + 1) * w]);
+            }
+            for rho in [None, Some(3u64), Some(77)] {
+                let mut flow = StreamPowerRouter::default();
+                match rho {
+                    None => flow.compute(&heights, w, h, 1.0, &base),
+                    Some(seed) => flow.compute_rho8(&heights, w, h, 1.0, &base, seed),
+                }
+                let mut scratch = Vec::new();
+                for y in 0..h {
+                    let start = (y + 1) * wp + 1;
+                    let mut whole = vec![0u8; w];
+                    match rho {
+                        None => d8_directions(&padded, wp, start, &mut whole, &mut scratch),
+                        Some(seed) => {
+                            rho8_directions(&padded, wp, start, y * w, seed, &mut whole, &mut scratch)
+                        }
+                    }
+                    for x in 0..w {
+                        let want = if base[y * w + x] { 8 } else { whole[x] };
+                        assert_eq!(flow.directions[start + x], want, "{w}x{h} {rho:?} cell ({x}, {y})");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn rho8_row_choice_equals_the_per_cell_loop() {
         let (w, h) = (37usize, 9usize);
