@@ -282,9 +282,10 @@ impl StreamPowerRouter {
         rows.div_ceil(PIECES).max(1) * self.width
     }
 
-    /// Labels every cell with its basin by a depth-first walk up from each root: basin 0 for
-    /// the cells draining to an outlet, 1, 2, … for each pit's (pits in index order). Pieces
-    /// of rows in parallel, each numbering its pits from the counts of the pieces before.
+    /// Labels every cell with its basin: basin 0 for the cells draining to an outlet, 1, 2, …
+    /// for each pit's (pits in index order), by a depth-first walk up from each pit (the rest
+    /// is basin 0 without a walk). Pieces of rows in parallel, each numbering its pits from
+    /// the counts of the pieces before.
     /// Returns the number of basins (pits + 1).
     fn label_basins(&mut self, base: &[bool]) -> u32 {
         let piece = self.piece_cells();
@@ -307,23 +308,21 @@ impl StreamPowerRouter {
             })
             .collect();
         self.basin.resize(receiver.len(), 0);
+        // Every cell not upstream of a pit drains to an outlet: basin 0 for all first, then
+        // only the pits' trees are walked (on an island most land drains to the sea).
+        self.basin.par_chunks_mut(piece).for_each(|rows| rows.fill(0));
         let basin = TreeCells::new(&mut self.basin);
         let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
         receiver.par_chunks(piece).zip(first).enumerate().for_each_init(
             Vec::new,
             |pending, (p, (rows, first))| {
                 let mut next = first;
-                for (x, &r) in rows.iter().enumerate() {
-                    let c = p * piece + x;
-                    if r as usize != c {
+                for c in p * piece..p * piece + rows.len() {
+                    if !is_pit(c) {
                         continue;
                     }
-                    let label = if base[c] {
-                        0
-                    } else {
-                        next += 1;
-                        next - 1
-                    };
+                    let label = next;
+                    next += 1;
                     walk_up(c as u32, donors, &offsets, pending, |d| {
                         // SAFETY: every cell is in exactly one root's tree.
                         unsafe { basin.set(d as usize, label) }
@@ -465,27 +464,54 @@ fn lowest_links(basin: &[u32], heights: &[f64], width: usize, height: usize) -> 
         .into_par_iter()
         .with_min_len(64)
         .fold(PairLinks::default, |mut out, y| {
-            for x in 0..width {
-                let i = y * width + x;
-                let b = basin[i];
-                let mut link = |j: usize| {
-                    let c = basin[j];
-                    if c != b {
-                        keep_lowest(&mut out, b, c, (heights[i].max(heights[j]).key(), i as u32, j as u32));
+            let row = &basin[y * width..(y + 1) * width];
+            let below = (y + 1 < height).then(|| &basin[(y + 1) * width..(y + 2) * width]);
+            let mut from = 0;
+            while from < width {
+                let to = (from + LINK_BLOCK).min(width);
+                // Most blocks lie inside one basin: when every cell they link to (E, SE, S, SW)
+                // is in the first cell's basin, there is no link, and the block is skipped
+                // after a branch-free scan.
+                if to < width {
+                    let b = row[from];
+                    let differ = |cells: &[u32]| cells.iter().fold(0, |acc, &c| acc | (c ^ b));
+                    let mut diff = differ(&row[from..=to]);
+                    if let Some(below) = below {
+                        diff |= differ(&below[from.saturating_sub(1)..=to]);
                     }
-                };
-                if x + 1 < width {
-                    link(i + 1);
+                    if diff == 0 {
+                        from = to;
+                        continue;
+                    }
                 }
-                if y + 1 < height {
+                for x in from..to {
+                    let i = y * width + x;
+                    let b = basin[i];
+                    let mut link = |j: usize| {
+                        let c = basin[j];
+                        if c != b {
+                            keep_lowest(
+                                &mut out,
+                                b,
+                                c,
+                                (heights[i].max(heights[j]).key(), i as u32, j as u32),
+                            );
+                        }
+                    };
                     if x + 1 < width {
-                        link(i + width + 1);
+                        link(i + 1);
                     }
-                    link(i + width);
-                    if x > 0 {
-                        link(i + width - 1);
+                    if below.is_some() {
+                        if x + 1 < width {
+                            link(i + width + 1);
+                        }
+                        link(i + width);
+                        if x > 0 {
+                            link(i + width - 1);
+                        }
                     }
                 }
+                from = to;
             }
             out
         })
@@ -500,6 +526,10 @@ fn lowest_links(basin: &[u32], heights: &[f64], width: usize, height: usize) -> 
     links.par_sort_unstable();
     links
 }
+
+/// Cells per block of a row that [`lowest_links`] skips at once when the block and its
+/// neighbours lie in one basin.
+const LINK_BLOCK: usize = 16;
 
 /// The lowest link of each pair of basins, by the pair `(lower basin << 32) | higher basin`.
 type PairLinks = std::collections::HashMap<u64, Link, std::hash::BuildHasherDefault<PairHasher>>;
@@ -974,18 +1004,56 @@ mod tests {
     /// 8-neighbours in different basins, listed by brute force), sorted; Kruskal over them takes
     /// the same tree links in the same order as over all links. Random labellings with few and
     /// many basins, random and 4-level heights (ties on the pass heights).
+    /// [`lowest_links`] skips blocks of cells inside one basin: one cell of another basin, at
+    /// every position of a map otherwise in one basin (block edges, row ends, last row), is
+    /// linked through each of its neighbours in turn (that neighbour the lowest pass).
+    #[test]
+    fn a_lone_cell_anywhere_is_linked_by_its_lowest_pass() {
+        let (w, h) = (3 * LINK_BLOCK + 5, 4);
+        for lone in 0..w * h {
+            let mut basin = vec![0u32; w * h];
+            basin[lone] = 1;
+            let (x, y) = ((lone % w) as i64, (lone / w) as i64);
+            for (dx, dy) in D8 {
+                let (nx, ny) = (x + i64::from(dx), y + i64::from(dy));
+                if !((0..w as i64).contains(&nx) && (0..h as i64).contains(&ny)) {
+                    continue;
+                }
+                let j = (ny * w as i64 + nx) as usize;
+                let mut heights: Vec<f64> = (0..w * h).map(|i| 1000.0 + i as f64).collect();
+                (heights[lone], heights[j]) = (0.0, 1.0);
+                let want = (1.0f64.key(), lone.min(j) as u32, lone.max(j) as u32);
+                let got = lowest_links(&basin, &heights, w, h);
+                assert_eq!(got, vec![want], "lone cell ({x}, {y}), neighbour ({nx}, {ny})");
+            }
+        }
+    }
+
     #[test]
     fn lowest_links_of_each_basin_pair_give_kruskal_the_same_tree() {
-        for (case, (w, h, basins)) in
-            [(23usize, 17usize, 2u32), (40, 31, 7), (3, 9, 3), (64, 48, 60), (130, 70, 400)]
-                .into_iter()
-                .enumerate()
-        {
+        // Width, height, basins, blob width and height, one cell in `lone` set apart (0: none).
+        let cases = [
+            (23usize, 17usize, 2u32, 4usize, 3usize, 0u64),
+            (40, 31, 7, 4, 3, 0),
+            (3, 9, 3, 4, 3, 0),
+            (64, 48, 60, 4, 3, 0),
+            (130, 70, 400, 4, 3, 0),
+            // Blobs wider than the blocks `lowest_links` skips whole, with lone cells of
+            // another basin anywhere in them (at a block's edge, a row's ends, the last row).
+            (97, 40, 5, 40, 12, 53),
+            (200, 33, 9, 70, 9, 211),
+            (48, 20, 2, 48, 20, 17),
+        ];
+        for (case, (w, h, basins, bw, bh, lone)) in cases.into_iter().enumerate() {
             let n = w * h;
             let r = |i: usize, salt: u64| mix64(i as u64 ^ salt ^ (case as u64) << 40);
             // Basins in blobs (a coarse labelling), so that pairs share many links.
             let basin: Vec<u32> = (0..n)
-                .map(|i| (r((i % w) / 4 + 1000 * ((i / w) / 3), 1) % u64::from(basins)) as u32)
+                .map(|i| {
+                    let blob = (i % w) / bw + 1000 * ((i / w) / bh);
+                    let key = if lone > 0 && r(i, 3) % lone == 0 { r(i, 4) as usize } else { blob };
+                    (r(key, 1) % u64::from(basins)) as u32
+                })
                 .collect();
             for levels in [None, Some(4.0)] {
                 let heights: Vec<f64> = (0..n)
