@@ -7,7 +7,9 @@
 //! Kill safety is tested by `scripts/kill-test.sh`: `generate`, `tiles` and project saves
 //! SIGKILLed at random moments leave only complete old or complete new files.
 //!
-//! The fsync waits for the disk (about 0.12 s for the 71 MB mesh of a 1025² map here). A
+//! On Linux, [`write_atomic`] writes with `O_DIRECT` where the file system takes it (chunks of
+//! 1 MiB from an aligned buffer straight to the disk, the last partial block through the
+//! cache): see the `direct` module. The fsync still runs, and still waits for the disk. A
 //! [`Committer`] takes that wait off the computing threads: inside [`Committer::scope`], a
 //! write into the committer's folder hands its finished temporary file to the committer's own
 //! thread, which fsyncs and renames it while the caller computes the next file;
@@ -69,14 +71,23 @@ pub fn write_atomic_seekable(
     path: impl AsRef<Path>,
     f: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
-    let path = path.as_ref();
+    write_temp(path.as_ref(), BufWriter::new, f, |w| w.into_inner().map_err(|e| e.into_error()))
+}
+
+/// The one atomic write: a new temporary file next to `path`, wrapped by `open`, filled by
+/// `f`, unwrapped by `close` (which writes what the wrapper still holds), then handed to the
+/// current [`Committer`] or committed in place. On any error the temporary file is removed.
+fn write_temp<W>(
+    path: &Path,
+    open: impl FnOnce(File) -> W,
+    f: impl FnOnce(&mut W) -> Result<()>,
+    close: impl FnOnce(W) -> std::io::Result<File>,
+) -> Result<()> {
     let temp = temp_path_for(path)?;
     remove_stale_temps(path);
     let file = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(io_err(path))?;
-    let mut writer = BufWriter::new(file);
-    let written = f(&mut writer).and_then(|()| {
-        writer.into_inner().map_err(|e| Error::Io { path: path.to_path_buf(), source: e.into_error() })
-    });
+    let mut writer = open(file);
+    let written = f(&mut writer).and_then(|()| close(writer).map_err(io_err(path)));
     let pending = match written {
         Ok(file) => Pending { file, temp, path: path.to_path_buf() },
         Err(e) => {
@@ -217,6 +228,12 @@ impl Drop for Committer {
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn write_atomic(path: impl AsRef<Path>, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let path = path.as_ref();
+        write_temp(path, direct::DirectWriter::new, |w| f(w), direct::DirectWriter::finish)
+    }
+    #[cfg(not(target_os = "linux"))]
     write_atomic_seekable(path, |w| f(w))
 }
 
@@ -224,6 +241,162 @@ pub fn write_atomic(path: impl AsRef<Path>, f: impl FnOnce(&mut dyn Write) -> Re
 pub fn write_bytes_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     let path = path.as_ref();
     write_atomic(path, |w| w.write_all(bytes).map_err(io_err(path)))
+}
+
+/// Writes that bypass the page cache (Linux `O_DIRECT`): the bytes go from an aligned buffer
+/// of this process straight to the disk. Large outputs (the mesh of a 4097² map is 1.1 GB)
+/// spent a fifth of a `generate` run's CPU time in the kernel copying pages into the cache
+/// and zeroing new ones, and their fsync then wrote the cache out at a quarter of the disk's
+/// direct speed here (247 MB/s against 1.6 GB/s, `dd` of 512 MiB). The fsync and rename of
+/// [`Pending::commit`] are unchanged, so is kill safety.
+#[cfg(target_os = "linux")]
+mod direct {
+    use std::fs::File;
+    use std::io::{self, Write};
+    use std::os::fd::AsRawFd;
+
+    /// Alignment of every direct transfer: file offset, length and buffer address (the
+    /// logical block size of common Linux file systems is at most this).
+    const ALIGN: usize = 4096;
+    /// Bytes gathered before each write (a multiple of [`ALIGN`]).
+    const CHUNK: usize = 1 << 20;
+
+    /// A [`Write`] to a new file, in chunks of [`CHUNK`] bytes with `O_DIRECT` where the file
+    /// system takes it; buffered writes otherwise (`O_DIRECT` refused by `fcntl`, a write
+    /// refused with `EINVAL`, and the last partial block). Nothing reaches the file before
+    /// [`DirectWriter::finish`] but whole chunks.
+    pub(super) struct DirectWriter {
+        file: File,
+        /// [`CHUNK`] + [`ALIGN`] bytes, of which `start..start + CHUNK` is aligned.
+        buf: Vec<u8>,
+        start: usize,
+        /// Bytes waiting in the aligned part.
+        len: usize,
+        direct: bool,
+    }
+
+    impl DirectWriter {
+        /// Wraps a new, empty `file`, switching it to `O_DIRECT` if the file system allows.
+        pub(super) fn new(file: File) -> Self {
+            Self::with_shift(file, 0)
+        }
+
+        /// [`DirectWriter::new`] with the buffer `shift` bytes past its alignment (tests: a
+        /// misaligned buffer makes the kernel refuse the direct writes).
+        fn with_shift(file: File, shift: usize) -> Self {
+            let buf = vec![0u8; CHUNK + ALIGN + shift];
+            let start = buf.as_ptr().align_offset(ALIGN) + shift;
+            let mut w = Self { file, buf, start, len: 0, direct: false };
+            w.direct = w.set_direct(true).is_ok();
+            w
+        }
+
+        /// Writes what is left (the last block through the cache, unaligned) and gives the file back.
+        pub(super) fn finish(mut self) -> io::Result<File> {
+            if !self.len.is_multiple_of(ALIGN) && self.direct {
+                self.set_direct(false)?;
+                self.direct = false;
+            }
+            self.write_out()?;
+            Ok(self.file)
+        }
+
+        /// Turns `O_DIRECT` on or off (`fcntl(F_SETFL)`).
+        fn set_direct(&mut self, on: bool) -> io::Result<()> {
+            let fd = self.file.as_raw_fd();
+            // SAFETY: `fd` is this value's open file for the whole call; F_GETFL and F_SETFL
+            // read and set its status flags and touch no memory of ours.
+            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            if flags < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let flags = if on { flags | libc::O_DIRECT } else { flags & !libc::O_DIRECT };
+            // SAFETY: as above.
+            if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        }
+
+        /// Writes the waiting bytes. A direct write the file system refuses (`EINVAL`: an
+        /// alignment it does not take) switches the file to buffered writes for good.
+        fn write_out(&mut self) -> io::Result<()> {
+            let mut done = 0;
+            while done < self.len {
+                let from = self.start + done;
+                match self.file.write(&self.buf[from..self.start + self.len]) {
+                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                        self.set_direct(false)?;
+                        self.direct = false;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            self.len = 0;
+            Ok(())
+        }
+    }
+
+    impl Write for DirectWriter {
+        fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+            let n = data.len().min(CHUNK - self.len);
+            let at = self.start + self.len;
+            self.buf[at..at + n].copy_from_slice(&data[..n]);
+            self.len += n;
+            if self.len == CHUNK {
+                self.write_out()?;
+            }
+            Ok(n)
+        }
+
+        /// Nothing: whole chunks are written as they fill, the rest by `finish`.
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Whatever the pieces and the total (empty, one block and around it, around a chunk,
+        /// several chunks and a tail), the file holds exactly the bytes written: with direct
+        /// writes where the temporary folder takes them, and with a misaligned buffer, whose
+        /// direct writes the kernel refuses (`EINVAL`), through the buffered fallback.
+        #[test]
+        fn the_file_holds_every_byte_written_whatever_the_pieces() {
+            let dir = std::env::temp_dir().join(format!("ts-direct-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let sizes = [0, 1, ALIGN - 1, ALIGN, ALIGN + 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 123];
+            for shift in [0, 1] {
+                for (k, &size) in sizes.iter().enumerate() {
+                    let want: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251 + k) as u8).collect();
+                    let path = dir.join(format!("f{shift}-{k}"));
+                    let mut w = DirectWriter::with_shift(File::create(&path).unwrap(), shift);
+                    let direct = w.direct;
+                    // Pieces of 1 byte to 2.5 chunks, in a fixed pseudo-random order.
+                    let (mut at, mut r) = (0, k as u64 + 1);
+                    while at < size {
+                        r = terrasynth_noise::rng::mix64(r);
+                        let piece = (((r % (5 * CHUNK as u64 / 2)) as usize >> (r % 13)) + 1).min(size - at);
+                        w.write_all(&want[at..at + piece]).unwrap();
+                        at += piece;
+                    }
+                    if shift == 1 && size >= CHUNK {
+                        // Refused by the kernel (a misaligned buffer) if it was on.
+                        assert!(!w.direct, "shift 1, {size} bytes: still direct (was {direct})");
+                    }
+                    drop(w.finish().unwrap());
+                    let got = std::fs::read(&path).unwrap();
+                    assert!(got == want, "shift {shift}, {size} bytes: {} read back", got.len());
+                }
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
 }
 
 #[cfg(test)]
