@@ -1000,10 +1000,6 @@ mod tests {
         tree
     }
 
-    /// The links kept are the lowest of each pair of basins among all links (every pair of
-    /// 8-neighbours in different basins, listed by brute force), sorted; Kruskal over them takes
-    /// the same tree links in the same order as over all links. Random labellings with few and
-    /// many basins, random and 4-level heights (ties on the pass heights).
     /// [`lowest_links`] skips blocks of cells inside one basin: one cell of another basin, at
     /// every position of a map otherwise in one basin (block edges, row ends, last row), is
     /// linked through each of its neighbours in turn (that neighbour the lowest pass).
@@ -1029,6 +1025,11 @@ mod tests {
         }
     }
 
+    /// The links kept are the lowest of each pair of basins among all links (every pair of
+    /// 8-neighbours in different basins, listed by brute force), sorted; Kruskal over them takes
+    /// the same tree links in the same order as over all links. Random labellings with few and
+    /// many basins, blobs narrower and wider than the blocks the scan skips, random and 4-level
+    /// heights (ties on the pass heights).
     #[test]
     fn lowest_links_of_each_basin_pair_give_kruskal_the_same_tree() {
         // Width, height, basins, blob width and height, one cell in `lone` set apart (0: none).

@@ -245,7 +245,7 @@ pub fn write_bytes_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 
 /// Writes that bypass the page cache (Linux `O_DIRECT`): the bytes go from an aligned buffer
 /// of this process straight to the disk. Large outputs (the mesh of a 4097² map is 1.1 GB)
-/// spent a fifth of a `generate` run's CPU time in the kernel copying pages into the cache
+/// spent a quarter of a `generate` run's CPU time in the kernel copying pages into the cache
 /// and zeroing new ones, and their fsync then wrote the cache out at a quarter of the disk's
 /// direct speed here (247 MB/s against 1.6 GB/s, `dd` of 512 MiB). The fsync and rename of
 /// [`Pending::commit`] are unchanged, so is kill safety.
