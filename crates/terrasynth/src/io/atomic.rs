@@ -368,8 +368,7 @@ mod direct {
         /// direct writes the kernel refuses (`EINVAL`), through the buffered fallback.
         #[test]
         fn the_file_holds_every_byte_written_whatever_the_pieces() {
-            let dir = std::env::temp_dir().join(format!("ts-direct-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
+            let dir = super::super::tests::temp_dir("direct");
             let sizes = [0, 1, ALIGN - 1, ALIGN, ALIGN + 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 123];
             for shift in [0, 1] {
                 for (k, &size) in sizes.iter().enumerate() {
@@ -403,7 +402,8 @@ mod direct {
 mod tests {
     use super::*;
 
-    fn temp_dir(tag: &str) -> PathBuf {
+    /// A fresh folder for one test (also used by the `direct` module's tests).
+    pub(super) fn temp_dir(tag: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("ts-atomic-{tag}-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         dir
