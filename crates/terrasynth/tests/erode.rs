@@ -446,6 +446,48 @@ fn coarse_to_fine_stream_power_approximates_the_full_run() {
     }
 }
 
+/// `coarse-dt` sets the time step of the coarse steps only: after the coarse steps the
+/// prolonged surface is that of a run whose `dt` is `coarse-dt`, the full-resolution steps then
+/// take `dt` (the two runs part), 18 coarse steps of 10 end near 36 of 5 (the same model time:
+/// much nearer than the start), and a `coarse-dt` out of range is one clear error naming it.
+#[test]
+fn coarse_dt_sets_the_coarse_steps_time_step_only() {
+    let map = relief(97, 81);
+    let p = StreamPowerParams { dt: 5.0, ..Default::default() };
+    let surface = |e: &CoarseToFine| e.surface().as_slice().to_vec();
+    let mut long = CoarseToFine::with_coarse_dt(&map, p, 2, 18, 10.0).unwrap();
+    let mut all_long = CoarseToFine::new(&map, StreamPowerParams { dt: 10.0, ..p }, 2, 18).unwrap();
+    run(&mut long, 18);
+    run(&mut all_long, 18);
+    assert_eq!(surface(&long), surface(&all_long), "the coarse steps did not take coarse-dt");
+    run(&mut long, 1);
+    run(&mut all_long, 1);
+    assert_ne!(surface(&long), surface(&all_long), "the full-resolution step did not keep dt");
+    let mut short = CoarseToFine::new(&map, p, 2, 36).unwrap();
+    run(&mut short, 36);
+    let mut long = CoarseToFine::with_coarse_dt(&map, p, 2, 18, 10.0).unwrap();
+    run(&mut long, 18);
+    let start: Vec<f64> = map.as_slice().iter().map(|&v| v as f64).collect();
+    let rms = |a: &[f64], b: &[f64]| {
+        (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / a.len() as f64).sqrt()
+    };
+    let (short, long) = (surface(&short), surface(&long));
+    let (off, moved) = (rms(&long, &short), rms(&start, &short));
+    assert!(off < 0.2 * moved, "18 steps of 10 are {off} from 36 of 5, the start {moved}");
+    for good in [1e-9, 1e9] {
+        let no_diffusion = StreamPowerParams { kd: 0.0, ..p };
+        if let Err(e) = CoarseToFine::with_coarse_dt(&map, no_diffusion, 2, 5, good) {
+            panic!("coarse-dt {good} refused: {e}")
+        }
+    }
+    for bad in [0.0, -1.0, f64::NAN, 2e9] {
+        assert!(
+            matches!(CoarseToFine::with_coarse_dt(&map, p, 2, 5, bad), Err(Error::InvalidParameter { name, .. }) if name == "coarse-dt"),
+            "coarse-dt {bad} accepted"
+        );
+    }
+}
+
 /// Uplift and erodibility fields ([`RateFields`]) act cell by cell: on the strip of
 /// [`strip_steady_state`] each cell ends `dx·(U_x + G·Σ_{j ≥ x} U_j·dx²/A_x)/(K_x·A_x^m)` above
 /// its receiver (the local steady state with the cell's own rates, n = 1), with `U_x` and

@@ -52,6 +52,23 @@ impl CoarseToFine {
         factor: usize,
         coarse_steps: usize,
     ) -> Result<Self> {
+        Self::with_coarse_dt(map, params, factor, coarse_steps, params.dt)
+    }
+
+    /// [`CoarseToFine::new`] with the coarse steps' own time step `coarse_dt` (the fine steps
+    /// keep `params.dt`): fewer and longer coarse steps lay out the same valleys in less time,
+    /// while the fine steps' uplift per step, which sets how deep the hollows they leave are,
+    /// stays small. Errors as [`CoarseToFine::new`], and on `coarse_dt` outside [1e-9, 1e9].
+    pub fn with_coarse_dt(
+        map: &Heightmap,
+        params: StreamPowerParams,
+        factor: usize,
+        coarse_steps: usize,
+        coarse_dt: f64,
+    ) -> Result<Self> {
+        if !(1e-9..=1e9).contains(&coarse_dt) {
+            return Err(Error::param("coarse-dt", coarse_dt, "a number in [1e-9, 1e9]"));
+        }
         if !(2..=16).contains(&factor) {
             return Err(Error::param("coarse", factor, "an integer in [1, 16] (1 = no coarse grid)"));
         }
@@ -69,7 +86,7 @@ impl CoarseToFine {
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_before = restrict(&fine_start, factor)?;
         let coarse_map = coarse_before.map(|&v| v as f32);
-        let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, ..params };
+        let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, dt: coarse_dt, ..params };
         // The coarse cell X is the fine cell X·factor for the rate fields.
         let coarse = StreamPowerEroder::with_grid_step(&coarse_map, coarse_params, factor)?;
         Ok(Self {

@@ -266,6 +266,15 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
          `fine-iterations` at full resolution (1 = every step at full resolution; so does a map \
          whose smaller side is at most twice this).",
     ),
+    ParamSpec {
+        name: "coarse-dt",
+        label: "Coarse time step",
+        kind: ParamKind::Float { min: 1e-9, max: 1e9 },
+        default: DefaultValue::Absent,
+        unit: "",
+        doc: "Time step of the coarse steps (with coarse > 1); absent = dt. Fewer, longer coarse steps \
+              lay out the same valleys in less time; the full-resolution steps keep dt.",
+    },
     int(
         "fine-iterations",
         "Full-resolution steps",
@@ -568,7 +577,16 @@ pub fn build_in(
                 factor if map.width().min(map.height()) <= 2 * factor => {
                     Box::new(StreamPowerEroder::new(map, p)?)
                 }
-                factor => Box::new(CoarseToFine::new(map, p, factor, params.usize("iterations")?)?),
+                factor => {
+                    let coarse_dt = params.opt_f64("coarse-dt")?.unwrap_or(p.dt);
+                    Box::new(CoarseToFine::with_coarse_dt(
+                        map,
+                        p,
+                        factor,
+                        params.usize("iterations")?,
+                        coarse_dt,
+                    )?)
+                }
             }
         }
     })
@@ -761,6 +779,20 @@ mod tests {
         }
         assert_eq!(built.surface().as_slice(), direct.surface().as_slice());
         assert_ne!(built.surface().as_slice(), to_f64_slice(&map).as_slice());
+        // `coarse-dt` reaches the coarse steps (and only them), as the library's.
+        let long = coarse.clone().with("coarse-dt", n(2.5));
+        let mut built = build_eroder(Erosion::StreamPower, &long, &terrain, 9).unwrap();
+        let mut direct = CoarseToFine::with_coarse_dt(&map, p, 2, 3, 2.5).unwrap();
+        for _ in 0..5 {
+            built.run_one_step().unwrap();
+            direct.run_one_step().unwrap();
+        }
+        assert_eq!(built.surface().as_slice(), direct.surface().as_slice());
+        let mut plain = CoarseToFine::new(&map, p, 2, 3).unwrap();
+        for _ in 0..5 {
+            plain.run_one_step().unwrap();
+        }
+        assert_ne!(built.surface().as_slice(), plain.surface().as_slice());
     }
 
     fn to_f64_slice(map: &Heightmap) -> Vec<f64> {
