@@ -21,8 +21,10 @@
 //! from tectonic uplift and fluvial erosion", Eurographics), which also upsamples a coarse
 //! stream-power solution. Cost: `coarse` steps at `1/f²` of the cells, plus the fine steps.
 
+use super::steps::STREAM_POWER;
 use super::stream_power::{StreamPowerEroder, StreamPowerParams, base_level};
 use super::{Eroder, check_finite};
+use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
 
 /// Stream power run coarse then fine, as one [`Eroder`]: the first `coarse_steps` calls of
@@ -58,7 +60,8 @@ impl CoarseToFine {
     /// [`CoarseToFine::new`] with the coarse steps' own time step `coarse_dt` (the fine steps
     /// keep `params.dt`): fewer and longer coarse steps lay out the same valleys in less time,
     /// while the fine steps' uplift per step, which sets how deep the hollows they leave are,
-    /// stays small. Errors as [`CoarseToFine::new`], and on `coarse_dt` outside [1e-9, 1e9].
+    /// stays small. Errors as [`CoarseToFine::new`], and on `coarse_dt` outside the
+    /// `coarse-dt` key's range, [1e-9, 1e9].
     pub fn with_coarse_dt(
         map: &Heightmap,
         params: StreamPowerParams,
@@ -66,9 +69,8 @@ impl CoarseToFine {
         coarse_steps: usize,
         coarse_dt: f64,
     ) -> Result<Self> {
-        if !(1e-9..=1e9).contains(&coarse_dt) {
-            return Err(Error::param("coarse-dt", coarse_dt, "a number in [1e-9, 1e9]"));
-        }
+        // The range is the `coarse-dt` key's (one declaration for recipes and this API).
+        check_number(STREAM_POWER, "coarse-dt", coarse_dt)?;
         if !(2..=16).contains(&factor) {
             return Err(Error::param("coarse", factor, "an integer in [1, 16] (1 = no coarse grid)"));
         }
