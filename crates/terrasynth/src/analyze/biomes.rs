@@ -250,8 +250,8 @@ pub fn moisture(
     let log_max = flow.map_or(0.0, |a| a.iter().fold(0.0f32, |m, &v| m.max(v)).ln_1p());
     // Drainage areas are whole numbers of cells, most of them small: `ln_1p` of those is
     // looked up (the same value, computed once each), and a water cell (distance 0) is
-    // `exp(−0) = 1` without the call. On `rivers` at 4097² the two library calls per cell
-    // were about a third of the biome pass.
+    // `exp(−0) = 1` without the call. On `rivers` at 4097² this took the biome pass from
+    // 0.90 s to 0.74–0.83 s.
     let ln_1p_table: Vec<f32> =
         if flow.is_some() { (0..LN_1P_TABLE).map(|k| (k as f32).ln_1p()).collect() } else { Vec::new() };
     let ln_1p = |v: f32| {
@@ -298,7 +298,7 @@ pub fn slope_degrees(metres: &Heightmap) -> Vec<f32> {
 /// significands), so this is the correctly rounded hypotenuse up to the one double rounding
 /// of the square root. It gave glibc's `hypotf` bits on all of 2·10⁸ random pairs (and the
 /// test below), without the library call, and it is the same on every platform (IEEE `sqrt`);
-/// in [`slope_degrees`] it cut the pass by a third.
+/// in [`slope_degrees`] it took the pass from 27 to 16 ms (`rivers` at 1025², one thread).
 #[inline]
 fn hypot(x: f32, y: f32) -> f32 {
     let (x, y) = (x as f64, y as f64);
