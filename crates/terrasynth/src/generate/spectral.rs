@@ -153,6 +153,19 @@ impl Spectral {
         let amps: Vec<f64> = self.amplitudes();
         let seeds: Vec<u64> = (0..self.passes as u64).map(|i| derive_seed(seed, i)).collect();
         let smooth = self.interpolation == Interpolation::Smooth;
+        // Every row has the same lattice column and weight at each x, per pass: computed once.
+        let cols: Vec<Vec<(usize, f64)>> = spacings
+            .iter()
+            .map(|&s| {
+                (0..width)
+                    .map(|x| {
+                        let u = x as f64 / s;
+                        let ix = u.floor();
+                        (ix as usize, if smooth { smoothstep(u - ix) } else { u - ix })
+                    })
+                    .collect()
+            })
+            .collect();
         let mut out = vec![0.0f64; width * height];
         out.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
             // Lattice values of the two lattice rows around y, one per lattice column.
@@ -167,11 +180,7 @@ impl Spectral {
                 bottom.clear();
                 top.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy)));
                 bottom.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy + 1)));
-                for (x, cell) in row.iter_mut().enumerate() {
-                    let u = x as f64 / s;
-                    let ix = u.floor();
-                    let tx = if smooth { smoothstep(u - ix) } else { u - ix };
-                    let ix = ix as usize;
+                for (cell, &(ix, tx)) in row.iter_mut().zip(&cols[i]) {
                     let t = top[ix] + (top[ix + 1] - top[ix]) * tx;
                     let b = bottom[ix] + (bottom[ix + 1] - bottom[ix]) * tx;
                     *cell += amps[i] * (t + (b - t) * ty);
