@@ -303,13 +303,16 @@ mod direct {
     pub(super) struct DirectWriter {
         /// The chunk being filled.
         chunk: Chunk,
-        /// Full chunks to the writer thread (`None` if it could not be started).
+        /// Full chunks to the writer thread (`None` once finished, or after it stopped).
         full: Option<SyncSender<Chunk>>,
         /// Written chunks back from it, to fill again.
         empty: Receiver<Chunk>,
         /// Chunks made so far (at most [`BUFFERS`]).
         made: usize,
+        /// The chunks' misalignment (0 but in tests).
         shift: usize,
+        /// The writer thread, or why it could not be started (reported by the first hand-over
+        /// or by `finish`).
         thread: Result<JoinHandle<Done>, io::Error>,
     }
 
