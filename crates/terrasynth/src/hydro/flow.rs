@@ -171,7 +171,8 @@ pub(crate) fn topological_order(receivers: &[u32]) -> Vec<u32> {
     let n = receivers.len();
     // Donor counts; a D8 cell has at most 8 donors, other receiver lists may have more.
     const DONE: u32 = u32::MAX;
-    let mut pending = vec![0u32; n];
+    // Read before written: zeros written now (see `memory::zeros_written`).
+    let mut pending: Vec<u32> = crate::memory::zeros_written(n);
     for (i, &r) in receivers.iter().enumerate() {
         if r as usize != i {
             pending[r as usize] += 1;

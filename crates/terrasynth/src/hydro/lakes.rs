@@ -68,7 +68,8 @@ pub fn lakes_from_fill(
     let (w, h) = (dem.width(), dem.height());
     let z = dem.as_slice();
     let f = filled.as_slice();
-    let mut labels = vec![0u32; w * h];
+    // Read before written: zeros written now (see `memory::zeros_written`).
+    let mut labels: Vec<u32> = crate::memory::zeros_written(w * h);
     let mut depth = vec![0.0f32; w * h];
     let mut lakes = Vec::new();
     let mut stack = Vec::new();
