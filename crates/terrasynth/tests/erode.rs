@@ -442,9 +442,10 @@ fn coarse_to_fine_stream_power_approximates_the_full_run() {
         assert_eq!(c2f[x], start[x], "edge cell {x} moved");
     }
     for bad in [1, 17] {
-        assert!(
-            matches!(CoarseToFine::new(&map, p, bad, 5), Err(Error::InvalidParameter { name, .. }) if name == "coarse")
-        );
+        let err = CoarseToFine::new(&map, p, bad, 5).err();
+        assert!(matches!(&err, Some(Error::InvalidParameter { name, .. }) if name == "coarse"), "{err:?}");
+        // The message states the range this type accepts.
+        assert!(err.unwrap().to_string().contains("[2, 16]"));
     }
 }
 

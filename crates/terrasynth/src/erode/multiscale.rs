@@ -72,7 +72,13 @@ impl CoarseToFine {
         // The range is the `coarse-dt` key's (one declaration for recipes and this API).
         check_number(STREAM_POWER, "coarse-dt", coarse_dt)?;
         if !(2..=16).contains(&factor) {
-            return Err(Error::param("coarse", factor, "an integer in [1, 16] (1 = no coarse grid)"));
+            // The recipe key allows 1 (every step at full resolution: `StreamPowerEroder`); this
+            // type always has a coarse grid.
+            return Err(Error::param(
+                "coarse",
+                factor,
+                "an integer in [2, 16] (for 1, every step at full resolution, use StreamPowerEroder)",
+            ));
         }
         check_finite(map)?;
         let (w, h) = (map.width(), map.height());
