@@ -86,7 +86,7 @@ pub trait Eroder: Send {
 
 /// Copies a heightmap into an `f64` grid.
 pub(crate) fn to_f64(map: &Heightmap) -> Grid<f64> {
-    map.map(|&v| v as f64)
+    map.par_map(|&v| v as f64)
 }
 
 /// Rounds an `f64` surface into a heightmap of the same size.

@@ -21,6 +21,8 @@
 //! from tectonic uplift and fluvial erosion", Eurographics), which also upsamples a coarse
 //! stream-power solution. Cost: `coarse` steps at `1/f²` of the cells, plus the fine steps.
 
+use rayon::prelude::*;
+
 use super::steps::STREAM_POWER;
 use super::stream_power::{StreamPowerEroder, StreamPowerParams, base_level};
 use super::{Eroder, check_finite};
@@ -93,7 +95,7 @@ impl CoarseToFine {
         let fine_start = super::to_f64(map);
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_before = restrict(&fine_start, factor)?;
-        let coarse_map = coarse_before.map(|&v| v as f32);
+        let coarse_map = coarse_before.par_map(|&v| v as f32);
         let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, dt: coarse_dt, ..params };
         // The coarse cell X is the fine cell X·factor for the rate fields.
         let coarse = StreamPowerEroder::with_grid_step(&coarse_map, coarse_params, factor)?;
@@ -124,7 +126,7 @@ impl CoarseToFine {
             prolong_add(&change, self.factor, &mut self.fine_start, self.base.as_slice());
         }
         if self.fine.is_none() {
-            let map = self.fine_start.map(|&v| v as f32);
+            let map = self.fine_start.par_map(|&v| v as f32);
             // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
             let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
             self.fine = Some(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?);
@@ -179,14 +181,20 @@ fn restrict(fine: &Grid<f64>, f: usize) -> Result<Grid<f64>> {
         let centre = (c * f).min(n - 1);
         (centre.saturating_sub(half), (centre + half).min(n - 1))
     };
-    Grid::from_fn(cw, ch, fine.cell_size() * f as f64, |cx, cy| {
-        let ((x0, x1), (y0, y1)) = (span(cx, w), span(cy, h));
-        let mut sum = 0.0;
-        for y in y0..=y1 {
-            sum += fine.as_slice()[y * w + x0..=y * w + x1].iter().sum::<f64>();
+    let mut coarse = Vec::new();
+    crate::memory::resize_par(&mut coarse, cw * ch, 0.0);
+    // Coarse rows in parallel (each mean is summed in the same order on any thread count).
+    coarse.par_chunks_mut(cw).enumerate().for_each(|(cy, row)| {
+        for (cx, out) in row.iter_mut().enumerate() {
+            let ((x0, x1), (y0, y1)) = (span(cx, w), span(cy, h));
+            let mut sum = 0.0;
+            for y in y0..=y1 {
+                sum += fine.as_slice()[y * w + x0..=y * w + x1].iter().sum::<f64>();
+            }
+            *out = sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f64;
         }
-        sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f64
-    })
+    });
+    Grid::from_vec(cw, ch, fine.cell_size() * f as f64, coarse)
 }
 
 /// Adds `change` (a coarse grid at factor `f`, lattice as [`restrict`]) to `fine`, bilinearly
@@ -197,7 +205,8 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
     let (w, cw, ch) = (fine.width(), change.width(), change.height());
     let c = change.as_slice();
     let inv = 1.0 / f as f64;
-    for (y, row) in fine.as_mut_slice().chunks_mut(w).enumerate() {
+    // Rows in parallel (each cell's arithmetic is the same on any thread count).
+    fine.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
         let (y0, ty) = (y / f, (y % f) as f64 * inv);
         let y1 = (y0 + 1).min(ch - 1);
         for (x, v) in row.iter_mut().enumerate() {
@@ -210,7 +219,7 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
             let bottom = c[y1 * cw + x0] * (1.0 - tx) + c[y1 * cw + x1] * tx;
             *v += top * (1.0 - ty) + bottom * ty;
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::steps::STREAM_POWER;
 use super::{Eroder, check_finite, to_f64};
 use crate::hydro::{Routing, StreamPowerRouter, TreeCells};
 use crate::step::params::check_number;
-use crate::{Error, Grid, Heightmap, Result};
+use crate::{Error, Grid, Heightmap, Result, memory};
 
 /// Parameters of [`StreamPowerEroder`]. Units: heights in height units (metres if the map is),
 /// lengths in the unit of `dx`, time in the unit of `dt`.
@@ -163,16 +163,17 @@ pub struct StreamPowerEroder {
 /// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
 pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
     let (w, h) = (map.width(), map.height());
-    let mut out = Vec::with_capacity(w * h);
-    // Row by row (no division per cell to find the row and column).
-    for (y, row) in map.as_slice().chunks_exact(w).enumerate() {
-        let edge_row = y == 0 || y + 1 == h;
-        out.extend(
-            row.iter()
-                .enumerate()
-                .map(|(x, &z)| edge_row || x == 0 || x + 1 == w || sea_level.is_some_and(|s| (z as f64) < s)),
-        );
-    }
+    let mut out = Vec::new();
+    memory::resize_par(&mut out, w * h, false);
+    // Row by row (no division per cell to find the row and column), rows in parallel.
+    out.par_chunks_mut(w.max(1)).zip(map.as_slice().par_chunks(w.max(1))).enumerate().for_each(
+        |(y, (out, row))| {
+            let edge_row = y == 0 || y + 1 == h;
+            for (x, (o, &z)) in out.iter_mut().zip(row).enumerate() {
+                *o = edge_row || x == 0 || x + 1 == w || sea_level.is_some_and(|s| (z as f64) < s);
+            }
+        },
+    );
     out
 }
 
@@ -238,7 +239,7 @@ impl StreamPowerEroder {
         let base = base_level(map, params.sea_level);
         let surface = to_f64(map);
         Ok(Self {
-            scratch: surface.clone(),
+            scratch: Grid::from_vec(w, h, surface.cell_size(), memory::to_vec_par(surface.as_slice()))?,
             surface,
             base,
             params,
@@ -264,7 +265,7 @@ impl StreamPowerEroder {
                 got_h: mask.height(),
             });
         }
-        self.base = mask.as_slice().to_vec();
+        self.base = memory::to_vec_par(mask.as_slice());
         Ok(self)
     }
 
@@ -472,15 +473,15 @@ impl StreamPowerEroder {
         let factor = self.scratch.as_slice();
         let h = self.surface.as_mut_slice();
         let len = h.len();
+        // Written in parallel pieces: on the first step, a fresh buffer's page faults.
         let mut h_star = std::mem::take(&mut self.deposit_from);
-        h_star.clear();
-        h_star.extend_from_slice(h);
+        memory::copy_par(&mut h_star, h);
         let mut sum_p = std::mem::take(&mut self.sediment);
-        sum_p.resize(len, 0.0);
+        memory::resize_par(&mut sum_p, len, 0.0);
         let mut sum_r = std::mem::take(&mut self.outflow);
-        sum_r.resize(len, 0.0);
+        memory::resize_par(&mut sum_r, len, 0.0);
         let mut fills = std::mem::take(&mut self.fills);
-        fills.resize(len, false);
+        memory::resize_par(&mut fills, len, false);
         let runs = flow.runs();
         let base = &self.base;
         // The cell's `w` and `γ`.

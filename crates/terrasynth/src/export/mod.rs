@@ -304,7 +304,7 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
     }
     let mut timings = Vec::new();
     let scale = ctx.height_scale;
-    let metres = timed(&mut timings, "heights_m", || h.map(|&v| (v as f64 * scale) as f32));
+    let metres = timed(&mut timings, "heights_m", || h.par_map(|&v| (v as f64 * scale) as f32));
     let mut metres_range = metres.min_max().unwrap_or((0.0, 1.0)); // the palette's range
     let mut lo = lo;
     if let Some(world) = &ctx.recipe.world {
@@ -313,7 +313,7 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
         (lo, hi) = (a as f32, b as f32);
         metres_range = (lo, hi);
     }
-    let grown_metres = grown.map(|g| g.height.map(|&v| (v as f64 * scale) as f32));
+    let grown_metres = grown.map(|g| g.height.par_map(|&v| (v as f64 * scale) as f32));
     let sea_level_m = (terrain.sea_level as f64 * scale) as f32;
     if !sea_level_m.is_finite() {
         return Err(bad(&format!("the sea level is not finite ({sea_level_m} m)")));

@@ -229,6 +229,21 @@ impl<T> Grid<T> {
     }
 }
 
+impl<T: Sync> Grid<T> {
+    /// [`Grid::map`] on the threads of the current rayon pool (`f` sees every cell once, in
+    /// no set order, so it must not count on one): the same grid, with the new buffer's pages
+    /// written by all threads (see `memory::resize_par`).
+    pub fn par_map<U: Send>(&self, f: impl Fn(&T) -> U + Sync + Send) -> Grid<U> {
+        use rayon::prelude::*;
+        Grid {
+            width: self.width,
+            height: self.height,
+            cell_size: self.cell_size,
+            data: self.data.par_iter().map(f).collect(),
+        }
+    }
+}
+
 impl<T> Index<(usize, usize)> for Grid<T> {
     type Output = T;
     #[inline]

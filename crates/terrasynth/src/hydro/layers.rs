@@ -64,7 +64,7 @@ impl FlowGraph {
 
     /// The drainage area as `f32` (the flow layer the `rivers` step stores).
     pub fn accumulation_f32(&self) -> Heightmap {
-        self.accumulation.map(|&a| a as f32)
+        self.accumulation.par_map(|&a| a as f32)
     }
 }
 
@@ -214,7 +214,7 @@ impl<'t> WaterLayers<'t> {
             Cow::Owned(graph.rivers(default_river_threshold(), default_max_width())?)
         };
         Ok(FlowPart {
-            flow: Cow::Owned(graph.accumulation.as_slice().iter().map(|&a| a as f32).collect()),
+            flow: Cow::Owned(graph.accumulation.par_map(|&a| a as f32).into_vec()),
             rivers: with_placed(rivers, placed),
             computed,
         })

@@ -11,6 +11,7 @@ use terrasynth_noise::rng::mix64;
 use super::flood::FloodHeight;
 use super::flow::{d8_directions, neighbour_offsets};
 use crate::grid::D8;
+use crate::memory;
 use crate::step::params::choice_enum;
 
 choice_enum! {
@@ -150,8 +151,7 @@ impl StreamPowerRouter {
             self.cross_depressions(heights, width, height, basins as usize);
         }
         self.order();
-        self.area.clear();
-        self.area.resize(n, dx * dx);
+        memory::fill_par(&mut self.area, n, dx * dx);
         accumulate_runs(&cut_runs(&self.stack, &self.run_ends), &self.receiver, &mut self.area);
     }
 
@@ -199,8 +199,7 @@ impl StreamPowerRouter {
     fn pad(&mut self, heights: &[f64], width: usize, height: usize) {
         let wp = width + 2;
         if self.padded.len() != wp * (height + 2) || self.width != width {
-            self.padded.clear();
-            self.padded.resize(wp * (height + 2), f64::INFINITY);
+            memory::fill_par(&mut self.padded, wp * (height + 2), f64::INFINITY);
         }
         self.padded[wp..wp * (height + 1)]
             .par_chunks_mut(wp)
@@ -214,9 +213,8 @@ impl StreamPowerRouter {
     fn receivers(&mut self, width: usize, height: usize, base: &[bool], rho8: Option<u64>) {
         let n = width * height;
         let wp = width + 2;
-        self.receiver.resize(n, 0);
-        self.directions.clear();
-        self.directions.resize(wp * (height + 2), 8);
+        memory::resize_par(&mut self.receiver, n, 0);
+        memory::fill_par(&mut self.directions, wp * (height + 2), 8);
         let z = &self.padded;
         let offsets = neighbour_offsets(width);
         self.directions[wp..wp * (height + 1)]
@@ -262,7 +260,7 @@ impl StreamPowerRouter {
     fn donor_masks(&mut self, width: usize, height: usize) {
         let wp = width + 2;
         let directions = &self.directions;
-        self.donors.resize(width * height, 0);
+        memory::resize_par(&mut self.donors, width * height, 0);
         self.donors.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
             row.fill(0);
             for (k, &(dx, dy)) in D8.iter().enumerate() {
@@ -307,7 +305,7 @@ impl StreamPowerRouter {
                 Some(*next - k)
             })
             .collect();
-        self.basin.resize(receiver.len(), 0);
+        memory::resize_par(&mut self.basin, receiver.len(), 0);
         // Every cell not upstream of a pit drains to an outlet: basin 0 for all first, then
         // only the pits' trees are walked (on an island most land drains to the sea).
         self.basin.par_chunks_mut(piece).for_each(|rows| rows.fill(0));

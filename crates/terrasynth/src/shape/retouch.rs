@@ -119,7 +119,8 @@ impl Perturb {
         let n1 = unit_field(&spectral, w, h, derive_seed(seed, 0));
         let n2 = unit_field(&spectral, w, h, derive_seed(seed, 1));
         let reach = self.magnitude * w.max(h) as f64;
-        let mut out = map.clone();
+        // Zeros from fresh pages, first written below (in parallel), never read before.
+        let mut out = Heightmap::from_vec(w, h, map.cell_size(), vec![0.0; w * h])?;
         out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, v) in row.iter_mut().enumerate() {
                 let i = y * w + x;
@@ -169,7 +170,8 @@ impl Perturb {
             (cell, d - whole)
         };
         let src = map.as_slice();
-        let mut out = map.clone();
+        // Zeros from fresh pages, first written below (in parallel), never read before.
+        let mut out = Heightmap::from_vec(w, h, map.cell_size(), vec![0.0; w * h])?;
         out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
             for (x, v) in row.iter_mut().enumerate() {
                 let i = y * w + x;
