@@ -1,5 +1,7 @@
 //! Simple shaping: `normalize`, `clamp`, `scale`, `terrace`, `sea-level`.
 
+use rayon::prelude::*;
+
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
@@ -83,17 +85,22 @@ impl Normalize {
         if let [a, b] = self.input[..] {
             // Fixed linear map: each cell from its own value alone.
             let k = (self.hi as f64 - self.lo as f64) / (b - a);
-            for v in map.as_mut_slice() {
-                *v = (self.lo as f64 + (*v as f64 - a) * k) as f32;
-            }
+            map.as_mut_slice().par_chunks_mut(1 << 14).for_each(|cells| {
+                for v in cells {
+                    *v = (self.lo as f64 + (*v as f64 - a) * k) as f32;
+                }
+            });
             return;
         }
         let (min, r) = range(map);
         let span = (self.hi - self.lo) as f64;
-        for v in map.as_mut_slice() {
-            let t = if r > 0.0 { (*v - min) as f64 / r as f64 } else { 0.0 };
-            *v = (self.lo as f64 + t * span) as f32;
-        }
+        // Each cell from its own value alone: the same bytes on any thread count.
+        map.as_mut_slice().par_chunks_mut(1 << 14).for_each(|cells| {
+            for v in cells {
+                let t = if r > 0.0 { (*v - min) as f64 / r as f64 } else { 0.0 };
+                *v = (self.lo as f64 + t * span) as f32;
+            }
+        });
     }
 
     /// The registry entry.
