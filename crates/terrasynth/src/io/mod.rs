@@ -353,8 +353,7 @@ pub(crate) fn check_range(lo: f32, hi: f32) -> Result<()> {
 #[inline]
 pub fn quantize_u16(h: f32, lo: f32, hi: f32) -> u16 {
     let t = (h as f64 - lo as f64) / (hi as f64 - lo as f64);
-    let q = (t * 65535.0).round();
-    if q.is_nan() { 0 } else { q.clamp(0.0, 65535.0) as u16 }
+    crate::render::round_clamped(t * 65535.0, 65535.0) as u16
 }
 
 /// Quantises a whole heightmap with [`quantize_u16`], row-major.

@@ -183,7 +183,7 @@ pub fn hillshade(map: &Heightmap, opts: &HillshadeOptions, sea_level: Option<f32
 /// clamped).
 #[inline]
 pub fn hillshade_byte(hs: f32) -> u8 {
-    (hs.clamp(0.0, 1.0) * 255.0).round() as u8
+    super::round_clamped((hs.clamp(0.0, 1.0) * 255.0) as f64, 255.0) as u8
 }
 
 /// Colour × hillshade of one pixel (see the module docs): `flat` = sin(sun altitude),
@@ -191,7 +191,7 @@ pub fn hillshade_byte(hs: f32) -> u8 {
 #[inline]
 pub fn shade_pixel(rgb: [u8; 3], hs: f32, ambient: f64, flat: f64) -> [u8; 3] {
     let factor = ambient + (1.0 - ambient) * hs as f64 / flat;
-    rgb.map(|c| (c as f64 * factor).round().clamp(0.0, 255.0) as u8)
+    rgb.map(|c| super::round_clamped(c as f64 * factor, 255.0) as u8)
 }
 
 /// Hillshade as 8-bit gray, `round(hs · 255)`.

@@ -113,21 +113,41 @@ impl<'a> WaterImage<'a> {
 pub struct FlowImage<'a> {
     flow: &'a [f32],
     log_max: f32,
+    /// The grey level of each whole area below [`FLOW_TABLE`] cells, computed once.
+    small: Vec<u8>,
 }
+
+/// Drainage areas are whole numbers of cells, most of them small: their grey levels are
+/// looked up (each computed once, by the same formula, so the same bytes) instead of a
+/// library `ln_1p` per pixel.
+const FLOW_TABLE: usize = 4096;
 
 impl<'a> FlowImage<'a> {
     /// Finds `A_max` of the layers' flow accumulation.
     pub fn new(layers: &'a WaterLayers<'a>) -> Self {
         let flow: &[f32] = &layers.flow;
         let log_max = flow.iter().fold(0.0f32, |m, &a| m.max(a)).ln_1p().max(f32::MIN_POSITIVE);
-        Self { flow, log_max }
+        let small = (0..FLOW_TABLE).map(|k| Self::grey(k as f32, log_max)).collect();
+        Self { flow, log_max, small }
+    }
+
+    /// `round(ln(1 + A) / ln(1 + A_max) · 255)`, clamped to a byte (negative and NaN areas
+    /// count as 0).
+    #[inline]
+    fn grey(a: f32, log_max: f32) -> u8 {
+        super::round_clamped((a.max(0.0).ln_1p() / log_max * 255.0) as f64, 255.0) as u8
     }
 
     /// Grey levels of row `y` (`out.len()` = the width).
     pub fn row(&self, y: usize, out: &mut [u8]) {
         let w = out.len();
         for (o, &a) in out.iter_mut().zip(&self.flow[y * w..(y + 1) * w]) {
-            *o = (a.max(0.0).ln_1p() / self.log_max * 255.0).round().clamp(0.0, 255.0) as u8;
+            let k = a as u32;
+            *o = if (k as usize) < self.small.len() && k as f32 == a {
+                self.small[k as usize]
+            } else {
+                Self::grey(a, self.log_max)
+            };
         }
     }
 }
