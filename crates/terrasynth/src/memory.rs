@@ -86,19 +86,19 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 }
 
-/// `n` zeros, written by this thread now. `vec![0; n]` of a large `n` gets fresh pages from
-/// the kernel that stay unmapped until touched, and a page whose first access is a read (as in
-/// `counts[r] += 1`) is mapped to the kernel's shared zero page; the write that follows
-/// replaces it, which needs a TLB flush on every CPU running the process: an inter-processor
-/// interrupt per 4 KiB page, slow in a virtual machine. Buffers that are read before they are
-/// written take their zeros from here instead: `hydro::flow::topological_order`'s donor
-/// counts and `hydro::lakes::lakes_from_fill`'s labels (the outputs' hydrology of a 4097² map
-/// without a `rivers` step took 1.11–1.28 s before, 0.73–0.80 s after). A buffer whose first
-/// pass can write without reading needs no such help (`generate::spectral`'s field does so,
-/// in parallel).
-pub fn zeros_written<T: Copy + Default>(n: usize) -> Vec<T> {
-    let mut v = Vec::with_capacity(n);
-    v.resize(n, T::default());
+/// `n` zeros, written now (by all threads: [`resize_par`]). `vec![0; n]` of a large `n` gets
+/// fresh pages from the kernel that stay unmapped until touched, and a page whose first access
+/// is a read (as in `counts[r] += 1`) is mapped to the kernel's shared zero page; the write
+/// that follows replaces it, which needs a TLB flush on every CPU running the process: an
+/// inter-processor interrupt per 4 KiB page, slow in a virtual machine. Buffers that are read
+/// before they are written take their zeros from here instead:
+/// `hydro::flow::topological_order`'s donor counts and `hydro::lakes::lakes_from_fill`'s
+/// labels (the outputs' hydrology of a 4097² map without a `rivers` step took 1.11–1.28 s
+/// before, 0.73–0.80 s after). A buffer whose first pass can write without reading needs no
+/// such help (`generate::spectral`'s field does so, in parallel).
+pub fn zeros_written<T: Copy + Default + Send + Sync>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    resize_par(&mut v, n, T::default());
     v
 }
 

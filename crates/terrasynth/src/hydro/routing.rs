@@ -305,10 +305,9 @@ impl StreamPowerRouter {
                 Some(*next - k)
             })
             .collect();
-        memory::resize_par(&mut self.basin, receiver.len(), 0);
         // Every cell not upstream of a pit drains to an outlet: basin 0 for all first, then
         // only the pits' trees are walked (on an island most land drains to the sea).
-        self.basin.par_chunks_mut(piece).for_each(|rows| rows.fill(0));
+        memory::fill_par(&mut self.basin, receiver.len(), 0);
         let basin = TreeCells::new(&mut self.basin);
         let (donors, offsets) = (&self.donors, neighbour_offsets(self.width));
         receiver.par_chunks(piece).zip(first).enumerate().for_each_init(
