@@ -723,12 +723,13 @@ fn prefetch_around(rows: &Rows, w: usize, x: f64, y: f64, reach: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let (x, y, r) = (x as isize, y as isize - rows.y_lo as isize, reach as isize);
+        // Wrapping arithmetic: a wild position gives a wild address, never an overflow.
+        let (x, y, r) = (x as isize, (y as isize).wrapping_sub(rows.y_lo as isize), reach as isize);
         let base = rows.cells.as_ptr();
         for dy in -r..=r + 1 {
-            let row = (y + dy) * w as isize;
+            let row = y.wrapping_add(dy).wrapping_mul(w as isize);
             for dx in [-r, r + 1] {
-                let cell = base.wrapping_offset(row + x + dx);
+                let cell = base.wrapping_offset(row.wrapping_add(x).wrapping_add(dx));
                 // SAFETY: a prefetch reads nothing into the program and never faults, whatever
                 // the address.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(cell.cast()) };
@@ -886,6 +887,18 @@ mod tests {
         let mut sequential = DropletEroder::new(&map, DropletParams { batch_size: 1, ..p }).unwrap();
         sequential.run_one_step().unwrap();
         assert!(batched.surface.as_slice() == sequential.surface.as_slice());
+    }
+
+    /// The prefetch hint takes any position, on or off the map, even absurd ones (it never
+    /// faults, overflows or changes a cell).
+    #[test]
+    fn prefetch_takes_any_position() {
+        let mut cells: Vec<f64> = (0..64).map(f64::from).collect();
+        let rows = Rows { cells: &mut cells, y_lo: 3 };
+        for (x, y) in [(0.0, 3.0), (-5.0, -7.0), (1e300, -1e300), (f64::NAN, f64::INFINITY), (7.9, 10.5)] {
+            prefetch_around(&rows, 8, x, y, 16);
+        }
+        assert!(cells.iter().enumerate().all(|(i, &v)| v == i as f64));
     }
 
     /// The brush rows hold exactly the cells with dist < radius, with weights 1 − dist/radius,
