@@ -106,6 +106,11 @@ pub fn zeros_written<T: Copy + Default + Send + Sync>(n: usize) -> Vec<T> {
 /// the size below which they run on the calling thread alone.
 const PAR_PIECE_BYTES: usize = 64 << 10;
 
+/// Cells of `T` per parallel piece ([`PAR_PIECE_BYTES`], at least one).
+fn piece_cells<T>() -> usize {
+    (PAR_PIECE_BYTES / size_of::<T>().max(1)).max(1)
+}
+
 /// The first write to each fresh page of a large buffer faults into the kernel, which maps and
 /// zeroes it: about 1.7 µs per 4 KiB page on the 2-vCPU machine of the benchmarks, so 56 ms for
 /// a grid of 4097² `f64` — done by one thread when a `Vec::resize`, `extend_from_slice` or
@@ -123,7 +128,7 @@ pub fn resize_par<T: Copy + Send + Sync>(v: &mut Vec<T>, n: usize, value: T) {
         return;
     }
     v.reserve_exact(extra);
-    let piece = (PAR_PIECE_BYTES / size_of::<T>().max(1)).max(1);
+    let piece = piece_cells::<T>();
     use rayon::prelude::*;
     v.spare_capacity_mut()[..extra].par_chunks_mut(piece).for_each(|cells| {
         for cell in cells {
@@ -139,7 +144,7 @@ pub fn resize_par<T: Copy + Send + Sync>(v: &mut Vec<T>, n: usize, value: T) {
 /// parallel pieces (see [`resize_par`]): for the buffers a step refills each time.
 pub fn fill_par<T: Copy + Send + Sync>(v: &mut Vec<T>, n: usize, value: T) {
     v.truncate(n);
-    let piece = (PAR_PIECE_BYTES / size_of::<T>().max(1)).max(1);
+    let piece = piece_cells::<T>();
     if v.len() > 2 * piece {
         use rayon::prelude::*;
         v.par_chunks_mut(piece).for_each(|cells| cells.fill(value));
@@ -152,7 +157,7 @@ pub fn fill_par<T: Copy + Send + Sync>(v: &mut Vec<T>, n: usize, value: T) {
 /// `dst` made a copy of `src` (`dst.clear(); dst.extend_from_slice(src)`), written in
 /// parallel pieces (see [`resize_par`]).
 pub fn copy_par<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
-    let piece = (PAR_PIECE_BYTES / size_of::<T>().max(1)).max(1);
+    let piece = piece_cells::<T>();
     if src.len() <= 2 * piece {
         dst.clear();
         dst.extend_from_slice(src);
