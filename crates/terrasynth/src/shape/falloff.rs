@@ -38,7 +38,9 @@ pub fn eval_curve(points: &[f64], t: f64) -> f64 {
         1 => points[0],
         n => {
             let u = t.clamp(0.0, 1.0) * (n - 1) as f64;
-            let i = (u.floor() as usize).min(n - 2);
+            // `u` is not negative (or NaN: 0 either way), so truncation is its floor, without
+            // `floor`'s library call on x86-64 targets without SSE4.1.
+            let i = (u as usize).min(n - 2);
             points[i] + (points[i + 1] - points[i]) * (u - i as f64)
         }
     }
