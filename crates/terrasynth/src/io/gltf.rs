@@ -233,7 +233,9 @@ fn write_glb_rows(w: &mut dyn std::io::Write, path: &Path, mesh: &impl MeshRows)
     })?;
     let ok = ok
         && super::write_row_bands(w, path, rows, n * 12, |j, row| {
-            put_f32s(row, (0..n).map(|i| mesh.normal(i, j)))
+            let mut normals = vec![[0.0f32; 3]; n];
+            mesh.normal_row(j, &mut normals);
+            put_f32s(row, normals.into_iter())
         })?;
     if !ok {
         return Err(bad());

@@ -14,6 +14,12 @@ pub(crate) trait MeshRows: Sync {
     fn position(&self, i: usize, j: usize) -> [f32; 3];
     /// Unit normal of vertex `i` of row `j`.
     fn normal(&self, i: usize, j: usize) -> [f32; 3];
+    /// The unit normals of row `j` into `out` (one per vertex of the row).
+    fn normal_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.normal(i, j);
+        }
+    }
     /// Texture coordinate of vertex `i` of row `j` (origin top-left).
     fn uv(&self, i: usize, j: usize) -> [f32; 2];
     /// Whether the vertices have colours.
@@ -51,6 +57,9 @@ impl MeshRows for GridMesh<'_> {
     }
     fn normal(&self, i: usize, j: usize) -> [f32; 3] {
         GridMesh::normal(self, i, j)
+    }
+    fn normal_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        GridMesh::normal_row(self, j, out)
     }
     fn uv(&self, i: usize, j: usize) -> [f32; 2] {
         GridMesh::uv(self, i, j)

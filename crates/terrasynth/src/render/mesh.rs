@@ -200,6 +200,36 @@ impl<'a> GridMesh<'a> {
         normalize([-dydx, 1.0, -dydz])
     }
 
+    /// The unit normals of vertex row `j` into `out` (one per vertex of the row), the same
+    /// values as [`GridMesh::normal`]. At full resolution (`lod` 0) the row's inner vertices
+    /// are done in plain loops over the three map rows around it, which the compiler turns
+    /// into vector instructions (the same operations in the same order: the same bits).
+    pub fn normal_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        let (w, h) = (self.map.width(), self.map.height());
+        let n = self.xs.len();
+        if n != w || w < 3 {
+            for (i, o) in out.iter_mut().enumerate().take(n) {
+                *o = self.normal(i, j);
+            }
+            return;
+        }
+        let y = self.ys[j];
+        let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let z = self.map.as_slice();
+        let (row, up, down) = (&z[y * w..(y + 1) * w], &z[y0 * w..(y0 + 1) * w], &z[y1 * w..(y1 + 1) * w]);
+        let (hs, cs) = (self.hs, self.cs);
+        let (across, along) = (2.0 * cs, (y1 - y0) as f32 * cs);
+        for x in [0, w - 1] {
+            out[x] = self.normal(x, j);
+        }
+        let inner = &mut out[1..w - 1];
+        for (k, o) in inner.iter_mut().enumerate() {
+            let dydx = (row[k + 2] - row[k]) * hs / across;
+            let dydz = (down[k + 1] - up[k + 1]) * hs / along;
+            *o = normalize([-dydx, 1.0, -dydz]);
+        }
+    }
+
     /// Texture coordinates of vertex `(i, j)`.
     #[inline]
     pub fn uv(&self, i: usize, j: usize) -> [f32; 2] {
@@ -316,6 +346,39 @@ fn normalize(v: [f32; 3]) -> [f32; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `normal_row` gives `normal`'s bits for every vertex: at full resolution (its row loop)
+    /// and at LOD 1 (the per-vertex path), on rough heights with flat patches, steep steps,
+    /// negative zeros and an infinite cliff (the fallback normal), down to 3 × 2 maps.
+    #[test]
+    fn normal_row_equals_normal_bit_for_bit() {
+        for (w, h) in [(37usize, 23usize), (3, 2), (4, 3)] {
+            let map = Heightmap::from_fn(w, h, 2.5, |x, y| match (x * 7 + y * 13) % 17 {
+                0 => -0.0,
+                1 => 0.0,
+                2 => 1.0e30,
+                3 if x == 5 && y == 4 => f32::MAX,
+                k => (k as f32 * 0.731).sin() * 40.0 + y as f32,
+            })
+            .unwrap();
+            for lod in [0, 1] {
+                let opts = MeshOptions { height_scale: 3.5, lod, ..Default::default() };
+                let grid = GridMesh::new(&map, opts).unwrap();
+                for j in 0..grid.ny() {
+                    let mut row = vec![[9.0f32; 3]; grid.nx()];
+                    grid.normal_row(j, &mut row);
+                    for (i, got) in row.iter().enumerate() {
+                        let want = grid.normal(i, j);
+                        assert_eq!(
+                            got.map(f32::to_bits),
+                            want.map(f32::to_bits),
+                            "{w}×{h} lod {lod} ({i}, {j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn lod_keeps_last_row_and_column() {
