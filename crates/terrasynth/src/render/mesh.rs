@@ -202,8 +202,8 @@ impl<'a> GridMesh<'a> {
 
     /// The unit normals of vertex row `j` into `out` (one per vertex of the row), the same
     /// values as [`GridMesh::normal`]. At full resolution (`lod` 0) the row's inner vertices
-    /// are done in plain loops over the three map rows around it, which the compiler turns
-    /// into vector instructions (the same operations in the same order: the same bits).
+    /// are done in one loop over the three map rows around it, without the per-vertex sample
+    /// lookups and edge clamps (the same operations in the same order: the same bits).
     pub fn normal_row(&self, j: usize, out: &mut [[f32; 3]]) {
         let (w, h) = (self.map.width(), self.map.height());
         let n = self.xs.len();
