@@ -195,9 +195,8 @@ impl<'a> GridMesh<'a> {
         let (hs, cs) = (self.hs, self.cs);
         let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
         let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        let dydx = (self.at(x1, y) - self.at(x0, y)) * hs / ((x1 - x0) as f32 * cs);
-        let dydz = (self.at(x, y1) - self.at(x, y0)) * hs / ((y1 - y0) as f32 * cs);
-        normalize([-dydx, 1.0, -dydz])
+        let across = [self.at(x0, y), self.at(x1, y), (x1 - x0) as f32 * cs];
+        slope_normal(across, [self.at(x, y0), self.at(x, y1), (y1 - y0) as f32 * cs], hs)
     }
 
     /// The unit normals of vertex row `j` into `out` (one per vertex of the row), the same
@@ -224,9 +223,7 @@ impl<'a> GridMesh<'a> {
         }
         let inner = &mut out[1..w - 1];
         for (k, o) in inner.iter_mut().enumerate() {
-            let dydx = (row[k + 2] - row[k]) * hs / across;
-            let dydz = (down[k + 1] - up[k + 1]) * hs / along;
-            *o = normalize([-dydx, 1.0, -dydz]);
+            *o = slope_normal([row[k], row[k + 2], across], [up[k + 1], down[k + 1], along], hs);
         }
     }
 
@@ -336,6 +333,15 @@ impl Mesh {
             )
         }))
     }
+}
+
+/// The unit normal from central differences: `across` and `along` are the heights behind and
+/// ahead of the vertex and their distance, along x and along z; `hs` scales the heights.
+#[inline]
+fn slope_normal(across: [f32; 3], along: [f32; 3], hs: f32) -> [f32; 3] {
+    let dydx = (across[1] - across[0]) * hs / across[2];
+    let dydz = (along[1] - along[0]) * hs / along[2];
+    normalize([-dydx, 1.0, -dydz])
 }
 
 fn normalize(v: [f32; 3]) -> [f32; 3] {
