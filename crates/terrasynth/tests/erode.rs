@@ -1021,7 +1021,9 @@ fn default_droplets_carve_gullies_without_pitting_the_island() {
 /// (β 2.1–4.1, H4 ≤ 0.047, H8 ≤ 0.007, hypsometric integral ≥ 0.26), which the preset also
 /// meets, so a change that loosens its grid signature still fails here. Measured in session 10: β
 /// 2.69–2.76, H8 0.0005–0.0043, Hack 0.52–0.56. The full-resolution preset of session 9 failed
-/// it: Hack was not measurable at seed 1301.
+/// it: Hack was not measurable at seed 1301. Since session 27 drainage and pits too, one-sided
+/// as in the docs: drained fraction with 1 m tolerance ≥ 0.05, land in closed depressions
+/// ≤ 0.076, closed pits per 10 000 cells ≤ 311 (measured: 0.54–0.72, 0.008–0.058, 13–16).
 #[test]
 fn rivers_preset_stays_inside_the_real_ranges() {
     use terrasynth::analyze::realism::{Realism, RealismOptions};
@@ -1035,14 +1037,22 @@ fn rivers_preset_stays_inside_the_real_ranges() {
         let r = Realism::compute(&out.terrain.height, &options).unwrap();
         let beta = r.spectral_beta.unwrap();
         let hack = r.hack_exponent.expect("Hack's exponent measurable");
+        let pits_per_10k_cells = r.pits_per_km2 * r.cell_size_m * r.cell_size_m / 100.0;
         let figures = format!(
-            "seed {seed}: β {beta:.3}, H4 {:.4}, H8 {:.4}, Hack {hack:.3}, HI {:.3}",
-            r.isotropy_h4, r.isotropy_h8, r.hypsometric_integral
+            "seed {seed}: β {beta:.3}, H4 {:.4}, H8 {:.4}, Hack {hack:.3}, HI {:.3}, drained {:.3}, \
+             depressions {:.4}, pits per 10k cells {pits_per_10k_cells:.1}",
+            r.isotropy_h4,
+            r.isotropy_h8,
+            r.hypsometric_integral,
+            r.drained_fraction_tolerant,
+            r.depression_fraction
         );
         assert!((2.1..=4.1).contains(&beta), "{figures}");
         assert!(r.isotropy_h4 <= 0.047 && r.isotropy_h8 <= 0.007, "{figures}");
         assert!((0.5..=0.6).contains(&hack), "{figures}");
         assert!((0.26..=0.6).contains(&r.hypsometric_integral), "{figures}");
+        assert!(r.drained_fraction_tolerant >= 0.05, "{figures}");
+        assert!(r.depression_fraction <= 0.076 && pits_per_10k_cells <= 311.0, "{figures}");
     }
 }
 
