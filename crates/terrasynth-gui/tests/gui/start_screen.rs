@@ -93,3 +93,39 @@ fn river_sources_take_the_chosen_mode_and_the_gallery_compares_all_three() {
     // Each column's caption says how its one river ended ("1 at sea", "1 at edge", …).
     assert_eq!(h.query_all_by_label_contains("1 at ").count(), 3);
 }
+
+/// A key typed and Tab pressed within one frame (a fast typist, or a frame slowed by a busy
+/// machine) reach the field typed in, then move the focus: the seed takes the digit, the next
+/// field (the size) gets the focus and nothing else. Written in session 27 after a hand run
+/// under Xvfb, where `xdotool type 3; xdotool key Tab` put the digit in both fields (the size's
+/// "513" became "5133", clamped to 4097), three times out of three; with events queued in one
+/// frame as here the app does the right thing, so that run's cause (X11 event timing?) is
+/// still unknown.
+#[test]
+fn a_key_typed_with_tab_in_one_frame_stays_in_its_field() {
+    let mut h = harness(HarnessSpec { options: start_options(), ..HarnessSpec::default() });
+    wait_idle(&mut h);
+    let (width, height) = (h.state().doc.recipe.width, h.state().doc.recipe.height);
+    h.get_by_label("seed field").focus();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    // As winit sends a digit: the key pressed, its text, the key released.
+    let key = |key, pressed| egui::Event::Key {
+        key,
+        physical_key: Some(key),
+        pressed,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.event(key(egui::Key::Num9, true));
+    h.event(egui::Event::Text("9".into()));
+    h.event(key(egui::Key::Num9, false));
+    h.key_press(egui::Key::Tab);
+    for _ in 0..4 {
+        h.step();
+    }
+    let r = &h.state().doc.recipe;
+    assert_eq!((r.width, r.height), (width, height), "the size field took the digit typed into the seed");
+    assert_eq!(r.seed, 9, "the seed field commits what was typed when Tab takes the focus");
+}
