@@ -121,7 +121,8 @@ fn a_key_typed_with_tab_in_one_frame_stays_in_its_field() {
     h.event(key(egui::Key::Num9, true));
     h.event(egui::Event::Text("9".into()));
     h.event(key(egui::Key::Num9, false));
-    h.key_press(egui::Key::Tab);
+    h.event(key(egui::Key::Tab, true));
+    h.event(key(egui::Key::Tab, false));
     for _ in 0..4 {
         h.step();
     }
