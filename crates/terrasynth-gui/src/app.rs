@@ -48,6 +48,8 @@ pub struct TerrainApp {
     world: Option<crate::world_view::WorldApp>,
     /// The start screen, shown instead of the editor until its Generate is pressed.
     start: Option<crate::start::StartScreen>,
+    /// Gives a Tab typed within the same frame as other keys a frame of its own.
+    focus_moves: crate::panels::FocusMoveDeferral,
 }
 
 impl Deref for TerrainApp {
@@ -92,6 +94,7 @@ impl TerrainApp {
             title: String::new(),
             frame_log: std::env::var_os(FRAME_LOG_ENV)
                 .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok()),
+            focus_moves: Default::default(),
         }
     }
 
@@ -156,6 +159,10 @@ impl TerrainApp {
 }
 
 impl eframe::App for TerrainApp {
+    fn raw_input_hook(&mut self, ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+        self.focus_moves.hook(ctx, raw_input);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.log_frame();

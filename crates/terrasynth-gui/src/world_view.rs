@@ -570,6 +570,8 @@ pub struct WorldApp {
     /// The problem with a typed brush value that was not applied (shown under the tool bar
     /// while the bad text stays in its field).
     pub field_error: Option<String>,
+    /// Gives a Tab typed within the same frame as other keys a frame of its own.
+    focus_moves: crate::panels::FocusMoveDeferral,
 }
 
 impl WorldApp {
@@ -592,6 +594,7 @@ impl WorldApp {
             field_error: None,
             map_rect: None,
             browser: None,
+            focus_moves: Default::default(),
         }
     }
 
@@ -960,6 +963,10 @@ fn threads() -> usize {
 }
 
 impl eframe::App for WorldApp {
+    fn raw_input_hook(&mut self, ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+        self.focus_moves.hook(ctx, raw_input);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frame_ui(ui);
     }

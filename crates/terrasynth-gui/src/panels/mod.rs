@@ -19,7 +19,7 @@ mod view_3d;
 
 pub use brush::BrushPanel;
 pub use dialogs::Dialogs;
-pub use entry::{Entry, entry_ui, error_note, typed_slider};
+pub use entry::{Entry, FocusMoveDeferral, entry_ui, error_note, split_at_focus_move, typed_slider};
 pub use erosion::ErosionPanel;
 pub use file_browser::{FileBrowser, Outcome, Purpose};
 pub use map_view::{MapView, around};
