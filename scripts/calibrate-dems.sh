@@ -115,11 +115,13 @@ elif mode == "--eroded":
                 r = analyze(args)
                 r["map"], r["size"], r["seed"] = n, int(size), int(seed or own)
                 r["pits_per_10k_cells"] = pits_per_10k_cells(r)
-                marks = []
-                for label, key, lo, hi in RANGES:
-                    v = r[key]
-                    ok = v is not None and (lo is None or v >= lo) and (hi is None or v <= hi)
-                    marks.append(label if ok else f"~~{label}~~")
+                # The verdicts are the library's (`analyze --json`, `REAL_RANGES`), whose
+                # ranges must be these calibrated ones.
+                lib = r["real_ranges"]
+                if [(x["low"], x["high"]) for x in lib] != [(lo, hi) for _, _, lo, hi in RANGES]:
+                    sys.exit("the library's REAL_RANGES (analyze/realism.rs) differ from the DEMs' ranges: "
+                             + str([(x["figure"], x["low"], x["high"]) for x in lib]))
+                marks = [label if x["inside"] else f"~~{label}~~" for (label, _, _, _), x in zip(RANGES, lib)]
                 r["in_range"] = [m for m in marks if not m.startswith("~")]
                 out.append(r)
                 f = lambda v, d=2: "n/a" if v is None else f"{v:.{d}f}"

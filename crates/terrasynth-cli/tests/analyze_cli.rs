@@ -64,9 +64,32 @@ fn folder_and_preset_give_the_same_figures() {
     let o = run(&["analyze", dir.to_str().unwrap()]);
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
-    for label in ["spectral slope beta", "Hack exponent", "drained fraction", "isotropy H4 / H8"] {
+    for label in
+        ["spectral slope beta", "Hack exponent", "drained fraction", "isotropy H4 / H8", "real-DEM ranges"]
+    {
         assert!(text.contains(label), "{text}");
     }
+}
+
+/// `analyze --json` judges the map against the ranges of real terrain: one entry per range,
+/// whose verdict is its value against its bounds (`rivers` at 97², whose 1 km² is too small
+/// for a basin of 1 km²: Hack's exponent is not measurable, so no verdict).
+#[test]
+fn json_judges_the_map_against_the_real_ranges() {
+    let v = analyze_json(&["--preset", "rivers", "--size", "97", "--seed", "3"]);
+    let ranges = v["real_ranges"].as_array().unwrap();
+    assert_eq!(ranges.len(), 8);
+    for r in ranges {
+        let inside = r["value"].as_f64().map(|x| {
+            r["low"].as_f64().is_none_or(|lo| x >= lo) && r["high"].as_f64().is_none_or(|hi| x <= hi)
+        });
+        assert_eq!(r["inside"].as_bool(), inside, "{r}");
+    }
+    let hack = ranges.iter().find(|r| r["figure"] == "Hack exponent h").unwrap();
+    assert!(hack["value"].is_null() && hack["inside"].is_null(), "{hack}");
+    let pits = v["pits_per_10k_cells"].as_f64().unwrap();
+    let expected = v["pits_per_km2"].as_f64().unwrap() * v["cell_size_m"].as_f64().unwrap().powi(2) / 100.0;
+    assert!((pits - expected).abs() < 1e-9, "{pits} vs {expected}");
 }
 
 #[test]

@@ -76,6 +76,54 @@ use crate::{Error, Heightmap, Result};
 
 /// Default channel area: 0.1 km² (10⁵ m²).
 pub const DEFAULT_CHANNEL_AREA_M2: f64 = 1.0e5;
+
+/// A figure's range on real terrain: `low ≤ value ≤ high`, either end open (`None`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RealRange {
+    /// The figure, as `terrasynth analyze` names it.
+    pub figure: &'static str,
+    /// Lowest value still real, if bounded below.
+    pub low: Option<f64>,
+    /// Highest value still real, if bounded above.
+    pub high: Option<f64>,
+}
+
+impl RealRange {
+    /// `Some(true)` when `value` is inside, `Some(false)` outside, `None` when not measurable.
+    pub fn contains(&self, value: Option<f64>) -> Option<bool> {
+        value.map(|v| self.low.is_none_or(|lo| v >= lo) && self.high.is_none_or(|hi| v <= hi))
+    }
+
+    /// `2–4.1`, `≤ 0.048` or `≥ 0.05`.
+    pub fn bounds(&self) -> String {
+        match (self.low, self.high) {
+            (Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+            (None, Some(hi)) => format!("<= {hi}"),
+            (Some(lo), None) => format!(">= {lo}"),
+            (None, None) => "any".to_string(),
+        }
+    }
+}
+
+/// The ranges of real terrain that issue 13 judges eroded maps against (docs/ANALYZE.md,
+/// "Reference ranges"): the span of four real DEMs (docs/analyze/reference-dems.json, measured
+/// by `scripts/calibrate-dems.sh`) rounded outwards, β to 0.1, H4 and H8 up to 0.001, the
+/// hypsometric integral's lower end down to 0.01 with the literature's 0.6 above (Strahler
+/// 1952), Hack's exponent from the literature (0.5–0.6; Hack 1957, Rigon et al. 1996);
+/// drainage and pits one-sided, no worse than real land: the drained fraction with the
+/// depression tolerance at least the DEMs' lowest (down to 0.01), the land in closed
+/// depressions and the closed pits per 10 000 cells at most their highest (up to 0.001 and
+/// to a whole pit). A test recomputes them from the DEMs' file.
+pub const REAL_RANGES: [RealRange; 8] = [
+    RealRange { figure: "spectral slope beta", low: Some(2.0), high: Some(4.1) },
+    RealRange { figure: "isotropy H4", low: None, high: Some(0.048) },
+    RealRange { figure: "isotropy H8", low: None, high: Some(0.011) },
+    RealRange { figure: "Hack exponent h", low: Some(0.5), high: Some(0.6) },
+    RealRange { figure: "hypsometric integral", low: Some(0.11), high: Some(0.6) },
+    RealRange { figure: "drained fraction (tolerant)", low: Some(0.05), high: None },
+    RealRange { figure: "depression fraction", low: None, high: Some(0.076) },
+    RealRange { figure: "pits per 10k cells", low: None, high: Some(311.0) },
+];
 /// Default depth below which a depression is ignored by the tolerant drained fraction: 1 m,
 /// the height quantum of most public DEMs.
 pub const DEFAULT_DEPRESSION_TOLERANCE_M: f64 = 1.0;
@@ -277,6 +325,28 @@ impl Realism {
         })
     }
 
+    /// Closed pits per 10 000 cells (the per-cell form of [`Realism::pits_per_km2`], which
+    /// compares maps of different cell sizes).
+    pub fn pits_per_10k_cells(&self) -> f64 {
+        self.pits_per_km2 * self.cell_size_m * self.cell_size_m / 100.0
+    }
+
+    /// Each of [`REAL_RANGES`] with this map's figure and whether it is inside (`None`: not
+    /// measurable here, e.g. Hack's exponent without a large enough basin).
+    pub fn against_real_ranges(&self) -> Vec<(RealRange, Option<f64>, Option<bool>)> {
+        let values = [
+            self.spectral_beta,
+            Some(self.isotropy_h4),
+            Some(self.isotropy_h8),
+            self.hack_exponent,
+            Some(self.hypsometric_integral),
+            Some(self.drained_fraction_tolerant),
+            Some(self.depression_fraction),
+            Some(self.pits_per_10k_cells()),
+        ];
+        REAL_RANGES.iter().zip(values).map(|(r, v)| (*r, v, r.contains(v))).collect()
+    }
+
     /// The figures as aligned `name  value` lines for a terminal.
     pub fn text(&self) -> String {
         let opt = |v: Option<f64>, digits: usize| v.map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
@@ -313,8 +383,30 @@ impl Realism {
                 self.drainage_density_per_km, self.channel_area_m2
             ),
             format!("isotropy H4 / H8       {:.4} / {:.4}", self.isotropy_h4, self.isotropy_h8),
+            format!("pits per 10k cells     {:.1}", self.pits_per_10k_cells()),
+            self.real_ranges_text(),
         ]
         .join("\n")
+    }
+
+    /// Which figures are inside the ranges of real terrain ([`REAL_RANGES`]), as two lines.
+    fn real_ranges_text(&self) -> String {
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        for (r, v, ok) in self.against_real_ranges() {
+            match ok {
+                Some(true) => inside.push(r.figure.to_string()),
+                Some(false) => {
+                    outside.push(format!("{} {:.4} (real: {})", r.figure, v.unwrap_or(f64::NAN), r.bounds()))
+                }
+                None => outside.push(format!("{} n/a (real: {})", r.figure, r.bounds())),
+            }
+        }
+        let list = |v: Vec<String>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+        format!(
+            "real-DEM ranges        inside: {}\n                       outside: {} (docs/ANALYZE.md)",
+            list(inside),
+            list(outside)
+        )
     }
 }
 
@@ -658,6 +750,77 @@ mod tests {
 
     fn opts() -> RealismOptions {
         RealismOptions::default()
+    }
+
+    /// [`REAL_RANGES`] are the ones `scripts/calibrate-dems.sh --eroded` computes from the four
+    /// DEMs' figures in docs/analyze/reference-dems.json (the same rounding), so the library and
+    /// the calibration cannot drift apart.
+    #[test]
+    fn real_ranges_are_the_calibrated_dem_ranges() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/analyze/reference-dems.json");
+        let dems: Vec<serde_json::Value> =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(dems.len(), 4);
+        let col = |key: &str| -> Vec<f64> { dems.iter().map(|d| d[key].as_f64().unwrap()).collect() };
+        let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
+        let max = |v: Vec<f64>| v.into_iter().fold(f64::NEG_INFINITY, f64::max);
+        let pits: Vec<f64> = dems
+            .iter()
+            .map(|d| d["pits_per_km2"].as_f64().unwrap() * d["cell_size_m"].as_f64().unwrap().powi(2) / 100.0)
+            .collect();
+        let expected = [
+            (
+                Some((10.0 * min(col("spectral_beta"))).floor() / 10.0),
+                Some((10.0 * max(col("spectral_beta"))).ceil() / 10.0),
+            ),
+            (None, Some((1000.0 * max(col("isotropy_h4"))).ceil() / 1000.0)),
+            (None, Some((1000.0 * max(col("isotropy_h8"))).ceil() / 1000.0)),
+            (Some(0.5), Some(0.6)),
+            (Some((100.0 * min(col("hypsometric_integral"))).floor() / 100.0), Some(0.6)),
+            (Some((100.0 * min(col("drained_fraction_tolerant"))).floor() / 100.0), None),
+            (None, Some((1000.0 * max(col("depression_fraction"))).ceil() / 1000.0)),
+            (None, Some(max(pits).ceil())),
+        ];
+        for (r, (low, high)) in REAL_RANGES.iter().zip(expected) {
+            assert_eq!((r.low, r.high), (low, high), "{}", r.figure);
+        }
+    }
+
+    /// The verdicts: inside, outside (either end), not measurable; and the text names them.
+    #[test]
+    fn figures_are_judged_against_the_real_ranges() {
+        let r = RealRange { figure: "x", low: Some(0.5), high: Some(0.6) };
+        assert_eq!(
+            [0.49, 0.5, 0.6, 0.61].map(|v| r.contains(Some(v))),
+            [Some(false), Some(true), Some(true), Some(false)]
+        );
+        assert_eq!(r.contains(None), None);
+        assert_eq!(RealRange { figure: "y", low: None, high: Some(1.0) }.contains(Some(-1e9)), Some(true));
+        // A cone of 33² cells of 1 m: no Hack exponent (no basin of 1 km²).
+        let map = Heightmap::from_fn(33, 33, 1.0, |x, y| {
+            let (dx, dy) = (x as f32 - 16.0, y as f32 - 16.0);
+            100.0 - (dx * dx + dy * dy).sqrt()
+        })
+        .unwrap();
+        let figures = Realism::compute(&map, &opts()).unwrap();
+        let judged = figures.against_real_ranges();
+        assert_eq!(judged.len(), REAL_RANGES.len());
+        let verdict = |name: &str| judged.iter().find(|(r, _, _)| r.figure == name).unwrap().2;
+        assert_eq!(verdict("Hack exponent h"), None);
+        // It drains everything and has no closed depression or pit: inside the one-sided ranges.
+        assert_eq!((figures.drained_fraction_tolerant, figures.depression_fraction), (1.0, 0.0));
+        for name in ["drained fraction (tolerant)", "depression fraction", "pits per 10k cells"] {
+            assert_eq!(verdict(name), Some(true), "{name}");
+        }
+        // The cone cut by its square (corners down to 77.4): hypsometric integral 0.44.
+        assert!((figures.hypsometric_integral - 0.44).abs() < 0.01, "{}", figures.hypsometric_integral);
+        assert_eq!(verdict("hypsometric integral"), Some(true));
+        let text = figures.text();
+        assert!(
+            text.contains("real-DEM ranges        inside: ")
+                && text.contains("Hack exponent h n/a (real: 0.5-0.6)"),
+            "{text}"
+        );
     }
 
     /// A splitmix64 stream for test fields.
