@@ -1037,7 +1037,7 @@ fn rivers_preset_stays_inside_the_real_ranges() {
         let r = Realism::compute(&out.terrain.height, &options).unwrap();
         let beta = r.spectral_beta.unwrap();
         let hack = r.hack_exponent.expect("Hack's exponent measurable");
-        let pits_per_10k_cells = r.pits_per_km2 * r.cell_size_m * r.cell_size_m / 100.0;
+        let pits_per_10k_cells = r.pits_per_10k_cells();
         let figures = format!(
             "seed {seed}: β {beta:.3}, H4 {:.4}, H8 {:.4}, Hack {hack:.3}, HI {:.3}, drained {:.3}, \
              depressions {:.4}, pits per 10k cells {pits_per_10k_cells:.1}",
