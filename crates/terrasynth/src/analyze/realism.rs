@@ -77,6 +77,10 @@ use crate::{Error, Heightmap, Result};
 /// Default channel area: 0.1 km² (10⁵ m²).
 pub const DEFAULT_CHANNEL_AREA_M2: f64 = 1.0e5;
 
+/// Default depth below which a depression is ignored by the tolerant drained fraction: 1 m,
+/// the height quantum of most public DEMs.
+pub const DEFAULT_DEPRESSION_TOLERANCE_M: f64 = 1.0;
+
 /// A figure's range on real terrain: `low ≤ value ≤ high`, either end open (`None`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RealRange {
@@ -94,7 +98,7 @@ impl RealRange {
         value.map(|v| self.low.is_none_or(|lo| v >= lo) && self.high.is_none_or(|hi| v <= hi))
     }
 
-    /// `2–4.1`, `≤ 0.048` or `≥ 0.05`.
+    /// The bounds as `terrasynth analyze` prints them: `2-4.1`, `<= 0.048` or `>= 0.05`.
     pub fn bounds(&self) -> String {
         match (self.low, self.high) {
             (Some(lo), Some(hi)) => format!("{lo}-{hi}"),
@@ -124,9 +128,6 @@ pub const REAL_RANGES: [RealRange; 8] = [
     RealRange { figure: "depression fraction", low: None, high: Some(0.076) },
     RealRange { figure: "pits per 10k cells", low: None, high: Some(311.0) },
 ];
-/// Default depth below which a depression is ignored by the tolerant drained fraction: 1 m,
-/// the height quantum of most public DEMs.
-pub const DEFAULT_DEPRESSION_TOLERANCE_M: f64 = 1.0;
 
 /// How to read the heightmap's units and where the sea is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -393,12 +394,10 @@ impl Realism {
     fn real_ranges_text(&self) -> String {
         let (mut inside, mut outside) = (Vec::new(), Vec::new());
         for (r, v, ok) in self.against_real_ranges() {
-            match ok {
-                Some(true) => inside.push(r.figure.to_string()),
-                Some(false) => {
-                    outside.push(format!("{} {:.4} (real: {})", r.figure, v.unwrap_or(f64::NAN), r.bounds()))
-                }
-                None => outside.push(format!("{} n/a (real: {})", r.figure, r.bounds())),
+            match (v, ok) {
+                (_, Some(true)) => inside.push(r.figure.to_string()),
+                (Some(v), _) => outside.push(format!("{} {v:.4} (real: {})", r.figure, r.bounds())),
+                (None, _) => outside.push(format!("{} n/a (real: {})", r.figure, r.bounds())),
             }
         }
         let list = |v: Vec<String>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
