@@ -194,6 +194,15 @@ fn world_keys_are_required_in_a_world() {
     assert!(
         matches!(run_window(&*s, 1, 0, 0, 9, 9), Err(Error::InvalidParameter { name, .. }) if name == "droplets-per-cell")
     );
+    // Coarse droplets are for maps: refused in a world, naming the key and what is allowed.
+    let s = step("droplets", &[("droplets-per-cell", num(0.3)), ("coarse", num(2.0))]);
+    match run_window(&*s, 1, 0, 0, 9, 9) {
+        Err(Error::InvalidParameter { name, allowed, .. }) => {
+            assert_eq!(name, "coarse");
+            assert!(allowed.contains("maps only"), "{allowed}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Stream power and the hydrology steps are global: their reach says so (world recipes refuse

@@ -42,7 +42,7 @@ mod thermal;
 
 pub use droplets::{DropletEroder, DropletParams, WorldDropletEroder};
 pub use hydraulic::{HydraulicEroder, HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams};
-pub use multiscale::CoarseToFine;
+pub use multiscale::{CoarseDroplets, CoarseToFine};
 pub use olsen_inplace::Sweep;
 pub use rates::RateFields;
 pub use run::run_iterations;

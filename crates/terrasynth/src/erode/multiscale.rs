@@ -23,6 +23,7 @@
 
 use rayon::prelude::*;
 
+use super::droplets::{DropletEroder, DropletParams};
 use super::steps::STREAM_POWER;
 use super::stream_power::{StreamPowerEroder, StreamPowerParams, base_level};
 use super::{Eroder, check_finite};
@@ -73,24 +74,10 @@ impl CoarseToFine {
     ) -> Result<Self> {
         // The range is the `coarse-dt` key's (one declaration for recipes and this API).
         check_number(STREAM_POWER, "coarse-dt", coarse_dt)?;
-        if !(2..=16).contains(&factor) {
-            // The recipe key allows 1 (every step at full resolution: `StreamPowerEroder`); this
-            // type always has a coarse grid.
-            return Err(Error::param(
-                "coarse",
-                factor,
-                "an integer in [2, 16] (for 1, every step at full resolution, use StreamPowerEroder)",
-            ));
-        }
-        check_finite(map)?;
+        // The recipe key allows 1 (every step at full resolution: `StreamPowerEroder`); this
+        // type always has a coarse grid.
+        check_coarse_grid(map, factor, 16, "every step at full resolution, use StreamPowerEroder")?;
         let (w, h) = (map.width(), map.height());
-        if w <= 2 * factor || h <= 2 * factor {
-            return Err(Error::param(
-                "coarse",
-                factor,
-                format!("less than half the map's smaller side (at most {} here)", (w.min(h) - 1) / 2),
-            ));
-        }
         crate::memory::check_cells(w, h, 24, "coarse-to-fine stream power's full-resolution copies")?;
         let fine_start = super::to_f64(map);
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
@@ -170,6 +157,123 @@ impl Eroder for CoarseToFine {
     }
 }
 
+/// Droplet erosion (Beyer 2015, [`DropletEroder`]) run on a grid `factor` times coarser, its
+/// change added to the full-resolution map: the coarse-to-fine scheme of [`CoarseToFine`]
+/// (same [`restrict`] and bilinear prolongation) applied to droplets.
+///
+/// A droplet's brush (radius 3 cells by default) spreads its erosion over a disc of cells, so
+/// its gullies are several cells wide and need no full-resolution grid: on a grid twice as
+/// coarse a quarter of the droplets, each living half as many steps over a brush of a quarter
+/// of the cells, carve gullies of the same width in metres, for about a seventh of the work
+/// (`eroded-island` at 1025²: 0.18 s on one thread against 1.24 s). The fine map keeps its
+/// own small-scale detail under the prolonged change.
+///
+/// The droplets move one coarse cell, `factor` fine cells, per step; their per-step
+/// parameters are converted so that a droplet does per metre what it would do on the full grid
+/// ([`CoarseDroplets::coarse_params`]). `droplets` counts full-resolution droplets: the coarse
+/// grid runs `droplets / factor²` (at least 1). Mass: `Σh + lost` is conserved on the coarse
+/// grid as by [`DropletEroder`]; the full-resolution change sums to `factor²` times the coarse
+/// one wherever it stays a lattice step away from the map's border (bilinear weights of a
+/// lattice point sum to `factor²`), so there too the map keeps its volume.
+#[derive(Debug)]
+pub struct CoarseDroplets {
+    factor: usize,
+    fine_start: Grid<f64>,
+    coarse_before: Grid<f64>,
+    coarse: DropletEroder,
+    /// `coarse − coarse_before` after the last step (a buffer kept between steps).
+    change: Grid<f64>,
+    surface: Grid<f64>,
+}
+
+impl CoarseDroplets {
+    /// Droplets with `params` (for the full-resolution `map`) on a grid `factor` times coarser,
+    /// 2 to 4. Errors on bad parameters, non-finite heights, a factor out of range, a map
+    /// whose smaller side is at most `2·factor`, or too little memory.
+    pub fn new(map: &Heightmap, params: DropletParams, factor: usize) -> Result<Self> {
+        check_coarse_grid(map, factor, 4, "droplets at full resolution, use DropletEroder")?;
+        let (w, h) = (map.width(), map.height());
+        crate::memory::check_cells(w, h, 16, "coarse droplets' full-resolution copies")?;
+        let fine_start = super::to_f64(map);
+        let restricted = restrict(&fine_start, factor)?.par_map(|&v| v as f32);
+        let coarse = DropletEroder::new(&restricted, Self::coarse_params(params, factor))?;
+        // The change is measured from the droplets' own start (the restriction rounded to f32),
+        // so the rounding is not added to the map as a change.
+        let coarse_before = coarse.surface().clone();
+        let change =
+            Grid::filled(coarse_before.width(), coarse_before.height(), coarse_before.cell_size(), 0.0)?;
+        let surface = fine_start.clone();
+        Ok(Self { factor, fine_start, coarse_before, coarse, change, surface })
+    }
+
+    /// `params` converted for a grid `factor` times coarser, where a droplet step covers
+    /// `factor` fine cells: lengths in cells (`radius`, `max_lifetime`, rounded up) divided by
+    /// `factor`; a share `r` applied per step (`erode`, `deposit`, `evaporate`) becomes
+    /// `1 − (1 − r)^factor`, and the `inertia` kept per step `inertia^factor`, their effect
+    /// over `factor` fine steps; `capacity` divided by `factor`, since a step's height drop,
+    /// which the capacity multiplies, is `factor` times the fine one on the same slope. The
+    /// count is divided by `factor²` (one per coarse cell for one per fine cell). The rest is
+    /// unchanged (`gravity` turns a height drop into speed², the same per metre of descent).
+    pub fn coarse_params(params: DropletParams, factor: usize) -> DropletParams {
+        let f = factor as f64;
+        let per_distance = |rate: f64| 1.0 - (1.0 - rate).powf(f);
+        DropletParams {
+            droplets: (params.droplets / (factor * factor)).max(1),
+            radius: (params.radius / f).max(1.0),
+            inertia: params.inertia.powf(f),
+            capacity: params.capacity / f,
+            erode: per_distance(params.erode),
+            deposit: per_distance(params.deposit),
+            evaporate: per_distance(params.evaporate),
+            max_lifetime: params.max_lifetime.div_ceil(factor),
+            ..params
+        }
+    }
+
+    /// Sediment carried off the map by the coarse droplets (height units × coarse cells).
+    pub fn lost(&self) -> f64 {
+        self.coarse.lost()
+    }
+}
+
+impl Eroder for CoarseDroplets {
+    fn run_one_step(&mut self) -> Result<()> {
+        self.coarse.run_one_step()?;
+        let (after, before) = (self.coarse.surface().as_slice(), self.coarse_before.as_slice());
+        self.change
+            .as_mut_slice()
+            .par_iter_mut()
+            .zip(after.par_iter().zip(before))
+            .for_each(|(c, (a, b))| *c = a - b);
+        let start = self.fine_start.as_slice();
+        self.surface.as_mut_slice().par_iter_mut().zip(start).for_each(|(v, s)| *v = *s);
+        prolong_add(&self.change, self.factor, &mut self.surface, &[]);
+        Ok(())
+    }
+
+    fn surface(&self) -> &Grid<f64> {
+        &self.surface
+    }
+}
+
+/// Errors unless `factor` is in `[2, max]` (`for_one` says what to use for 1), the heights are
+/// finite, and both sides of `map` exceed `2·factor` (so the coarse grid has 3 cells across).
+fn check_coarse_grid(map: &Heightmap, factor: usize, max: usize, for_one: &str) -> Result<()> {
+    if !(2..=max).contains(&factor) {
+        return Err(Error::param("coarse", factor, format!("an integer in [2, {max}] (for 1, {for_one})")));
+    }
+    check_finite(map)?;
+    let (w, h) = (map.width(), map.height());
+    if w <= 2 * factor || h <= 2 * factor {
+        return Err(Error::param(
+            "coarse",
+            factor,
+            format!("less than half the map's smaller side (at most {} here)", (w.min(h) - 1) / 2),
+        ));
+    }
+    Ok(())
+}
+
 /// The coarse grid of `fine` at factor `f`: `⌈(w − 1)/f⌉ + 1` columns (and rows likewise),
 /// coarse cell `(X, Y)` the mean of the fine cells `(x, y)` with `|x − X·f| ≤ f/2` and
 /// `|y − Y·f| ≤ f/2` inside the map (the lattice point clamped to the map's last cell).
@@ -200,7 +304,8 @@ fn restrict(fine: &Grid<f64>, f: usize) -> Result<Grid<f64>> {
 /// Adds `change` (a coarse grid at factor `f`, lattice as [`restrict`]) to `fine`, bilinearly
 /// interpolated: fine cell `x` lies between lattice points `⌊x/f⌋` and `⌊x/f⌋ + 1` at weight
 /// `(x mod f)/f` (the clamped last lattice point is taken at `X·f` all the same: it is base
-/// level, where the change is 0). Cells where `fixed` is true are left alone.
+/// level, where the change is 0). Cells where `fixed` is true are left alone (`fixed` empty:
+/// none are).
 fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool]) {
     let (w, cw, ch) = (fine.width(), change.width(), change.height());
     let c = change.as_slice();
@@ -210,7 +315,7 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
         let (y0, ty) = (y / f, (y % f) as f64 * inv);
         let y1 = (y0 + 1).min(ch - 1);
         for (x, v) in row.iter_mut().enumerate() {
-            if fixed[y * w + x] {
+            if !fixed.is_empty() && fixed[y * w + x] {
                 continue;
             }
             let (x0, tx) = (x / f, (x % f) as f64 * inv);
@@ -225,6 +330,87 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cone island in a sea, whose droplets never reach a lattice step from the border.
+    fn island() -> Heightmap {
+        Heightmap::from_fn(129, 129, 1.0, |x, y| {
+            let r = ((x as f32 - 64.0).powi(2) + (y as f32 - 64.0).powi(2)).sqrt();
+            (1.0 - r / 40.0).max(0.0) + 0.02 * ((x as f32 * 0.7).sin() * (y as f32 * 0.45).cos())
+        })
+        .unwrap()
+    }
+
+    fn island_params() -> DropletParams {
+        DropletParams {
+            droplets: 129 * 129,
+            batch_size: 512,
+            seed: 3,
+            sea_level: Some(0.2),
+            ..Default::default()
+        }
+    }
+
+    /// Reference values of the conversion (Lague's defaults, one droplet per cell of 1025²).
+    #[test]
+    fn coarse_params_act_alike_per_metre() {
+        let p = DropletParams { droplets: 1025 * 1025, deposit: 0.6, ..Default::default() };
+        let c = CoarseDroplets::coarse_params(p, 2);
+        assert_eq!((c.droplets, c.max_lifetime, c.radius, c.capacity), (262_656, 15, 1.5, 2.0));
+        for (got, want) in [(c.erode, 0.51), (c.deposit, 0.84), (c.evaporate, 0.0199), (c.inertia, 0.0025)] {
+            assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+        }
+        assert_eq!(
+            (c.min_capacity, c.gravity, c.batch_size, c.seed),
+            (p.min_capacity, p.gravity, p.batch_size, p.seed)
+        );
+        let c4 = CoarseDroplets::coarse_params(DropletParams { droplets: 5, max_lifetime: 30, ..p }, 4);
+        assert_eq!((c4.droplets, c4.max_lifetime, c4.radius), (1, 8, 1.0));
+    }
+
+    /// The map keeps its volume: the full-resolution change sums to 0 (to rounding) when the
+    /// droplets stay a lattice step away from the border, as the bilinear weights of a lattice
+    /// point sum to factor²; and the change is the coarse one prolonged (it is exact at the
+    /// lattice points). Nothing is lost off the map. Same bytes on 1 and 2 threads.
+    #[test]
+    fn coarse_droplets_keep_the_volume_and_any_thread_count_gives_the_same_bytes() {
+        let map = island();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut e = CoarseDroplets::new(&map, island_params(), 2).unwrap();
+                e.run_one_step().unwrap();
+                e
+            })
+        };
+        let e = run(2);
+        let start = super::super::to_f64(&map);
+        let change: Vec<f64> =
+            e.surface().as_slice().iter().zip(start.as_slice()).map(|(a, b)| a - b).collect();
+        let moved: f64 = change.iter().map(|d| d.abs()).sum();
+        assert!(moved > 1.0, "the droplets moved {moved}");
+        assert!(change.iter().sum::<f64>().abs() < 1e-9 * moved, "net change {}", change.iter().sum::<f64>());
+        assert_eq!(e.lost(), 0.0);
+        for (cy, cx) in [(20, 30), (32, 32), (40, 25)] {
+            let coarse_change = e.coarse.surface()[(cx, cy)] - e.coarse_before[(cx, cy)];
+            assert_eq!(change[2 * cy * 129 + 2 * cx], coarse_change);
+        }
+        let bits =
+            |e: &CoarseDroplets| e.surface().as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&run(1)) == bits(&e), "1 thread differs from 2");
+    }
+
+    /// Bad factors and maps too small for the coarse grid get one error naming the range.
+    #[test]
+    fn coarse_droplets_refuse_bad_factors_and_small_maps() {
+        let map = island();
+        for factor in [0, 1, 5] {
+            let e = CoarseDroplets::new(&map, island_params(), factor).unwrap_err().to_string();
+            assert!(e.contains("`coarse`") && e.contains("[2, 4]"), "{factor}: {e}");
+        }
+        let small = Heightmap::from_fn(8, 20, 1.0, |x, _| x as f32).unwrap();
+        let e = CoarseDroplets::new(&small, island_params(), 4).unwrap_err().to_string();
+        assert!(e.contains("at most 3 here"), "{e}");
+    }
 
     /// The finiteness check of `run_iterations` reads the grid each step changed: the coarse
     /// one during the coarse steps, the full-resolution one from the step that refines on.

@@ -3,10 +3,10 @@
 use super::exchange::colours;
 use super::run::run_iterations;
 use super::{
-    CoarseToFine, DropletEroder, DropletParams, Eroder, HydraulicEroder, HydraulicOlsenEroder,
-    HydraulicOlsenParams, HydraulicParams, OlsenEroder, RateFields, StreamPowerEroder, StreamPowerParams,
-    Sweep, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams, WorldDropletEroder,
-    talus_from_k, write_surface,
+    CoarseDroplets, CoarseToFine, DropletEroder, DropletParams, Eroder, HydraulicEroder,
+    HydraulicOlsenEroder, HydraulicOlsenParams, HydraulicParams, OlsenEroder, RateFields, StreamPowerEroder,
+    StreamPowerParams, Sweep, ThermalEroder, ThermalOlsenEroder, ThermalOlsenParams, ThermalParams,
+    WorldDropletEroder, talus_from_k, write_surface,
 };
 use crate::grid::{Boundary, Neighbourhood};
 use crate::hydro::Routing;
@@ -202,6 +202,15 @@ pub(crate) const DROPLETS: &[ParamSpec] = &[
     float("evaporate", "Evaporation rate", 0.0, 1.0, 0.01, "", "Fraction of the water evaporating per step."),
     float("gravity", "Gravity", 0.0, 1000.0, 4.0, "", "Speed² gained per unit of height lost."),
     int("max-lifetime", "Lifetime", 1, 10_000, 30.0, "Steps before a droplet dies."),
+    int(
+        "coarse",
+        "Coarse factor",
+        1,
+        4,
+        1.0,
+        "Run the droplets on a grid this many times coarser and add their change, interpolated, to \
+         the map (gullies as wide, about a seventh of the work at 2; maps only; 1 = full resolution).",
+    ),
     int(
         "batch-size",
         "Batch size",
@@ -463,6 +472,17 @@ fn droplet_params(params: &Params, terrain: &Terrain, seed: u64) -> Result<Dropl
     })
 }
 
+/// The droplets' `coarse` factor is for maps: a world window's coarse grid would depend on
+/// where the window starts.
+fn coarse_is_map_only(params: &Params) -> Result<()> {
+    match params.usize("coarse")? {
+        1 => Ok(()),
+        factor => {
+            Err(Error::param("coarse", factor, "1 in a world recipe (coarse droplets are for maps only)"))
+        }
+    }
+}
+
 /// A world-only parameter that a world recipe must give.
 fn required_in_world(params: &Params, name: &str, instead: &str) -> Result<f64> {
     params.opt_f64(name)?.ok_or_else(|| {
@@ -545,8 +565,16 @@ pub fn build_in(
         Erosion::Droplets => {
             let p = droplet_params(params, terrain, seed)?;
             match origin {
-                None => Box::new(DropletEroder::new(map, p)?),
+                None => match params.usize("coarse")? {
+                    // A map too small for the coarse grid runs at full resolution (as stream
+                    // power does).
+                    factor if factor > 1 && map.width().min(map.height()) > 2 * factor => {
+                        Box::new(CoarseDroplets::new(map, p, factor)?)
+                    }
+                    _ => Box::new(DropletEroder::new(map, p)?),
+                },
                 Some((x0, y0)) => {
+                    coarse_is_map_only(params)?;
                     let density = required_in_world(params, "droplets-per-cell", "droplets")?;
                     Box::new(WorldDropletEroder::new(map, p, x0, y0, density)?)
                 }
@@ -714,7 +742,10 @@ impl Step for ErodeStep {
             Erosion::Thermal | Erosion::ThermalOlsen | Erosion::OlsenErosion => {
                 required_in_world(&self.params, "talus-slope", "talus-k").map(drop)
             }
-            Erosion::Droplets => required_in_world(&self.params, "droplets-per-cell", "droplets").map(drop),
+            Erosion::Droplets => {
+                coarse_is_map_only(&self.params)?;
+                required_in_world(&self.params, "droplets-per-cell", "droplets").map(drop)
+            }
             Erosion::Hydraulic | Erosion::HydraulicOlsen | Erosion::StreamPower => Ok(()),
         }
     }
