@@ -98,8 +98,9 @@ impl CoarseToFine {
         })
     }
 
-    /// Ends the coarse phase: adds the prolonged coarse change to the fine map and builds the
-    /// full-resolution eroder.
+    /// Ends the coarse phase: adds the prolonged coarse change to the fine map. The
+    /// full-resolution eroder is built by the first full-resolution step ([`Self::fine_step`]),
+    /// so a run without one (`fine-iterations = 0`) never allocates it.
     fn refine(&mut self) -> Result<()> {
         if let Some(coarse) = self.coarse.take() {
             let after = coarse.surface();
@@ -112,13 +113,21 @@ impl CoarseToFine {
             // Base level never moves, even where the interpolation reaches it.
             prolong_add(&change, self.factor, &mut self.fine_start, self.base.as_slice());
         }
+        Ok(())
+    }
+
+    /// One full-resolution step, from the prolonged map (building the eroder the first time).
+    fn fine_step(&mut self) -> Result<()> {
         if self.fine.is_none() {
             let map = self.fine_start.par_map(|&v| v as f32);
             // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
             let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
             self.fine = Some(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?);
         }
-        Ok(())
+        match self.fine.as_mut() {
+            Some(fine) => fine.run_one_step(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -135,10 +144,7 @@ impl Eroder for CoarseToFine {
             return Ok(());
         }
         self.refine()?;
-        match self.fine.as_mut() {
-            Some(fine) => fine.run_one_step(),
-            None => Ok(()),
-        }
+        self.fine_step()
     }
 
     fn surface(&self) -> &Grid<f64> {
@@ -414,16 +420,19 @@ mod tests {
 
     /// The finiteness check of `run_iterations` reads the grid each step changed: the coarse
     /// one during the coarse steps, the full-resolution one from the step that refines on.
+    /// No full-resolution eroder is built before a full-resolution step asks for it.
     #[test]
     fn the_stepped_surface_is_the_grid_the_step_changed() {
         let map = Heightmap::from_fn(17, 17, 1.0, |x, y| ((x * 7 + y * 3) % 11) as f32 * 0.1).unwrap();
         let mut e = CoarseToFine::new(&map, StreamPowerParams::default(), 2, 3).unwrap();
         let side = |e: &CoarseToFine| e.stepped_surface().width();
         assert_eq!(side(&e), 9);
-        for want in [9, 9, 17, 17] {
+        for (k, want) in [9, 9, 17, 17].into_iter().enumerate() {
             e.run_one_step().unwrap();
             assert_eq!(side(&e), want);
             assert_eq!(e.surface().width(), 17);
+            // The full-resolution eroder exists from the first full-resolution step only.
+            assert_eq!(e.fine.is_some(), k == 3, "after step {k}");
         }
     }
 
