@@ -269,15 +269,21 @@ fn check_coarse_grid(map: &Heightmap, factor: usize, max: usize, for_one: &str) 
         return Err(Error::param("coarse", factor, format!("an integer in [2, {max}] (for 1, {for_one})")));
     }
     check_finite(map)?;
-    let (w, h) = (map.width(), map.height());
-    if w <= 2 * factor || h <= 2 * factor {
+    if !fits_coarse_grid(map, factor) {
+        let side = map.width().min(map.height());
         return Err(Error::param(
             "coarse",
             factor,
-            format!("less than half the map's smaller side (at most {} here)", (w.min(h) - 1) / 2),
+            format!("less than half the map's smaller side (at most {} here)", (side - 1) / 2),
         ));
     }
     Ok(())
+}
+
+/// Whether both sides of `map` exceed `2·factor`, so its coarse grid has at least 3 cells
+/// across (the steps run at full resolution on smaller maps).
+pub(crate) fn fits_coarse_grid(map: &Heightmap, factor: usize) -> bool {
+    map.width().min(map.height()) > 2 * factor
 }
 
 /// The coarse grid of `fine` at factor `f`: `⌈(w − 1)/f⌉ + 1` columns (and rows likewise),

@@ -1,6 +1,7 @@
 //! Recipe steps for the erosions: parameter specs, registry entries, and [`build_eroder`].
 
 use super::exchange::colours;
+use super::multiscale::fits_coarse_grid;
 use super::run::run_iterations;
 use super::{
     CoarseDroplets, CoarseToFine, DropletEroder, DropletParams, Eroder, HydraulicEroder,
@@ -568,7 +569,7 @@ pub fn build_in(
                 None => match params.usize("coarse")? {
                     // A map too small for the coarse grid runs at full resolution (as stream
                     // power does).
-                    factor if factor > 1 && map.width().min(map.height()) > 2 * factor => {
+                    factor if factor > 1 && fits_coarse_grid(map, factor) => {
                         Box::new(CoarseDroplets::new(map, p, factor)?)
                     }
                     _ => Box::new(DropletEroder::new(map, p)?),
@@ -602,9 +603,7 @@ pub fn build_in(
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),
                 // A map too small for the coarse grid (a side at most 2·coarse, e.g. a preset
                 // asked at 4×4) runs every step at full resolution.
-                factor if map.width().min(map.height()) <= 2 * factor => {
-                    Box::new(StreamPowerEroder::new(map, p)?)
-                }
+                factor if !fits_coarse_grid(map, factor) => Box::new(StreamPowerEroder::new(map, p)?),
                 factor => {
                     let coarse_dt = params.opt_f64("coarse-dt")?.unwrap_or(p.dt);
                     Box::new(CoarseToFine::with_coarse_dt(
