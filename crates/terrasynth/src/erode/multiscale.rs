@@ -82,12 +82,13 @@ impl CoarseToFine {
         let fine_start = super::to_f64(map);
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_map = restrict(&fine_start, factor)?.par_map(|&v| v as f32);
-        // The change is measured from the coarse eroder's own start (the restriction rounded
-        // to f32), so the rounding is not prolonged onto the map as a change.
-        let coarse_before = super::to_f64(&coarse_map);
         let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, dt: coarse_dt, ..params };
         // The coarse cell X is the fine cell X·factor for the rate fields.
         let coarse = StreamPowerEroder::with_grid_step(&coarse_map, coarse_params, factor)?;
+        // The change is measured from the coarse eroder's own start (the restriction rounded
+        // to f32), so the rounding is not prolonged onto the map as a change (as the coarse
+        // droplets do).
+        let coarse_before = coarse.surface().clone();
         Ok(Self {
             factor,
             params,
