@@ -121,16 +121,16 @@ impl CoarseToFine {
 
     /// One full-resolution step, from the prolonged map (building the eroder the first time).
     fn fine_step(&mut self) -> Result<()> {
-        if self.fine.is_none() {
-            let map = self.fine_start.par_map(|&v| v as f32);
-            // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
-            let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
-            self.fine = Some(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?);
-        }
-        match self.fine.as_mut() {
-            Some(fine) => fine.run_one_step(),
-            None => Ok(()),
-        }
+        let fine = match &mut self.fine {
+            Some(fine) => fine,
+            None => {
+                let map = self.fine_start.par_map(|&v| v as f32);
+                // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
+                let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
+                self.fine.insert(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?)
+            }
+        };
+        fine.run_one_step()
     }
 }
 
