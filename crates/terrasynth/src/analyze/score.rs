@@ -15,8 +15,8 @@
 //! so wrapping would invent cliffs at the borders: terrasynth's reports use
 //! [`Boundary::Closed`] (edge cells use only the neighbours that exist), see [`epsilon`].
 //!
-//! The slopes are computed in parallel, band by band, and summed in row-major order, so the
-//! result does not depend on the thread count and needs no map-sized buffer.
+//! The slopes are computed and summed row by row in parallel, and the row sums added top to
+//! bottom, so the result does not depend on the thread count and needs no map-sized buffer.
 
 use rayon::prelude::*;
 
@@ -35,17 +35,12 @@ pub struct ErosionScore {
     pub epsilon: f64,
 }
 
-/// Rows of slopes computed per parallel band.
-const BAND_ROWS: usize = 64;
-
-/// Calls `f` with the slope of every cell of `surface`, in row-major order.
-fn for_each_slope<T>(surface: &Grid<T>, boundary: Boundary, mut f: impl FnMut(f64))
+/// `Σ g(s)` over the slopes `s` of row `y`, left to right.
+fn row_sum<T>(data: &[T], w: usize, h: usize, y: usize, boundary: Boundary, g: impl Fn(f64) -> f64) -> f64
 where
-    T: Copy + Into<f64> + Send + Sync,
+    T: Copy + Into<f64>,
 {
-    let (w, h) = (surface.width(), surface.height());
-    let data = surface.as_slice();
-    let at = |x: usize, y: usize, dx: isize, dy: isize| -> Option<f64> {
+    let at = |x: usize, dx: isize, dy: isize| -> Option<f64> {
         let (nx, ny) = (x as isize + dx, y as isize + dy);
         let (nx, ny) = match boundary {
             Boundary::Closed if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize => return None,
@@ -54,30 +49,36 @@ where
         };
         Some(data[ny * w + nx].into())
     };
-    let mut band = vec![0.0f64; BAND_ROWS.min(h) * w];
-    for y0 in (0..h).step_by(BAND_ROWS) {
-        let rows = BAND_ROWS.min(h - y0);
-        band[..rows * w].par_chunks_mut(w.max(1)).enumerate().for_each(|(r, out)| {
-            let y = y0 + r;
-            let inner_row = y > 0 && y + 1 < h;
-            for (x, s) in out.iter_mut().enumerate() {
-                let i = y * w + x;
-                let c: f64 = data[i].into();
-                *s = if inner_row && x > 0 && x + 1 < w {
-                    // Away from the edges both rules read the same four cells, in this order.
-                    [data[i - w], data[i - 1], data[i + 1], data[i + w]]
-                        .iter()
-                        .fold(0.0f64, |m, &v| m.max((c - v.into()).abs()))
-                } else {
-                    [(0, -1), (-1, 0), (1, 0), (0, 1)]
-                        .iter()
-                        .filter_map(|&(dx, dy)| at(x, y, dx, dy))
-                        .fold(0.0f64, |m, v| m.max((c - v).abs()))
-                };
-            }
-        });
-        band[..rows * w].iter().for_each(|&s| f(s));
+    let inner_row = y > 0 && y + 1 < h;
+    let mut sum = 0.0;
+    for x in 0..w {
+        let i = y * w + x;
+        let c: f64 = data[i].into();
+        let s = if inner_row && x > 0 && x + 1 < w {
+            [data[i - w], data[i - 1], data[i + 1], data[i + w]]
+                .iter()
+                .fold(0.0f64, |m, &v| m.max((c - v.into()).abs()))
+        } else {
+            [(0, -1), (-1, 0), (1, 0), (0, 1)]
+                .iter()
+                .filter_map(|&(dx, dy)| at(x, dx, dy))
+                .fold(0.0f64, |m, v| m.max((c - v).abs()))
+        };
+        sum += g(s);
     }
+    sum
+}
+
+/// `Σ g(s)` over every slope of `surface`: each row summed left to right on the rayon threads,
+/// the row sums added top to bottom, so the result does not depend on the thread count.
+fn slope_sum<T>(surface: &Grid<T>, boundary: Boundary, g: impl Fn(f64) -> f64 + Sync) -> f64
+where
+    T: Copy + Into<f64> + Send + Sync,
+{
+    let (w, h) = (surface.width(), surface.height());
+    let data = surface.as_slice();
+    let rows: Vec<f64> = (0..h).into_par_iter().map(|y| row_sum(data, w, h, y, boundary, &g)).collect();
+    rows.iter().sum()
 }
 
 /// Computes [`ErosionScore`] of `surface` (heights in `f32` or `f64`) with the given edge rule.
@@ -96,14 +97,8 @@ where
     T: Copy + Into<f64> + Send + Sync,
 {
     let n = surface.as_slice().len() as f64;
-    let mut sum = 0.0;
-    for_each_slope(surface, boundary, |s| sum += s);
-    let mean = sum / n;
-    let mut var = 0.0;
-    for_each_slope(surface, boundary, |s| {
-        let d = s - mean;
-        var += d * d;
-    });
+    let mean = slope_sum(surface, boundary, |s| s) / n;
+    let var = slope_sum(surface, boundary, |s| (s - mean) * (s - mean));
     let std = (var / n).sqrt();
     ErosionScore { mean_slope: mean, slope_std: std, epsilon: if mean > 0.0 { std / mean } else { 0.0 } }
 }
@@ -178,7 +173,8 @@ mod tests {
     use super::*;
 
     /// The score from the definition, cell by cell (every neighbour through the edge rule),
-    /// summed in row-major order: the fast interior path must give the same bits.
+    /// each row summed left to right and the row sums top to bottom: the fast interior path
+    /// and the parallel rows must give the same bits.
     fn reference(g: &Grid<f64>, boundary: Boundary) -> ErosionScore {
         let (w, h) = (g.width() as isize, g.height() as isize);
         let slope = |x: isize, y: isize| {
@@ -195,10 +191,12 @@ mod tests {
             }
             m
         };
-        let cells = || (0..h).flat_map(move |y| (0..w).map(move |x| (x, y)));
+        let rows = |g: &dyn Fn(f64) -> f64| -> f64 {
+            (0..h).map(|y| (0..w).fold(0.0, |a, x| a + g(slope(x, y)))).fold(0.0, |a, r| a + r)
+        };
         let n = (w * h) as f64;
-        let mean = cells().map(|(x, y)| slope(x, y)).fold(0.0, |a, s| a + s) / n;
-        let var = cells().map(|(x, y)| slope(x, y) - mean).fold(0.0, |a, d| a + d * d) / n;
+        let mean = rows(&|s| s) / n;
+        let var = rows(&|s| (s - mean) * (s - mean)) / n;
         let std = var.sqrt();
         ErosionScore { mean_slope: mean, slope_std: std, epsilon: if mean > 0.0 { std / mean } else { 0.0 } }
     }

@@ -211,7 +211,7 @@ impl CoarseDroplets {
         let coarse_before = coarse.surface().clone();
         let change =
             Grid::filled(coarse_before.width(), coarse_before.height(), coarse_before.cell_size(), 0.0)?;
-        let surface = fine_start.clone();
+        let surface = fine_start.par_map(|&v| v); // a clone written by the rayon threads
         Ok(Self { factor, fine_start, coarse_before, coarse, change, surface })
     }
 

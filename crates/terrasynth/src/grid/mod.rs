@@ -321,20 +321,39 @@ impl Heightmap {
         self.stats().std
     }
 
-    /// Min, max, mean and population std in one pass (Welford, f64).
+    /// Min, max, mean and population std (f64). The cells are taken in fixed pieces on the
+    /// rayon threads, each piece's mean and sum of squared deviations by two passes over it,
+    /// and the pieces merged in order by the pairwise update of Chan, Golub & LeVeque 1979
+    /// ("Updating formulae and a pairwise algorithm for computing sample variances"), so the
+    /// result does not depend on the thread count.
     pub fn stats(&self) -> Stats {
-        let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
-        let mut non_finite = 0;
-        for &v in &self.data {
-            if !v.is_finite() {
-                non_finite += 1;
-                continue;
+        use rayon::prelude::*;
+        /// Cells per piece.
+        const PIECE: usize = 1 << 12;
+        // (finite cells, their mean, their sum of squared deviations) of one piece.
+        let piece = |cells: &[f32]| -> (u64, f64, f64) {
+            let (n, sum) = cells
+                .iter()
+                .filter(|v| v.is_finite())
+                .fold((0u64, 0.0f64), |(n, s), &v| (n + 1, s + v as f64));
+            if n == 0 {
+                return (0, 0.0, 0.0);
             }
-            n += 1;
-            let d = v as f64 - mean;
-            mean += d / n as f64;
-            m2 += d * (v as f64 - mean);
-        }
+            let mean = sum / n as f64;
+            let m2 =
+                cells.iter().filter(|v| v.is_finite()).map(|&v| (v as f64 - mean) * (v as f64 - mean)).sum();
+            (n, mean, m2)
+        };
+        let pieces: Vec<(u64, f64, f64)> = self.data.par_chunks(PIECE).map(piece).collect();
+        let (n, mean, m2) = pieces.iter().fold((0u64, 0.0f64, 0.0f64), |(na, ma, sa), &(nb, mb, sb)| {
+            if nb == 0 {
+                return (na, ma, sa);
+            }
+            let n = na + nb;
+            let d = mb - ma;
+            (n, ma + d * nb as f64 / n as f64, sa + sb + d * d * (na as f64 * nb as f64 / n as f64))
+        });
+        let non_finite = self.data.len() - n as usize;
         let (min, max) = self.min_max().unwrap_or((f32::NAN, f32::NAN));
         let std = if n > 0 { (m2 / n as f64).sqrt() } else { f64::NAN };
         Stats { min, max, mean: if n > 0 { mean } else { f64::NAN }, std, non_finite }
@@ -500,6 +519,28 @@ mod tests {
         assert_eq!(s.mean, 2.5);
         assert!((s.std - 1.25f64.sqrt()).abs() < 1e-12);
         assert_eq!(g.sum_f64(), 10.0);
+    }
+
+    /// Over many pieces, some holding non-finite cells and one holding nothing else, the
+    /// merged mean and deviation equal a plain two-pass sum over the finite cells.
+    #[test]
+    fn stats_over_pieces_equal_a_two_pass_sum() {
+        let (w, h) = (301, 97);
+        let mut data: Vec<f32> = (0..w * h).map(|i| ((i * 7919) % 1013) as f32 * 0.37 - 50.0).collect();
+        for i in (0..w * h).step_by(37) {
+            data[i] = if i % 2 == 0 { f32::NAN } else { f32::INFINITY };
+        }
+        data[8192..12288].fill(f32::NAN); // the third piece of 4096 cells
+        let g = Grid::from_vec(w, h, 1.0, data.clone()).unwrap();
+        let finite: Vec<f64> = data.iter().filter(|v| v.is_finite()).map(|&v| v as f64).collect();
+        let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+        let std = (finite.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / finite.len() as f64).sqrt();
+        let s = g.stats();
+        assert_eq!(s.non_finite, data.len() - finite.len());
+        assert!((s.mean - mean).abs() < 1e-12 * mean.abs(), "{} vs {mean}", s.mean);
+        assert!((s.std - std).abs() < 1e-12 * std, "{} vs {std}", s.std);
+        let nan = Grid::from_vec(2, 1, 1.0, vec![f32::NAN; 2]).unwrap().stats();
+        assert!(nan.mean.is_nan() && nan.std.is_nan() && nan.non_finite == 2);
     }
 
     #[test]

@@ -129,6 +129,10 @@ pub struct FlowField {
     receivers: Vec<u32>,
     /// Every cell, receivers before their donors (outlets first). Reverse it to accumulate.
     order: Vec<u32>,
+    /// Ends of the runs of whole drainage trees `order` is cut into (every cell's receiver
+    /// in its own run, before it), which accumulate in parallel; one run from
+    /// [`FlowField::from_receivers`].
+    run_ends: Vec<usize>,
 }
 
 /// Computes D8 flow directions of an `f32` heightmap with sea-level outlets into a [`FlowField`]
@@ -155,8 +159,8 @@ impl D8Router {
             || (Vec::new(), Vec::new()),
             |scratch, (y, row)| d8_row(z, w, h, y, sea_level, row, scratch),
         );
-        let order = topological_order(&receivers);
-        Ok(FlowField { width: w, height: h, cell_size: surface.cell_size(), receivers, order })
+        let (order, run_ends) = grid_order(&receivers, w);
+        Ok(FlowField { width: w, height: h, cell_size: surface.cell_size(), receivers, order, run_ends })
     }
 }
 
@@ -206,15 +210,64 @@ pub(crate) fn topological_order(receivers: &[u32]) -> Vec<u32> {
     order
 }
 
-/// Adds every cell's value to its receiver's, donors first: `acc` becomes the accumulation of
-/// its initial values along `receivers`, given a receivers-first `order` (read backwards).
-pub(crate) fn accumulate_in_order(order: &[u32], receivers: &[u32], acc: &mut [f64]) {
-    for &c in order.iter().rev() {
-        let r = receivers[c as usize] as usize;
-        if r != c as usize {
-            acc[r] += acc[c as usize];
-        }
+/// Rows per piece of [`grid_order`] (fixed, so the order does not depend on the thread count).
+const ORDER_PIECE_ROWS: usize = 16;
+
+/// A receivers-first order of a forest whose receivers are 8-neighbours (or the cell itself),
+/// on a grid `w` wide, and the ends of the runs of whole trees it is cut into: each cell's
+/// donors as a bit mask (rows in parallel), then, for pieces of [`ORDER_PIECE_ROWS`] rows in
+/// parallel, every root of the piece in index order walked up depth-first, each cell before its
+/// donors (the walk of [`super::routing::StreamPowerRouter`]'s stack); the pieces concatenated in
+/// order. Cells on a cycle are never reached: the order is then shorter than `receivers`.
+fn grid_order(receivers: &[u32], w: usize) -> (Vec<u32>, Vec<usize>) {
+    let n = receivers.len();
+    if n == 0 || w == 0 {
+        return (Vec::new(), Vec::new());
     }
+    let h = n / w;
+    let offsets = neighbour_offsets(w);
+    let mut donors = vec![0u8; n];
+    donors.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let inner_row = y > 0 && y + 1 < h;
+        for (x, mask) in row.iter_mut().enumerate() {
+            let c = y * w + x;
+            if inner_row && x > 0 && x + 1 < w {
+                // No bounds to test: all 8 neighbours exist.
+                for (k, &o) in offsets.iter().enumerate() {
+                    *mask |= u8::from(receivers[(c as isize + o) as usize] as usize == c) << k;
+                }
+                continue;
+            }
+            for (k, &(dx, dy)) in D8.iter().enumerate() {
+                let (nx, ny) = (x as isize + dx as isize, y as isize + dy as isize);
+                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
+                    let nb = (c as isize + offsets[k]) as usize;
+                    *mask |= u8::from(receivers[nb] as usize == c && nb != c) << k;
+                }
+            }
+        }
+    });
+    let pieces: Vec<Vec<u32>> = receivers
+        .par_chunks(ORDER_PIECE_ROWS * w)
+        .enumerate()
+        .map_init(Vec::new, |pending, (p, cells)| {
+            let mut out = Vec::new();
+            for (x, &r) in cells.iter().enumerate() {
+                let c = p * ORDER_PIECE_ROWS * w + x;
+                if r as usize == c {
+                    super::routing::walk_up(c as u32, &donors, &offsets, pending, |d| out.push(d));
+                }
+            }
+            out
+        })
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    let mut ends = Vec::new();
+    for piece in pieces.into_iter().filter(|p| !p.is_empty()) {
+        order.extend_from_slice(&piece);
+        ends.push(order.len());
+    }
+    (order, ends)
 }
 
 impl FlowField {
@@ -230,7 +283,8 @@ impl FlowField {
         if order.len() != receivers.len() {
             return Err(Error::param("receivers", "(list)", "receivers without cycles"));
         }
-        Ok(Self { width, height, cell_size, receivers, order })
+        let run_ends = vec![order.len()];
+        Ok(Self { width, height, cell_size, receivers, order, run_ends })
     }
 
     /// Grid width.
@@ -273,7 +327,11 @@ impl FlowField {
                 wt.as_slice().iter().map(|&v| v as f64).collect()
             }
         };
-        accumulate_in_order(&self.order, &self.receivers, &mut acc);
+        super::routing::accumulate_runs(
+            &super::routing::cut_runs(&self.order, &self.run_ends),
+            &self.receivers,
+            &mut acc,
+        );
         Grid::from_vec(self.width, self.height, self.cell_size, acc)
     }
 
@@ -441,7 +499,7 @@ mod tests {
         }
         // Unit accumulation along the order: every root collects its whole tree.
         let mut acc = vec![1.0; n];
-        accumulate_in_order(&order, &receivers, &mut acc);
+        super::super::routing::accumulate_runs(&[&order], &receivers, &mut acc);
         let roots: f64 = (0..n).filter(|&i| receivers[i] as usize == i).map(|i| acc[i]).sum();
         assert_eq!(roots, n as f64);
         // A 2-cycle (cells 1 and 2) with a donor (3): the cycle is never listed.
@@ -450,5 +508,51 @@ mod tests {
         listed.sort_unstable();
         assert_eq!(listed, vec![0, 3, 4]);
         assert!(FlowField::from_receivers(5, 1, 1.0, cyclic).is_err());
+    }
+
+    /// The parallel order of a D8 field: every cell once, each after its receiver and in its
+    /// receiver's run; the same order and runs on one thread and on three; the accumulation
+    /// equals one sequential pass over [`topological_order`]; a 2-cycle is left out.
+    #[test]
+    fn grid_order_holds_whole_trees_in_runs_on_any_thread_count() {
+        let (w, h) = (97, 61);
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(11);
+        let z: Vec<f32> = (0..w * h).map(|_| rng.below(1000) as f32).collect();
+        let dem = Grid::from_vec(w, h, 1.0, z).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| D8Router.d8(&dem, 0.0).unwrap())
+        };
+        let flow = on(1);
+        assert_eq!(flow, on(3));
+        let (rec, order) = (flow.receivers(), flow.order());
+        assert!(flow.run_ends.len() > 1, "several runs");
+        let mut run_of = vec![usize::MAX; rec.len()];
+        let mut pos = vec![usize::MAX; rec.len()];
+        let mut start = 0;
+        for (run, &end) in flow.run_ends.iter().enumerate() {
+            for (p, &c) in order.iter().enumerate().take(end).skip(start) {
+                let c = c as usize;
+                assert_eq!(pos[c], usize::MAX, "cell {c} listed twice");
+                (pos[c], run_of[c]) = (p, run);
+            }
+            start = end;
+        }
+        assert_eq!(start, rec.len());
+        for (i, &r) in rec.iter().enumerate() {
+            let r = r as usize;
+            assert!(r == i || (pos[r] < pos[i] && run_of[r] == run_of[i]), "cell {i}, receiver {r}");
+        }
+        let mut expected = vec![1.0f64; rec.len()];
+        for &c in topological_order(rec).iter().rev() {
+            let (c, r) = (c as usize, rec[c as usize] as usize);
+            if r != c {
+                expected[r] += expected[c];
+            }
+        }
+        assert_eq!(flow.accumulate(None).unwrap().as_slice(), &expected[..]);
+        // Cells 1 and 2 of a 4×1 row drain into each other: only the roots 0 and 3 are listed.
+        let (listed, ends) = grid_order(&[0, 2, 1, 3], 4);
+        assert_eq!((listed, ends), (vec![0, 3], vec![2]));
     }
 }

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use super::HydroLayers;
 use super::fill::DepressionFiller;
 use super::flow::{D8Router, FlowField};
-use super::lakes::{LakeMap, find_lakes, lakes_from_fill};
+use super::lakes::{LakeComponents, LakeMap, find_lakes};
 use super::rivers::{River, extract_rivers, strahler_orders};
 use super::steps::{LakesStep, RiversStep};
 use crate::step::Terrain;
@@ -80,6 +80,8 @@ pub(crate) struct ExactFill {
     sea_level: f32,
     source: Heightmap,
     filled: Heightmap,
+    /// The raised cells' groups, for the lakes.
+    components: LakeComponents,
 }
 
 impl ExactFill {
@@ -87,11 +89,12 @@ impl ExactFill {
     /// two grids (a copy of the heights and the fill) would not fit in memory: it is only a
     /// shortcut, the reader then floods itself.
     pub(crate) fn new(height: &Heightmap, sea_level: f32) -> Result<Option<Self>> {
-        if crate::memory::check_cells(height.width(), height.height(), 8, "the kept exact fill").is_err() {
+        if crate::memory::check_cells(height.width(), height.height(), 12, "the kept exact fill").is_err() {
             return Ok(None);
         }
         let filled = DepressionFiller::exact().fill(height, sea_level)?;
-        Ok(Some(Self { sea_level, source: height.clone(), filled }))
+        let components = LakeComponents::new(height, &filled)?;
+        Ok(Some(Self { sea_level, source: height.clone(), filled, components }))
     }
 
     /// The fill, if it was made from exactly `height` and `sea_level` (compared bit for bit).
@@ -111,8 +114,8 @@ pub(crate) fn lakes_of(
     min_depth: f32,
     min_area: usize,
 ) -> Result<LakeMap> {
-    match kept.and_then(|k| k.matching(height, sea_level)) {
-        Some(filled) => lakes_from_fill(height, filled, min_depth, min_area),
+    match kept.filter(|k| k.matching(height, sea_level).is_some()) {
+        Some(k) => k.components.select(height, &k.filled, min_depth, min_area),
         None => find_lakes(height, sea_level, min_depth, min_area),
     }
 }
@@ -287,5 +290,32 @@ mod tests {
         assert_eq!(default_max_width(), 3.0);
         assert_eq!(computed_lake_min_area(257 * 257), 33);
         assert_eq!(computed_lake_min_area(100), 4);
+    }
+
+    /// The kept fill's lake groups, filtered at any depth and area, give the lakes a fresh
+    /// search finds (labels, depths and every lake's figures); changed heights are not matched.
+    #[test]
+    fn kept_lake_groups_filter_to_the_lakes_of_a_fresh_search() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
+        let dem = Heightmap::from_fn(83, 59, 2.0, |x, y| {
+            ((x as f32 * 0.31).sin() + (y as f32 * 0.23).cos()) * 5.0 + rng.below(100) as f32 * 0.02
+        })
+        .unwrap();
+        let kept = ExactFill::new(&dem, 0.5).unwrap().unwrap();
+        assert!(find_lakes(&dem, 0.5, 0.0, 1).unwrap().lakes.len() > 5, "a map with lakes");
+        for (depth, area) in [(0.0, 1), (0.3, 1), (0.0, 6), (0.5, 20), (100.0, 1)] {
+            assert_eq!(
+                lakes_of(&dem, 0.5, Some(&kept), depth, area).unwrap(),
+                find_lakes(&dem, 0.5, depth, area).unwrap(),
+                "min depth {depth}, min area {area}"
+            );
+        }
+        let mut changed = dem.clone();
+        changed.as_mut_slice()[500] += 1.0;
+        assert_eq!(
+            lakes_of(&changed, 0.5, Some(&kept), 0.0, 1).unwrap(),
+            find_lakes(&changed, 0.5, 0.0, 1).unwrap()
+        );
+        assert!(lakes_of(&dem, 0.5, Some(&kept), f32::NAN, 1).is_err());
     }
 }

@@ -565,7 +565,7 @@ impl std::hash::Hasher for PairHasher {
 }
 
 /// `stack` cut at `ends`.
-fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
+pub(crate) fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
     let mut start = 0;
     ends.iter()
         .map(|&end| {
@@ -577,7 +577,7 @@ fn cut_runs<'a>(stack: &'a [u32], ends: &[usize]) -> Vec<&'a [u32]> {
 }
 
 /// [`StreamPowerRouter::accumulate`] over given runs.
-fn accumulate_runs(runs: &[&[u32]], receiver: &[u32], values: &mut [f64]) {
+pub(crate) fn accumulate_runs(runs: &[&[u32]], receiver: &[u32], values: &mut [f64]) {
     assert_eq!(values.len(), receiver.len(), "StreamPowerRouter::accumulate: one value per cell");
     let cells = TreeCells::new(values);
     runs.par_iter().for_each(|run| {
@@ -594,7 +594,7 @@ fn accumulate_runs(runs: &[&[u32]], receiver: &[u32], values: &mut [f64]) {
 /// Visits `root` and every cell upstream of it, depth-first, each before its donors (`pending`
 /// is the walk's reusable stack; a cell's donors are pushed in the order of [`D8`], so the
 /// last of them is walked first).
-fn walk_up(
+pub(crate) fn walk_up(
     root: u32,
     donors: &[u8],
     offsets: &[isize; 8],
