@@ -73,7 +73,7 @@ impl FlowGraph {
 /// no wall time on two threads) and leaves on the terrain, so that the `lakes` step, or the
 /// outputs' lake search when a recipe has no `lakes` step, need not flood the same heights
 /// again (one flood is 0.7–0.9 s at 4097²). It is read only while the terrain's heights and
-/// sea level are, bit for bit, the ones it was made from ([`ExactFill::matching`]); any step that
+/// sea level are, bit for bit, the ones it was made from ([`ExactFill::matches`]); any step that
 /// changes a height in between makes the reader flood afresh. The `lakes` step takes it out.
 #[derive(Clone, Debug)]
 pub(crate) struct ExactFill {
@@ -97,11 +97,11 @@ impl ExactFill {
         Ok(Some(Self { sea_level, source: height.clone(), filled, components }))
     }
 
-    /// The fill, if it was made from exactly `height` and `sea_level` (compared bit for bit).
-    pub(crate) fn matching(&self, height: &Heightmap, sea_level: f32) -> Option<&Heightmap> {
+    /// Whether it was made from exactly `height` and `sea_level` (compared bit for bit).
+    pub(crate) fn matches(&self, height: &Heightmap, sea_level: f32) -> bool {
         let same_heights = self.source.same_size(height)
             && self.source.as_slice().iter().zip(height.as_slice()).all(|(a, b)| a.to_bits() == b.to_bits());
-        (same_heights && self.sea_level.to_bits() == sea_level.to_bits()).then_some(&self.filled)
+        same_heights && self.sea_level.to_bits() == sea_level.to_bits()
     }
 }
 
@@ -114,7 +114,7 @@ pub(crate) fn lakes_of(
     min_depth: f32,
     min_area: usize,
 ) -> Result<LakeMap> {
-    match kept.filter(|k| k.matching(height, sea_level).is_some()) {
+    match kept.filter(|k| k.matches(height, sea_level)) {
         Some(k) => k.components.select(height, &k.filled, min_depth, min_area),
         None => find_lakes(height, sea_level, min_depth, min_area),
     }
