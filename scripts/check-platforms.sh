@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The same bytes on every platform (issue 11 part 6): builds crates/terrasynth-platform-check
 # (every noise kind × fractal over a fixed region and a far cell window, the detmath functions
-# over fixed sweeps, a world window of a small world recipe; each reduced to its SHA-256) and
+# over fixed sweeps, a world window of a small world recipe, single maps of five presets and of
+# one recipe with the products their output files are written from; each reduced to its
+# SHA-256) and
 # compares its report between
 #   - x86-64 through every SIMD level this CPU has (TERRASYNTH_SIMD=scalar, avx2, avx512),
 #   - wasm32-unknown-unknown, run under Node (a tiny loader below),
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
         --no-aarch64) aarch64=0 ;;
         --no-wasm) wasm=0 ;;
         --keep) out="$2"; shift ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "check-platforms: unknown argument '$1' (allowed: --no-aarch64, --no-wasm, --keep DIR)" >&2; exit 2 ;;
     esac
     shift

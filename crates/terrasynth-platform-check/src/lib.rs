@@ -1,8 +1,9 @@
 //! The fixed outputs `scripts/check-platforms.sh` compares across platforms (issue 11 part 6):
 //! every noise kind × fractal filled over a fixed [`Region`] and a far [`CellRegion`], the
-//! deterministic math functions of [`terrasynth_noise::detmath`] over fixed sweeps, and a world
-//! window of a small world recipe ([`terrasynth::recipe::World`]), each reduced to the SHA-256
-//! of its little-endian bytes. The same report must come out of x86-64 (every SIMD level,
+//! deterministic math functions of [`terrasynth_noise::detmath`] over fixed sweeps, a world
+//! window of a small world recipe ([`terrasynth::recipe::World`]), and single maps of the
+//! presets that call elementary functions with the products their files are written from
+//! (heights, hydrology, biomes, images), each reduced to the SHA-256 of its little-endian bytes. The same report must come out of x86-64 (every SIMD level,
 //! `TERRASYNTH_SIMD`), aarch64 and wasm32.
 //!
 //! On wasm32 the crate is a `cdylib` exporting `check_run() -> len` and `check_ptr() -> ptr`
@@ -120,6 +121,7 @@ pub fn report() -> String {
     }
     lines.push(format!("all {}", all.hex()));
     lines.push(format!("world-window {}", world_window()));
+    lines.extend(single_maps());
     lines.join("\n") + "\n"
 }
 
@@ -151,7 +153,131 @@ fn detmath_lines() -> Vec<String> {
         h.update(&detmath::powi(x, (x as i32 % 9) - 4).to_le_bytes());
     }
     lines.push(format!("detmath-pow-atan2-powi {}", h.hex()));
+    // The f32 kernels the per-cell outputs use (slopes, moisture, water and flow images).
+    let mut h = Sha256::default();
+    for x in sweep(-90.0, 90.0) {
+        let x = x as f32;
+        h.update(&detmath::atan_fast(x).to_le_bytes());
+        h.update(&detmath::atan2_fast(x - 7.0, 30.0 - x).to_le_bytes());
+        h.update(&detmath::exp_fast(x).to_le_bytes());
+        h.update(&detmath::hypotf(x, 3.0 - x * 0.5).to_le_bytes());
+        h.update(&detmath::ln_1pf(x.abs() * 1e3).to_le_bytes());
+    }
+    lines.push(format!("detmath-f32-kernels {}", h.hex()));
     lines
+}
+
+/// A single-map recipe with what the presets leave out: erodibility from a rock field (`ln`,
+/// `exp` per cell), stream power with n ≠ 1 (Newton's powers) and carved rivers (`pow`).
+const MAP_RECIPE: &str = r#"
+name = "platform-check"
+width = 61
+height = 47
+cell-size = 25.0
+seed = 77
+sea-level = 0.15
+[[steps]]
+type = "noise"
+octaves = 5
+feature-size = 0.5
+[[steps]]
+type = "falloff"
+coast-warp = 0.3
+[[steps]]
+type = "normalize"
+[[steps]]
+type = "stream-power"
+iterations = 6
+n = 1.3
+rock-contrast = 4.0
+rock-size = 0.3
+uplift-variation = 0.5
+[[steps]]
+type = "normalize"
+[[steps]]
+type = "rivers"
+threshold = 0.01
+carve-depth = 0.02
+[[steps]]
+type = "lakes"
+min-area = 4
+"#;
+
+/// Single maps: the presets whose outputs call elementary functions (stream power's powers, the
+/// coarse droplets' per-step rates, Olsen's erosion) at 97², and [`MAP_RECIPE`]. For each, one
+/// line with the SHA-256 of the heights and of every product `generate` writes its files from:
+/// the hydrology layers (flow, lakes, river polylines and `rivers.geojson`), the biome classes
+/// and splat weights (slopes, moisture), `water.png` and `flow.png` rows, the hillshade and the
+/// shaded colours (the sun's direction), and the mesh's sRGB table.
+fn single_maps() -> Vec<String> {
+    let mut lines = Vec::new();
+    for name in ["rivers", "highlands", "eroded-island", "olsen-eroded", "island"] {
+        let recipe = terrasynth::recipe::preset(name).and_then(|p| p.recipe()).map(|mut r| {
+            (r.width, r.height) = (97, 97);
+            r
+        });
+        lines.push(format!(
+            "map {name}: {}",
+            recipe.and_then(map_products).unwrap_or_else(|e| format!("error: {e}"))
+        ));
+    }
+    let custom = terrasynth::Recipe::from_toml_str(MAP_RECIPE).and_then(map_products);
+    lines.push(format!("map custom: {}", custom.unwrap_or_else(|e| format!("error: {e}"))));
+    let mut h = Sha256::default();
+    for c in 0..=255u8 {
+        h.update(&terrasynth::io::gltf::srgb_to_linear(c).to_le_bytes());
+    }
+    lines.push(format!("mesh-srgb {}", h.hex()));
+    lines
+}
+
+/// The SHA-256 of one map's heights and output products (see [`single_maps`]).
+fn map_products(recipe: terrasynth::Recipe) -> terrasynth::Result<String> {
+    use terrasynth::analyze::biomes::{BiomeOptions, classify};
+    use terrasynth::hydro::WaterLayers;
+    use terrasynth::recipe::{Pipeline, PipelineProgress, registry};
+    use terrasynth::render::hillshade::{HillshadeOptions, Hillshader, shade_pixel};
+    use terrasynth::render::water::{FlowImage, WaterImage, fresh_water_mask};
+    let scale = terrasynth::export::metres_per_unit(&recipe);
+    let palette = recipe.palette.resolve()?;
+    let run = Pipeline::new(recipe, &registry())?.run(&PipelineProgress::new())?;
+    let terrain = &run.terrain;
+    let (w, hgt) = (terrain.height.width(), terrain.height.height());
+    let mut h = Sha256::default();
+    f32_bytes(&mut h, terrain.height.as_slice());
+    let layers = WaterLayers::build(terrain)?;
+    f32_bytes(&mut h, &layers.flow);
+    layers.lake_labels.iter().for_each(|l| h.update(&l.to_le_bytes()));
+    let geojson = terrasynth::io::geojson::rivers_geojson(&layers.rivers, terrain.height.cell_size(), scale);
+    h.update(geojson.to_string().as_bytes());
+    let metres = terrain.height.map(|&v| (v as f64 * scale) as f32);
+    let sea_m = (terrain.sea_level as f64 * scale) as f32;
+    let biomes =
+        classify(&metres, sea_m, &fresh_water_mask(&layers), Some(&layers.flow), &BiomeOptions::default())?;
+    h.update(&biomes.rgb());
+    h.update(&biomes.splat_rgba(&BiomeOptions::default()));
+    f32_bytes(&mut h, &biomes.slope_deg);
+    f32_bytes(&mut h, &biomes.moisture);
+    let (water, flow) =
+        (WaterImage::new(&layers, &terrain.height, terrain.sea_level), FlowImage::new(&layers));
+    let opts = HillshadeOptions::default();
+    let shader = Hillshader::new(&metres, &opts, Some(sea_m))?;
+    let colors = palette.colorize(&metres, Some(sea_m));
+    let flat = detmath::sin(opts.altitude_deg.to_radians());
+    let (mut rgba, mut grey, mut hs) = (vec![0u8; 4 * w], vec![0u8; w], vec![0f32; w]);
+    for y in 0..hgt {
+        water.row(y, &mut rgba);
+        flow.row(y, &mut grey);
+        shader.span(y, 0, &mut hs);
+        h.update(&rgba);
+        h.update(&grey);
+        f32_bytes(&mut h, &hs);
+        for (x, &v) in hs.iter().enumerate() {
+            let c = &colors[3 * (y * w + x)..3 * (y * w + x) + 3];
+            h.update(&shade_pixel([c[0], c[1], c[2]], v, opts.ambient, flat));
+        }
+    }
+    Ok(h.hex())
 }
 
 /// The height bytes (f32 metres) of one odd window of [`WORLD_RECIPE`] at a negative origin.

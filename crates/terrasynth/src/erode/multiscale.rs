@@ -22,6 +22,7 @@
 //! stream-power solution. Cost: `coarse` steps at `1/f²` of the cells, plus the fine steps.
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath;
 
 use super::droplets::{DropletEroder, DropletParams};
 use super::steps::STREAM_POWER;
@@ -225,11 +226,11 @@ impl CoarseDroplets {
     /// unchanged (`gravity` turns a height drop into speed², the same per metre of descent).
     pub fn coarse_params(params: DropletParams, factor: usize) -> DropletParams {
         let f = factor as f64;
-        let per_distance = |rate: f64| 1.0 - (1.0 - rate).powf(f);
+        let per_distance = |rate: f64| 1.0 - detmath::pow(1.0 - rate, f);
         DropletParams {
             droplets: (params.droplets / (factor * factor)).max(1),
             radius: (params.radius / f).max(1.0),
-            inertia: params.inertia.powf(f),
+            inertia: detmath::pow(params.inertia, f),
             capacity: params.capacity / f,
             erode: per_distance(params.erode),
             deposit: per_distance(params.deposit),

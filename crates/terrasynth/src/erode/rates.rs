@@ -21,7 +21,7 @@
 //! stream power of endless worlds will find the same rates in every tile.
 
 use terrasynth_noise::rng::derive_seed;
-use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed};
+use terrasynth_noise::{CellRegion, FractalKind, NoiseKind, NoiseSpec, Seed, detmath};
 
 use crate::{Error, Result};
 
@@ -89,8 +89,9 @@ impl RateFields {
     /// The erodibility multipliers `c^clamp(2n, −1, 1)` of the same grid as
     /// [`RateFields::uplift_factors`].
     pub fn rock_factors(&self, w: usize, h: usize, step: usize) -> Result<Vec<f64>> {
-        let ln_c = self.rock_contrast.ln();
-        self.sample(w, h, step, self.rock_size, 2, |n| (ln_c * (2.0 * n).clamp(-1.0, 1.0)).exp())
+        // detmath, not the platform's libm: the same bits on every platform.
+        let ln_c = detmath::ln(self.rock_contrast);
+        self.sample(w, h, step, self.rock_size, 2, |n| detmath::exp(ln_c * (2.0 * n).clamp(-1.0, 1.0)))
     }
 
     /// The noise of stream `stream`, lattice `size` cells, scaled to [−1, 1] and mapped by

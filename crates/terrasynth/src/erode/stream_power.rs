@@ -2,6 +2,7 @@
 //! Willett's implicit O(n) scheme.
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath::pow;
 
 use super::rates::RateFields;
 use super::steps::STREAM_POWER;
@@ -158,6 +159,9 @@ pub struct StreamPowerEroder {
     /// when uniform).
     uplift_factor: Vec<f64>,
     k_factor: Vec<f64>,
+    /// `c^m` for whole catchments of `c` < [`POWER_TABLE`] cells, computed by the first step
+    /// (`m` is fixed for the eroder's life).
+    power_table: Vec<f64>,
 }
 
 /// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
@@ -251,6 +255,7 @@ impl StreamPowerEroder {
             fills: Vec::new(),
             uplift_factor,
             k_factor,
+            power_table: Vec::new(),
         })
     }
 
@@ -280,12 +285,16 @@ impl StreamPowerEroder {
         let flow = &self.flow;
         // F = K·dt·A^m / L^n per cell, in parallel (the same per-cell arithmetic whatever the
         // thread count); L is dx or dx·√2, so L^n takes two values.
-        let (side, diagonal) = (dx.powf(n), (dx * std::f64::consts::SQRT_2).powf(n));
+        // Powers by `detmath::pow`, not the platform's libm: the same bits on every platform.
+        let (side, diagonal) = (pow(dx, n), pow(dx * std::f64::consts::SQRT_2, n));
         // A is a whole number of cells: `A^m = cells^m · (dx²)^m`, looked up for the small
-        // catchments that most cells have (a `powf` per cell was about a tenth of a step).
+        // catchments that most cells have (a power per cell was about a tenth of a step).
         let cell = dx * dx;
-        let scale = k * dt * cell.powf(m);
-        let table: Vec<f64> = (0..POWER_TABLE).map(|c| (c as f64).powf(m) * scale).collect();
+        let scale = k * dt * pow(cell, m);
+        if self.power_table.is_empty() {
+            self.power_table = (0..POWER_TABLE).map(|c| pow(c as f64, m)).collect();
+        }
+        let table: Vec<f64> = self.power_table.iter().map(|&p| p * scale).collect();
         let factor = self.scratch.as_mut_slice();
         let per_cell = 1.0 / cell;
         // `K·dt·A^m` and `L^n` of cell i with drainage area a.
@@ -295,7 +304,7 @@ impl StreamPowerEroder {
             // same number as `round`, which is a library call on x86-64 without SSE4.1 (1.4 %
             // of a run); the cast saturates, so a huge area takes the `powf` branch as before.
             let cells = whole_cells(a, cell, per_cell);
-            let am = if cells < POWER_TABLE { table[cells] } else { k * dt * a.powf(m) };
+            let am = if cells < POWER_TABLE { table[cells] } else { k * dt * pow(a, m) };
             (am, ln)
         };
         // Two loops rather than a test per cell, which cost 5 % of a step.
@@ -632,8 +641,8 @@ fn newton(h0: f64, hr: f64, f: f64, n: f64) -> f64 {
         if d <= 0.0 {
             return hr;
         }
-        let g = x - h0 + f * d.powf(n);
-        let dg = 1.0 + f * n * d.powf(n - 1.0);
+        let g = x - h0 + f * pow(d, n);
+        let dg = 1.0 + f * n * pow(d, n - 1.0);
         let next = (x - g / dg).clamp(hr, h0);
         let done = (next - x).abs() <= 1e-12 * (1.0 + x.abs());
         x = next;

@@ -494,7 +494,8 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         None => (&p.metres, 0),
     };
     let shader = Hillshader::new(shade_map, &shade_opts, sea_m)?;
-    let (ambient, flat) = (shade_opts.ambient, shade_opts.altitude_deg.to_radians().sin());
+    let (ambient, flat) =
+        (shade_opts.ambient, terrasynth_noise::detmath::sin(shade_opts.altitude_deg.to_radians()));
     let mut jobs: Vec<Job> = if ex.carve_mesh { Vec::new() } else { mesh_jobs(ctx, &p.metres, p) };
     if ex.exr {
         jobs.push(Job::new("height.exr", move || io::exr::write(ctx.path("height.exr"), &p.metres)));

@@ -14,6 +14,7 @@
 //! receiver, visiting cells in topological order (donors before receivers), which is O(n).
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath;
 
 use super::fill::check_dem;
 use super::flood::FloodHeight;
@@ -404,7 +405,7 @@ impl DInfinity {
                         let (n1, n2) = (idx(side), idx(diag));
                         let s1 = e0 - z[n1];
                         let s2 = z[n1] - z[n2];
-                        let (mut r, mut s) = (s2.atan2(s1), (s1 * s1 + s2 * s2).sqrt());
+                        let (mut r, mut s) = (detmath::atan2_fast(s2, s1), (s1 * s1 + s2 * s2).sqrt());
                         if r < 0.0 {
                             r = 0.0;
                             s = s1;

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use terrasynth_noise::detmath;
 
 use super::fill::{DepressionFiller, check_dem};
 use super::flow::{FlowField, steepest_lower};
@@ -153,7 +154,7 @@ pub fn carve_rivers_below(
     let q_max = q_max.max(f32::MIN_POSITIVE);
     let (w, h) = (terrain.width() as i64, terrain.height() as i64);
     for p in rivers.iter().flat_map(|r| r.points.iter()) {
-        let bed = p.height - carve_depth * (p.discharge / q_max).min(1.0).powf(0.4);
+        let bed = p.height - carve_depth * detmath::powf((p.discharge / q_max).min(1.0), 0.4);
         let r = (p.width * 0.5).max(0.0);
         let ri = r.ceil() as i64;
         let (cx, cy) = (p.x as i64, p.y as i64);

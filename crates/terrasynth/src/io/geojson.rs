@@ -41,7 +41,11 @@ pub fn rivers_geojson(rivers: &[River], cell_size_m: f64, height_scale_m: f64) -
             let length: f64 = r
                 .points
                 .windows(2)
-                .map(|s| ((s[1].x - s[0].x) as f64).hypot((s[1].y - s[0].y) as f64))
+                .map(|s| {
+                    // √(dx² + dy²) of f32 steps: exact squares in f64, one rounding (no libm).
+                    let (dx, dy) = ((s[1].x - s[0].x) as f64, (s[1].y - s[0].y) as f64);
+                    (dx * dx + dy * dy).sqrt()
+                })
                 .sum::<f64>()
                 * cell_size_m;
             let q = r.points.get(own).map_or(0.0, |p| p.discharge as f64);

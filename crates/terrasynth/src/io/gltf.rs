@@ -28,7 +28,8 @@ const UNSIGNED_INT: u32 = 5125;
 /// sRGB (0..=255) to linear RGB in [0, 1] (IEC 61966-2-1 transfer function).
 pub fn srgb_to_linear(c: u8) -> f32 {
     let c = c as f32 / 255.0;
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    // detmath: the mesh's colours are the same bytes on every platform.
+    if c <= 0.04045 { c / 12.92 } else { terrasynth_noise::detmath::powf((c + 0.055) / 1.055, 2.4) }
 }
 
 fn check_mesh(mesh: &Mesh) -> Result<()> {

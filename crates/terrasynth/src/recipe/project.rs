@@ -894,7 +894,7 @@ mod tests {
         // Every point but the last (the junction with the network, carved by it already).
         for p in &pts[..pts.len() - 1] {
             let c = (p.x as usize, p.y as usize);
-            let bed = p.height - depth * (p.discharge / q_max).powf(0.4);
+            let bed = p.height - depth * terrasynth_noise::detmath::powf(p.discharge / q_max, 0.4);
             assert!(t.height[c] <= bed, "{c:?}: {} above its bed {bed}", t.height[c]);
             let floor = plain.height[c].min(p.height - depth);
             assert!(t.height[c] >= floor - 1e-6, "{c:?}: cut deeper than carve-depth");

@@ -25,6 +25,7 @@
 //! gives water its depth gradient).
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath;
 
 use crate::{Error, Heightmap, Result};
 
@@ -76,7 +77,7 @@ impl HillshadeOptions {
     /// lights its mesh with it, so the 2D and 3D views and `shaded.png` share one sun.
     pub fn sun_vector(&self) -> [f64; 3] {
         let (az, alt) = (self.azimuth_deg.to_radians(), self.altitude_deg.to_radians());
-        [az.sin() * alt.cos(), az.cos() * alt.cos(), alt.sin()]
+        [detmath::sin(az) * detmath::cos(alt), detmath::cos(az) * detmath::cos(alt), detmath::sin(alt)]
     }
 
     /// Colour factor of a cell with hillshade `hs` = `max(0, n · L)`:
@@ -84,7 +85,7 @@ impl HillshadeOptions {
     /// the sun). [`shade_pixel`] multiplies a colour by it.
     #[inline]
     pub fn light_factor(&self, hs: f64) -> f64 {
-        self.ambient + (1.0 - self.ambient) * hs / self.altitude_deg.to_radians().sin()
+        self.ambient + (1.0 - self.ambient) * hs / detmath::sin(self.altitude_deg.to_radians())
     }
 }
 
@@ -212,7 +213,7 @@ pub fn shade(rgb: &[u8], hs: &[f32], opts: &HillshadeOptions) -> Result<Vec<u8>>
             got_h: 1,
         });
     }
-    let flat = opts.altitude_deg.to_radians().sin();
+    let flat = detmath::sin(opts.altitude_deg.to_radians());
     let amb = opts.ambient;
     let mut out = vec![0u8; rgb.len()];
     out.par_chunks_mut(3 * 1024).zip(rgb.par_chunks(3 * 1024)).zip(hs.par_chunks(1024)).for_each(

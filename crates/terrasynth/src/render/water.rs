@@ -3,6 +3,8 @@
 //! hydrology layers ([`WaterLayers`]). Row by row, so a caller can stream an image without
 //! holding it whole.
 
+use terrasynth_noise::detmath;
+
 use crate::Heightmap;
 use crate::hydro::{River, WaterLayers};
 
@@ -18,7 +20,7 @@ pub fn stamp_rivers(width: usize, height: usize, rivers: &[River], mut paint: im
     for river in rivers {
         for seg in river.points.windows(2) {
             let (a, b) = (&seg[0], &seg[1]);
-            let len = ((b.x - a.x).hypot(b.y - a.y) * 2.0).ceil().max(1.0) as usize;
+            let len = (detmath::hypotf(b.x - a.x, b.y - a.y) * 2.0).ceil().max(1.0) as usize;
             for k in 0..=len {
                 let t = k as f32 / len as f32;
                 let (cx, cy) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
@@ -29,7 +31,7 @@ pub fn stamp_rivers(width: usize, height: usize, rivers: &[River], mut paint: im
                     for dx in -ri..=ri {
                         let (px, py) = (cx.round() as i64 + dx, cy.round() as i64 + dy);
                         let inside = px >= 0 && py >= 0 && (px as usize) < width && (py as usize) < height;
-                        if inside && (px as f32 - cx).hypot(py as f32 - cy) <= r {
+                        if inside && detmath::hypotf(px as f32 - cx, py as f32 - cy) <= r {
                             paint(py as usize * width + px as usize, q);
                         }
                     }
@@ -96,7 +98,7 @@ impl<'a> WaterImage<'a> {
         let start = self.river_cells.partition_point(|c| c.0 < y * w);
         let end = self.river_cells.partition_point(|c| c.0 < (y + 1) * w);
         for &(i, q) in &self.river_cells[start..end] {
-            let t = (q.max(0.0).ln_1p() / self.q_max.ln_1p()).clamp(0.0, 1.0);
+            let t = (detmath::ln_1pf(q.max(0.0)) / detmath::ln_1pf(self.q_max)).clamp(0.0, 1.0);
             let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
             let x = i - y * w;
             out[4 * x..4 * x + 4].copy_from_slice(&[
@@ -126,7 +128,7 @@ impl<'a> FlowImage<'a> {
     /// Finds `A_max` of the layers' flow accumulation.
     pub fn new(layers: &'a WaterLayers<'a>) -> Self {
         let flow: &[f32] = &layers.flow;
-        let log_max = flow.iter().fold(0.0f32, |m, &a| m.max(a)).ln_1p().max(f32::MIN_POSITIVE);
+        let log_max = detmath::ln_1pf(flow.iter().fold(0.0f32, |m, &a| m.max(a))).max(f32::MIN_POSITIVE);
         let small = (0..FLOW_TABLE).map(|k| Self::grey(k as f32, log_max)).collect();
         Self { flow, log_max, small }
     }
@@ -135,7 +137,7 @@ impl<'a> FlowImage<'a> {
     /// count as 0).
     #[inline]
     fn grey(a: f32, log_max: f32) -> u8 {
-        super::round_clamped((a.max(0.0).ln_1p() / log_max * 255.0) as f64, 255.0) as u8
+        super::round_clamped((detmath::ln_1pf(a.max(0.0)) / log_max * 255.0) as f64, 255.0) as u8
     }
 
     /// Grey levels of row `y` (`out.len()` = the width).
