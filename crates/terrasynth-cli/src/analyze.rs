@@ -184,20 +184,9 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     loaded.options.depression_tolerance_m = args.depression_tolerance;
     let r = Realism::compute(&loaded.map, &loaded.options)?;
     if args.json {
-        let mut v = serde_json::to_value(&r)?;
+        // The library's JSON (figures and verdicts against the real ranges) and the map's name.
+        let mut v = r.to_json();
         v["map"] = serde_json::Value::String(loaded.what);
-        v["pits_per_10k_cells"] = serde_json::json!(r.pits_per_10k_cells());
-        // The ranges of real terrain (the library's `REAL_RANGES`) and this map's verdicts.
-        v["real_ranges"] = r
-            .against_real_ranges()
-            .into_iter()
-            .map(|(range, value, inside)| {
-                serde_json::json!({
-                    "figure": range.figure, "low": range.low, "high": range.high,
-                    "value": value, "inside": inside,
-                })
-            })
-            .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("terrasynth analyze: {}\n{}", loaded.what, r.text());

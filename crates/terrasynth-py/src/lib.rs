@@ -17,6 +17,7 @@ use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedAr
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use terrasynth::analyze::realism::{Realism, RealismOptions};
 use terrasynth::export::{self, ExportOptions, Window};
 use terrasynth::hydro::{D8Router, DepressionFiller, FlowGraph, RiversStep};
 use terrasynth::io::engine::Engine;
@@ -468,6 +469,30 @@ fn _noise<'py>(
     to_numpy(py, width, height, data.map_err(|e| py_err(e.into()))?)
 }
 
+/// The realism figures of `dem` ([`Realism`]) and their verdicts against the ranges of real
+/// terrain, as the JSON text `terrasynth analyze --json` prints (without `map`).
+#[pyfunction]
+#[pyo3(signature = (dem, cell_size, height_scale, sea_level, channel_area, depression_tolerance))]
+fn _analyze(
+    py: Python<'_>,
+    dem: PyReadonlyArray2<'_, f32>,
+    cell_size: f64,
+    height_scale: f64,
+    sea_level: Option<f32>,
+    channel_area: f64,
+    depression_tolerance: f64,
+) -> PyResult<String> {
+    let map = heightmap(&dem, cell_size)?;
+    let options = RealismOptions {
+        height_scale_m: height_scale,
+        sea_level: sea(sea_level),
+        channel_area_m2: channel_area,
+        depression_tolerance_m: depression_tolerance,
+    };
+    let figures = py.detach(|| Realism::compute(&map, &options)).map_err(py_err)?;
+    Ok(figures.to_json().to_string())
+}
+
 /// Depression filling (Priority-Flood, optionally with the ε gradient).
 #[pyfunction]
 #[pyo3(signature = (dem, epsilon, sea_level=None))]
@@ -660,6 +685,7 @@ fn _terrasynth(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyWorld>()?;
     m.add_function(wrap_pyfunction!(_presets, m)?)?;
     m.add_function(wrap_pyfunction!(_noise, m)?)?;
+    m.add_function(wrap_pyfunction!(_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(_fill, m)?)?;
     m.add_function(wrap_pyfunction!(_flow_directions, m)?)?;
     m.add_function(wrap_pyfunction!(_flow_accumulation, m)?)?;

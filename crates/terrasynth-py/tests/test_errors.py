@@ -82,7 +82,10 @@ def test_noise_errors(args, match):
         terrasynth.noise(*args)
 
 
-@pytest.mark.parametrize("fn", [terrasynth.fill, terrasynth.flow_directions, terrasynth.flow_accumulation, terrasynth.rivers])
+@pytest.mark.parametrize(
+    "fn",
+    [terrasynth.fill, terrasynth.flow_directions, terrasynth.flow_accumulation, terrasynth.rivers, terrasynth.analyze],
+)
 def test_dem_errors(fn):
     nan = DEM.copy()
     nan[2, 3] = np.nan
@@ -115,6 +118,19 @@ def test_hydro_argument_errors():
         terrasynth.rivers(DEM, float("nan"))
     with pytest.raises(ValueError, match="max-width.*allowed"):
         terrasynth.rivers(DEM, 0.1, max_width=-2)
+
+
+def test_analyze_errors():
+    with pytest.raises(ValueError, match="height-scale.*> 0"):
+        terrasynth.analyze(DEM, height_scale=0.0)
+    with pytest.raises(ValueError, match="channel-area.*≥ 0"):
+        terrasynth.analyze(DEM, channel_area=-1.0)
+    with pytest.raises(ValueError, match="depression-tolerance"):
+        terrasynth.analyze(DEM, depression_tolerance=float("nan"))
+    with pytest.raises(ValueError, match="cell_size.*> 0"):
+        terrasynth.analyze(DEM, cell_size=0.0)
+    with pytest.raises(ValueError, match="sea-level"):
+        terrasynth.analyze(DEM, sea_level=float("nan"))
 
 
 def test_erode_errors():

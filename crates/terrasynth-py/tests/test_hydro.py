@@ -131,3 +131,33 @@ def test_to_xarray_coords_in_metres():
     assert da.dims == ("y", "x") and da.shape == (5, 9)
     assert np.allclose(da.x.values, (np.arange(9) + 0.5) * terrain.cell_size)
     assert np.array_equal(da.values, terrain.height)
+
+
+def test_analyze_a_plane_and_a_cone():
+    """Reference values: a plane rising 1 m per 10 m cell has every slope atan(0.1) and a
+    hypsometric integral of 1/2; a cone drains everything, so it is inside the one-sided
+    drainage ranges, and has no basin large enough for Hack's exponent (None, not judged)."""
+    plane = np.fromfunction(lambda y, x: x, (40, 32), dtype=np.float32)
+    r = terrasynth.analyze(plane, cell_size=10.0)
+    assert r["width"] == 32 and r["height"] == 40 and r["cell_size_m"] == 10.0
+    assert all(abs(s - np.degrees(np.arctan(0.1))) < 1e-4 for s in r["slope_percentiles_deg"])
+    assert abs(r["hypsometric_integral"] - 0.5) < 1e-9
+    # The same plane in units of 2 m: every slope is atan(0.2).
+    r2 = terrasynth.analyze(plane.astype(np.float64), cell_size=10.0, height_scale=2.0)
+    assert abs(r2["slope_percentiles_deg"][2] - np.degrees(np.arctan(0.2))) < 1e-4
+
+    yy, xx = np.mgrid[0:33, 0:33]
+    cone = (100.0 - np.hypot(xx - 16.0, yy - 16.0)).astype(np.float32)
+    c = terrasynth.analyze(cone)
+    verdicts = {v["figure"]: v for v in c["real_ranges"]}
+    assert c["hack_exponent"] is None and verdicts["Hack exponent h"]["inside"] is None
+    assert (c["drained_fraction_tolerant"], c["depression_fraction"]) == (1.0, 0.0)
+    for name in ["drained fraction (tolerant)", "depression fraction", "pits per 10k cells"]:
+        assert verdicts[name]["inside"] is True, name
+    assert verdicts["depression fraction"] == {
+        "figure": "depression fraction",
+        "low": None,
+        "high": 0.076,
+        "value": 0.0,
+        "inside": True,
+    }

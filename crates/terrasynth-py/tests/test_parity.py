@@ -161,3 +161,26 @@ def test_the_cli_reads_json_floats_exactly(cli, tmp_path):
     run_cli(cli, "generate", "--recipe", str(recipe), "--out", str(tmp_path / "out"))
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["size"]["cell_size_m"] == float(text)
+
+
+def test_analyze_equals_the_cli(cli):
+    """Terrain.analyze gives the figures and verdicts of `terrasynth analyze --preset --json`
+    for the same run (the same numbers, to the last digit of the JSON)."""
+    import subprocess
+
+    terrain = terrasynth.Recipe.preset("rivers").generate(size=97, seed=3)
+    ours = terrain.analyze()
+    out = subprocess.run(
+        [cli, "analyze", "--preset", "rivers", "--size", "97", "--seed", "3", "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    theirs = json.loads(out)
+    assert theirs.pop("map") == "preset rivers at 97x97, seed 3"
+    assert ours == theirs
+    assert [v["figure"] for v in ours["real_ranges"]][:3] == [
+        "spectral slope beta",
+        "isotropy H4",
+        "isotropy H8",
+    ]

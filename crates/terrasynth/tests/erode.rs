@@ -1131,14 +1131,15 @@ fn coarse_to_fine_presets_run_on_maps_too_small_for_the_coarse_grid() {
 fn eroded_island_preset_stays_inside_the_real_ranges() {
     for seed in [41u64, 1] {
         let r = preset_realism("eroded-island", seed);
-        for (range, value, inside) in r.against_real_ranges() {
+        for v in r.verdicts() {
             assert_eq!(
-                inside,
+                v.inside,
                 Some(true),
-                "seed {seed}: {} = {value:?}, real {:?}-{:?}",
-                range.figure,
-                range.low,
-                range.high
+                "seed {seed}: {} = {:?}, real {:?}-{:?}",
+                v.figure,
+                v.value,
+                v.low,
+                v.high
             );
         }
     }

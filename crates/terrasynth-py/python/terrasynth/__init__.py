@@ -11,7 +11,8 @@ Quick start::
     terrain.height            # float32 numpy array, shape (257, 257)
 
 Hydrology works on any 2-D numpy DEM: :func:`fill`, :func:`flow_directions`,
-:func:`flow_accumulation`, :func:`rivers`; erosion with :func:`erode`.
+:func:`flow_accumulation`, :func:`rivers`; erosion with :func:`erode`; :func:`analyze` (and
+``Terrain.analyze``) measures how real a DEM looks against the ranges of real terrain.
 
 Arrays in: any real 2-D array. float32 C-contiguous arrays are used as they are; other real
 dtypes (float64, integers) are converted to float32 and non-contiguous arrays are copied
@@ -48,6 +49,7 @@ __all__ = [
     "World",
     "presets",
     "noise",
+    "analyze",
     "fill",
     "flow_directions",
     "flow_accumulation",
@@ -231,6 +233,21 @@ class Terrain:
                 self.export(os.path.join(tmp, "out"))
         assert self._report is not None
         return self._report
+
+    def analyze(
+        self, channel_area: float = 1.0e5, depression_tolerance: float = 1.0
+    ) -> Dict[str, Any]:
+        """The realism figures of this terrain and their verdicts against the ranges of real
+        terrain, as :func:`analyze` gives them, with the terrain's own cell size, height scale
+        and sea level: the figures ``terrasynth analyze --preset`` prints for the same run."""
+        return analyze(
+            self.height,
+            cell_size=self.cell_size,
+            height_scale=self.height_scale,
+            sea_level=self.sea_level,
+            channel_area=channel_area,
+            depression_tolerance=depression_tolerance,
+        )
 
     def export(
         self,
@@ -427,6 +444,38 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise ValueError(f"invalid noise parameter value {v!r}: allowed a bool, number, string or list")
+
+
+def analyze(
+    dem: Any,
+    cell_size: float = 1.0,
+    height_scale: float = 1.0,
+    sea_level: Optional[float] = None,
+    channel_area: float = 1.0e5,
+    depression_tolerance: float = 1.0,
+) -> Dict[str, Any]:
+    """How real ``dem`` looks, measured (docs/ANALYZE.md; the library's
+    ``analyze::realism``, the figures of ``terrasynth analyze --json``): a dict with the
+    spectral slope ``spectral_beta``, slope percentiles, ``hypsometric_integral``, peaks and
+    pits per km², the ``drained_fraction`` (strict and ignoring depressions up to
+    ``depression_tolerance`` metres), ``depression_fraction``, ``mean_fill_depth_m``,
+    ``hack_exponent``, ``drainage_density_per_km`` (channels from ``channel_area`` m²), the grid
+    signatures ``isotropy_h4`` and ``isotropy_h8``, ``pits_per_10k_cells``, and
+    ``real_ranges``: one dict per judged figure with ``figure``, ``low``, ``high``, ``value``
+    and ``inside`` (``None`` where the figure cannot be measured on this map).
+
+    ``cell_size`` is metres per cell, ``height_scale`` metres per height unit; cells strictly
+    below ``sea_level`` (height units; ``None``: no sea) are sea. The GIL is released.
+    """
+    text = _terrasynth._analyze(
+        _dem(dem),
+        float(cell_size),
+        float(height_scale),
+        _sea(sea_level),
+        float(channel_area),
+        float(depression_tolerance),
+    )
+    return json.loads(text)
 
 
 def fill(dem: Any, epsilon: bool = False, sea_level: Optional[float] = None) -> np.ndarray:

@@ -129,6 +129,21 @@ pub const REAL_RANGES: [RealRange; 8] = [
     RealRange { figure: "pits per 10k cells", low: None, high: Some(311.0) },
 ];
 
+/// One figure of a map judged against its range of real terrain ([`REAL_RANGES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The figure, as `terrasynth analyze` names it.
+    pub figure: &'static str,
+    /// Lowest real value, if bounded below.
+    pub low: Option<f64>,
+    /// Highest real value, if bounded above.
+    pub high: Option<f64>,
+    /// This map's value (`None`: not measurable here).
+    pub value: Option<f64>,
+    /// Whether the value is inside (`None`: not measurable).
+    pub inside: Option<bool>,
+}
+
 /// How to read the heightmap's units and where the sea is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RealismOptions {
@@ -334,7 +349,7 @@ impl Realism {
 
     /// Each of [`REAL_RANGES`] with this map's figure and whether it is inside (`None`: not
     /// measurable here, e.g. Hack's exponent without a large enough basin).
-    pub fn against_real_ranges(&self) -> Vec<(RealRange, Option<f64>, Option<bool>)> {
+    pub fn verdicts(&self) -> Vec<Verdict> {
         let values = [
             self.spectral_beta,
             Some(self.isotropy_h4),
@@ -345,7 +360,27 @@ impl Realism {
             Some(self.depression_fraction),
             Some(self.pits_per_10k_cells()),
         ];
-        REAL_RANGES.iter().zip(values).map(|(r, v)| (*r, v, r.contains(v))).collect()
+        REAL_RANGES
+            .iter()
+            .zip(values)
+            .map(|(r, value)| Verdict {
+                figure: r.figure,
+                low: r.low,
+                high: r.high,
+                value,
+                inside: r.contains(value),
+            })
+            .collect()
+    }
+
+    /// Every figure as one JSON object: the fields of [`Realism`], `pits_per_10k_cells`, and
+    /// `real_ranges`, the [`Realism::verdicts`]. What `terrasynth analyze --json` prints (with
+    /// the map's name added) and the Python package's `analyze` returns.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        v["pits_per_10k_cells"] = serde_json::json!(self.pits_per_10k_cells());
+        v["real_ranges"] = serde_json::to_value(self.verdicts()).unwrap_or_default();
+        v
     }
 
     /// The figures as aligned `name  value` lines for a terminal.
@@ -393,11 +428,12 @@ impl Realism {
     /// Which figures are inside the ranges of real terrain ([`REAL_RANGES`]), as two lines.
     fn real_ranges_text(&self) -> String {
         let (mut inside, mut outside) = (Vec::new(), Vec::new());
-        for (r, v, ok) in self.against_real_ranges() {
-            match (v, ok) {
-                (_, Some(true)) => inside.push(r.figure.to_string()),
-                (Some(v), _) => outside.push(format!("{} {v:.4} (real: {})", r.figure, r.bounds())),
-                (None, _) => outside.push(format!("{} n/a (real: {})", r.figure, r.bounds())),
+        for v in self.verdicts() {
+            let bounds = RealRange { figure: v.figure, low: v.low, high: v.high }.bounds();
+            match (v.value, v.inside) {
+                (_, Some(true)) => inside.push(v.figure.to_string()),
+                (Some(x), _) => outside.push(format!("{} {x:.4} (real: {bounds})", v.figure)),
+                (None, _) => outside.push(format!("{} n/a (real: {bounds})", v.figure)),
             }
         }
         let list = |v: Vec<String>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
@@ -802,9 +838,9 @@ mod tests {
         })
         .unwrap();
         let figures = Realism::compute(&map, &opts()).unwrap();
-        let judged = figures.against_real_ranges();
+        let judged = figures.verdicts();
         assert_eq!(judged.len(), REAL_RANGES.len());
-        let verdict = |name: &str| judged.iter().find(|(r, _, _)| r.figure == name).unwrap().2;
+        let verdict = |name: &str| judged.iter().find(|v| v.figure == name).unwrap().inside;
         assert_eq!(verdict("Hack exponent h"), None);
         // It drains everything and has no closed depression or pit: inside the one-sided ranges.
         assert_eq!((figures.drained_fraction_tolerant, figures.depression_fraction), (1.0, 0.0));
