@@ -207,8 +207,9 @@ min-area = 4
 /// coarse droplets' per-step rates, Olsen's erosion) at 97², and [`MAP_RECIPE`]. For each, one
 /// line with the SHA-256 of the heights and of every product `generate` writes its files from:
 /// the hydrology layers (flow, lakes, river polylines and `rivers.geojson`), the biome classes
-/// and splat weights (slopes, moisture), `water.png` and `flow.png` rows, the hillshade and the
-/// shaded colours (the sun's direction), and the mesh's sRGB table.
+/// and splat weights (slopes, moisture), the realism figures of `terrasynth analyze --json`,
+/// `water.png` and `flow.png` rows, the hillshade and the shaded colours (the sun's
+/// direction), and the mesh's sRGB table.
 fn single_maps() -> Vec<String> {
     let mut lines = Vec::new();
     for name in ["rivers", "highlands", "eroded-island", "olsen-eroded", "island"] {
@@ -234,6 +235,7 @@ fn single_maps() -> Vec<String> {
 /// The SHA-256 of one map's heights and output products (see [`single_maps`]).
 fn map_products(recipe: terrasynth::Recipe) -> terrasynth::Result<String> {
     use terrasynth::analyze::biomes::{BiomeOptions, classify};
+    use terrasynth::analyze::realism::{Realism, RealismOptions};
     use terrasynth::hydro::WaterLayers;
     use terrasynth::recipe::{Pipeline, PipelineProgress, registry};
     use terrasynth::render::hillshade::{HillshadeOptions, Hillshader, shade_pixel};
@@ -264,6 +266,10 @@ fn map_products(recipe: terrasynth::Recipe) -> terrasynth::Result<String> {
     let shader = Hillshader::new(&metres, &opts, Some(sea_m))?;
     let colors = palette.colorize(&metres, Some(sea_m));
     let flat = detmath::sin(opts.altitude_deg.to_radians());
+    // `terrasynth analyze --json` of the map (its figures use detmath too).
+    let realism_opts =
+        RealismOptions { height_scale_m: scale, sea_level: terrain.sea_level, ..Default::default() };
+    h.update(Realism::compute(&terrain.height, &realism_opts)?.to_json().to_string().as_bytes());
     let (mut rgba, mut grey, mut hs) = (vec![0u8; 4 * w], vec![0u8; w], vec![0f32; w]);
     for y in 0..hgt {
         water.row(y, &mut rgba);

@@ -33,7 +33,7 @@ pub(crate) fn fft(data: &mut [Complex], inverse: bool) {
         let twiddles: Vec<Complex> = (0..half)
             .map(|k| {
                 let a = sign * 2.0 * PI * k as f64 / len as f64;
-                (a.cos(), a.sin())
+                (terrasynth_noise::detmath::cos(a), terrasynth_noise::detmath::sin(a))
             })
             .collect();
         for start in (0..n).step_by(len) {

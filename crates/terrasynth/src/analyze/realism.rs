@@ -66,9 +66,15 @@
 //! 135° (`H₈`) directions, as D8 routing combs them, has large values (an axis-aligned ridge
 //! field has 1); isotropic terrain has values near 0 (a rotationally symmetric cone ≈ 0).
 //! The trigonometric moments of circular statistics (Mardia & Jupp 2000, "Directional
-//! Statistics", §3.4), taken at the grid's symmetry orders.
+//! Statistics", §3.4), taken at the grid's symmetry orders. `e^{imθ}` is computed as the m-th
+//! power of the unit gradient `(∂z/∂x + i·∂z/∂y)/s`, without trigonometric calls.
+//!
+//! Every elementary function here is `detmath`'s (slopes' `atan`, logarithms, the window and
+//! FFT's cosines), so `terrasynth analyze` gives the same figures on every platform.
 
 use serde::{Deserialize, Serialize};
+
+use terrasynth_noise::detmath;
 
 use super::fft::{Complex, fft2};
 use crate::hydro::{D8Router, DepressionFiller};
@@ -500,7 +506,7 @@ pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
     }
     let (m, bx, by) = (m / (n * n) as f64, sxz / sxx, syz / sxx);
     let hann: Vec<f64> = (0..n)
-        .map(|i| 0.5 * (1.0 - (2.0 * std::f64::consts::PI * i as f64 / (n - 1) as f64).cos()))
+        .map(|i| 0.5 * (1.0 - detmath::cos(2.0 * std::f64::consts::PI * i as f64 / (n - 1) as f64)))
         .collect();
     let mut data: Vec<Complex> = v
         .iter_mut()
@@ -515,9 +521,10 @@ pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
     let freq = |k: usize| if k <= n / 2 { k as f64 } else { k as f64 - n as f64 } / n as f64;
     let (f_lo, f_hi) = (8.0 / n as f64, 0.25);
     let points = data.iter().enumerate().filter_map(|(i, &(re, im))| {
-        let f = freq(i % n).hypot(freq(i / n));
+        let (fx, fy) = (freq(i % n), freq(i / n));
+        let f = (fx * fx + fy * fy).sqrt();
         let p = re * re + im * im;
-        (f >= f_lo && f <= f_hi && p > 0.0).then(|| (f.log10(), p))
+        (f >= f_lo && f <= f_hi && p > 0.0).then(|| (log10(f), p))
     });
     // Mean power per bin of 1/16 decade, then its logarithm.
     let mut bins: std::collections::BTreeMap<i64, (f64, f64, f64)> = Default::default();
@@ -526,11 +533,16 @@ pub(crate) fn spectral_slope(map: &Heightmap) -> Option<(f64, f64)> {
         *b = (b.0 + lf, b.1 + p, b.2 + 1.0);
     }
     let pts: Vec<(f64, f64)> =
-        bins.values().filter(|b| b.1 > 0.0).map(|&(sf, sp, k)| (sf / k, (sp / k).log10())).collect();
+        bins.values().filter(|b| b.1 > 0.0).map(|&(sf, sp, k)| (sf / k, log10(sp / k))).collect();
     if pts.len() < 3 {
         return None;
     }
     fit_line(&pts).map(|(b, r2)| (-b, r2))
+}
+
+/// `log₁₀ x` from [`detmath::ln`]: the same figures on every platform.
+fn log10(x: f64) -> f64 {
+    detmath::ln(x) / std::f64::consts::LN_10
 }
 
 struct GradientFigures {
@@ -559,14 +571,19 @@ fn horn_gradients(map: &Heightmap, land: &[bool], scale: f64) -> GradientFigures
                 ((at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1))) * k;
             let gy =
                 ((at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1))) * k;
-            let s = gx.hypot(gy);
-            slopes.push(s.atan().to_degrees());
+            let s = (gx * gx + gy * gy).sqrt();
+            slopes.push(detmath::atan(s).to_degrees());
             if s > 0.0 {
-                let t = gy.atan2(gx);
-                c4 += s * (4.0 * t).cos();
-                s4 += s * (4.0 * t).sin();
-                c8 += s * (8.0 * t).cos();
-                s8 += s * (8.0 * t).sin();
+                // `e^{4iθ}` and `e^{8iθ}` as powers of the unit gradient `(gx + i·gy)/s`: no
+                // trigonometric call (the same figures on every platform, and faster).
+                let (ux, uy) = (gx / s, gy / s);
+                let (u2x, u2y) = (ux * ux - uy * uy, 2.0 * ux * uy);
+                let (u4x, u4y) = (u2x * u2x - u2y * u2y, 2.0 * u2x * u2y);
+                let (u8x, u8y) = (u4x * u4x - u4y * u4y, 2.0 * u4x * u4y);
+                c4 += s * u4x;
+                s4 += s * u4y;
+                c8 += s * u8x;
+                s8 += s * u8y;
                 total += s;
             }
         }
@@ -757,7 +774,7 @@ pub(crate) fn network_figures(
         }
         let mut c = root;
         while area[c] >= channel_cells {
-            points.push(((area[c] * cell_m2).log10(), length[c].log10()));
+            points.push((log10(area[c] * cell_m2), log10(length[c])));
             let ds = &donors[start[c] as usize..start[c + 1] as usize];
             // The donor of largest area; ties to the lowest index (deterministic).
             match ds.iter().map(|&d| d as usize).max_by(|&a, &b| area[a].total_cmp(&area[b]).then(b.cmp(&a)))
