@@ -42,6 +42,14 @@ eroded = terrasynth.erode(height, "thermal", iterations=30, cell_size=terrain.ce
 print("thermal erosion moved", f"{np.abs(eroded - height).sum():.1f}", "height units")
 
 # %% [markdown]
+# ## How real does it look? The realism figures of `terrasynth analyze` (docs/ANALYZE.md)
+
+# %%
+report = terrain.analyze()  # cell size, height scale and sea level from the terrain
+print(f"spectral slope {report['spectral_beta']:.2f}, Hack exponent {report['hack_exponent']}")
+print("outside the ranges of real DEMs:", [v["figure"] for v in report["real_ranges"] if v["inside"] is False])
+
+# %% [markdown]
 # ## A picture: heights in metres with the rivers, and the drainage network
 
 # %%
