@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use terrasynth::analyze::realism::{Realism, RealismOptions};
 use terrasynth::erode::{ThermalEroder, ThermalParams};
 use terrasynth::io::{ReadOptions, decode_heightmap};
 use terrasynth::recipe::{Pipeline, Recipe, registry};
@@ -33,6 +34,9 @@ fn input_sizes_beyond_the_available_memory_are_refused_before_allocating() {
     let map = Heightmap::new(4097, 4097, 1.0).unwrap();
     let err = ThermalEroder::new(&map, ThermalParams::default()).unwrap_err().to_string();
     assert!(err.contains("thermal erosion's buffers would take 384.2 MiB"), "{err}");
+    // The realism figures of the same map (48 bytes per cell: 768 MiB).
+    let err = Realism::compute(&map, &RealismOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("the realism analysis would take 768.4 MiB but only 100.0 MiB"), "{err}");
     drop(map);
 
     // Within the limit everything works as before.
