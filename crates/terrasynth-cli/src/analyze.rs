@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 use terrasynth::Heightmap;
-use terrasynth::analyze::realism::{
-    DEFAULT_CHANNEL_AREA_M2, DEFAULT_DEPRESSION_TOLERANCE_M, Realism, RealismOptions,
-};
+use terrasynth::analyze::realism::{DEFAULT_DEPRESSION_TOLERANCE_M, Realism, RealismOptions};
 use terrasynth::io::{FileFormat, ReadOptions, read_heightmap};
 use terrasynth::recipe::{Pipeline, PipelineProgress, preset, registry};
 
@@ -46,8 +44,9 @@ pub struct AnalyzeArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub sea_level: Option<f32>,
     /// Drainage area in m² from which a cell counts as a channel (drainage density, Hack).
-    #[arg(long, default_value_t = DEFAULT_CHANNEL_AREA_M2, allow_hyphen_values = true)]
-    pub channel_area: f64,
+    /// Default: 100000 (0.1 km²), or 100 cells where that is less (cells under 31.6 m).
+    #[arg(long, allow_hyphen_values = true)]
+    pub channel_area: Option<f64>,
     /// Depressions at most this deep (m) are ignored by the tolerant drained fraction.
     #[arg(long, default_value_t = DEFAULT_DEPRESSION_TOLERANCE_M, allow_hyphen_values = true)]
     pub depression_tolerance: f64,
@@ -161,8 +160,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     {
         bail!("invalid --sea-level {s}: allowed a finite number (height units of the map)");
     }
-    if !(args.channel_area.is_finite() && (0.0..=1.0e12).contains(&args.channel_area)) {
-        bail!("invalid --channel-area {}: allowed a number in [0, 1e12] (m²)", args.channel_area);
+    if let Some(a) = args.channel_area
+        && !(a.is_finite() && (0.0..=1.0e12).contains(&a))
+    {
+        bail!("invalid --channel-area {a}: allowed a number in [0, 1e12] (m²)");
     }
     let mut loaded = load(args)?;
     if let Some(c) = cell {

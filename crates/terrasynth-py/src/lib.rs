@@ -479,7 +479,7 @@ fn _analyze(
     cell_size: f64,
     height_scale: f64,
     sea_level: Option<f32>,
-    channel_area: f64,
+    channel_area: Option<f64>,
     depression_tolerance: f64,
 ) -> PyResult<String> {
     let map = heightmap(&dem, cell_size)?;

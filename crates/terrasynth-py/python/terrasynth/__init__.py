@@ -235,7 +235,7 @@ class Terrain:
         return self._report
 
     def analyze(
-        self, channel_area: float = 1.0e5, depression_tolerance: float = 1.0
+        self, channel_area: Optional[float] = None, depression_tolerance: float = 1.0
     ) -> Dict[str, Any]:
         """The realism figures of this terrain and their verdicts against the ranges of real
         terrain, as :func:`analyze` gives them, with the terrain's own cell size, height scale
@@ -451,7 +451,7 @@ def analyze(
     cell_size: float = 1.0,
     height_scale: float = 1.0,
     sea_level: Optional[float] = None,
-    channel_area: float = 1.0e5,
+    channel_area: Optional[float] = None,
     depression_tolerance: float = 1.0,
 ) -> Dict[str, Any]:
     """How real ``dem`` looks, measured (docs/ANALYZE.md; the library's
@@ -459,7 +459,8 @@ def analyze(
     spectral slope ``spectral_beta``, slope percentiles, ``hypsometric_integral``, peaks and
     pits per km², the ``drained_fraction`` (strict and ignoring depressions up to
     ``depression_tolerance`` metres), ``depression_fraction``, ``mean_fill_depth_m``,
-    ``hack_exponent``, ``drainage_density_per_km`` (channels from ``channel_area`` m²), the grid
+    ``hack_exponent``, ``drainage_density_per_km`` (channels from ``channel_area`` m²; by
+    default 10⁵ m², or 100 cells where that is less), the grid
     signatures ``isotropy_h4`` and ``isotropy_h8``, ``pits_per_10k_cells``, and
     ``real_ranges``: one dict per judged figure with ``figure``, ``low``, ``high``, ``value``
     and ``inside`` (``None`` where the figure cannot be measured on this map).
@@ -472,7 +473,7 @@ def analyze(
         float(cell_size),
         float(height_scale),
         _sea(sea_level),
-        float(channel_area),
+        None if channel_area is None else float(channel_area),
         float(depression_tolerance),
     )
     return json.loads(text)

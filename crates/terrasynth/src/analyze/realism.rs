@@ -80,8 +80,33 @@ use super::fft::{Complex, fft2};
 use crate::hydro::{D8Router, DepressionFiller};
 use crate::{Error, Heightmap, Result};
 
-/// Default channel area: 0.1 km² (10⁵ m²).
+/// Default channel area: 0.1 km² (10⁵ m²), or [`DEFAULT_CHANNEL_CELLS`] cells where those
+/// are less (cells under 31.6 m): see [`default_channel_area_m2`].
 pub const DEFAULT_CHANNEL_AREA_M2: f64 = 1.0e5;
+
+/// The default channel area in cells on fine grids (see [`default_channel_area_m2`]).
+pub const DEFAULT_CHANNEL_CELLS: f64 = 100.0;
+
+/// The channel area used when none is given: `min(10⁵ m², 100 cells)`.
+///
+/// 0.1 km² is the threshold the real DEMs were measured with (cells of 92 m to 2.4 km: 1 to 12
+/// cells). On a map of 10 m cells it is 1000 cells, and Hack's fit, which takes the main stems
+/// of basins of at least 10 channel areas, finds only a handful of them on a 5 km map: the
+/// exponent of the same generator then swung between 0.42 and 0.76 from seed to seed at 513²
+/// (session 31, docs/ANALYZE.md). 100 cells keeps the fit on many basins there and leaves
+/// every map of cells ≥ 31.6 m, the DEMs included, as before. (Where channels really begin
+/// depends on slope and climate: Montgomery & Dietrich 1988, "Where do channels begin?",
+/// Nature 336:232–234.)
+///
+/// ```
+/// use terrasynth::analyze::realism::default_channel_area_m2;
+/// assert_eq!(default_channel_area_m2(10.0), 1.0e4);   // 100 cells of 100 m²
+/// assert_eq!(default_channel_area_m2(40.0), 1.0e5);   // 0.1 km² = 62.5 cells
+/// assert_eq!(default_channel_area_m2(92.6), 1.0e5);
+/// ```
+pub fn default_channel_area_m2(cell_size_m: f64) -> f64 {
+    DEFAULT_CHANNEL_AREA_M2.min(DEFAULT_CHANNEL_CELLS * cell_size_m * cell_size_m)
+}
 
 /// Default depth below which a depression is ignored by the tolerant drained fraction: 1 m,
 /// the height quantum of most public DEMs.
@@ -158,8 +183,9 @@ pub struct RealismOptions {
     /// Cells strictly below this height (map units) are sea: outlets, not land.
     /// `f32::NEG_INFINITY` for no sea.
     pub sea_level: f32,
-    /// Drainage area (m²) from which a cell is a channel, ≥ 0.
-    pub channel_area_m2: f64,
+    /// Drainage area (m²) from which a cell is a channel, ≥ 0; `None` (the default):
+    /// [`default_channel_area_m2`] of the map's cell size.
+    pub channel_area_m2: Option<f64>,
     /// Depressions at most this deep (m) do not count in
     /// [`Realism::drained_fraction_tolerant`], ≥ 0 (default 1 m).
     pub depression_tolerance_m: f64,
@@ -170,7 +196,7 @@ impl Default for RealismOptions {
         Self {
             height_scale_m: 1.0,
             sea_level: f32::NEG_INFINITY,
-            channel_area_m2: DEFAULT_CHANNEL_AREA_M2,
+            channel_area_m2: None,
             depression_tolerance_m: DEFAULT_DEPRESSION_TOLERANCE_M,
         }
     }
@@ -219,7 +245,7 @@ pub struct Realism {
     pub hack_exponent: Option<f64>,
     /// Channel length per land area, km/km².
     pub drainage_density_per_km: f64,
-    /// Channel area threshold used, m².
+    /// Channel area threshold used, m² (the given one, or [`default_channel_area_m2`]).
     pub channel_area_m2: f64,
     /// 4-fold harmonic of the slope-weighted aspect distribution, in [0, 1].
     pub isotropy_h4: f64,
@@ -239,8 +265,10 @@ fn check_options(o: &RealismOptions) -> Result<()> {
     if o.sea_level.is_nan() {
         return Err(Error::param("sea-level", o.sea_level, "a number (or -inf for no sea)"));
     }
-    if !(o.channel_area_m2.is_finite() && o.channel_area_m2 >= 0.0) {
-        return Err(Error::param("channel-area", o.channel_area_m2, "a finite number ≥ 0 (m²)"));
+    if let Some(a) = o.channel_area_m2
+        && !(a.is_finite() && a >= 0.0)
+    {
+        return Err(Error::param("channel-area", a, "a finite number ≥ 0 (m²)"));
     }
     if !(o.depression_tolerance_m.is_finite() && o.depression_tolerance_m >= 0.0) {
         return Err(Error::param(
@@ -348,7 +376,7 @@ impl Realism {
             mean_fill_depth_m: drainage.mean_fill_depth_m,
             hack_exponent: drainage.hack_exponent,
             drainage_density_per_km: drainage.density_per_km,
-            channel_area_m2: options.channel_area_m2,
+            channel_area_m2: options.channel_area_m2.unwrap_or_else(|| default_channel_area_m2(dx)),
             isotropy_h4: grad.h4,
             isotropy_h8: grad.h8,
         })
@@ -664,7 +692,7 @@ fn drainage(map: &Heightmap, land: &[bool], o: &RealismOptions) -> Result<Draina
         map.width(),
         map.cell_size(),
         land,
-        o.channel_area_m2,
+        o.channel_area_m2.unwrap_or_else(|| default_channel_area_m2(map.cell_size())),
     );
     // Depressions deeper than the tolerance: 8-connected groups of filled cells whose deepest
     // cell is deeper than it (flood fill over the group).
@@ -981,12 +1009,37 @@ mod tests {
         assert!(f.isotropy_h4 < 0.08 && f.isotropy_h8 < 0.08, "fbm {} {}", f.isotropy_h4, f.isotropy_h8);
     }
 
+    /// Without a channel area the default rule applies (`min(10⁵ m², 100 cells)`: 100 cells of
+    /// 10 m, 0.1 km² at 40 m), and it is the one reported; a given one is kept as given.
+    #[test]
+    fn channel_area_defaults_to_the_smaller_of_a_tenth_km2_and_100_cells() {
+        let cone = |cell: f64| {
+            Heightmap::from_fn(40, 40, cell, |x, y| 50.0 - (x as f32 - 20.0).hypot(y as f32 - 20.0)).unwrap()
+        };
+        let used = |cell: f64, given: Option<f64>| {
+            Realism::compute(&cone(cell), &RealismOptions { channel_area_m2: given, ..opts() })
+                .unwrap()
+                .channel_area_m2
+        };
+        assert_eq!(used(10.0, None), 1.0e4);
+        assert_eq!(used(40.0, None), 1.0e5);
+        assert_eq!(used(92.6, None), 1.0e5);
+        assert_eq!(used(10.0, Some(2.5e5)), 2.5e5);
+        // A plane of 10 m cells tilted down its 300 rows: each column is a channel from its
+        // 100th cell with the default (200 channel cells per column), none with 0.1 km².
+        let plane = Heightmap::from_fn(20, 300, 10.0, |_, y| (300 - y) as f32).unwrap();
+        let fine = Realism::compute(&plane, &opts()).unwrap();
+        let given = RealismOptions { channel_area_m2: Some(1.0e5), ..opts() };
+        assert_eq!(Realism::compute(&plane, &given).unwrap().drainage_density_per_km, 0.0);
+        assert!(fine.drainage_density_per_km > 0.0);
+    }
+
     #[test]
     fn hack_exponent_of_a_plane_is_one_and_of_a_herringbone_is_a_half() {
         // A plane tilted towards y = H − 1: each column is a basin whose main stem is the column:
         // L = A/Δ exactly → h = 1.
         let plane = Heightmap::from_fn(20, 200, 1.0, |_, y| (200 - y) as f32).unwrap();
-        let r = Realism::compute(&plane, &RealismOptions { channel_area_m2: 1.0, ..opts() }).unwrap();
+        let r = Realism::compute(&plane, &RealismOptions { channel_area_m2: Some(1.0), ..opts() }).unwrap();
         assert!((r.hack_exponent.unwrap() - 1.0).abs() < 1e-9, "{:?}", r.hack_exponent);
         // Herringbone: a stem down column 0 (rows 0..n), row j's tributary x = j..1 flows west
         // into it. At stem row y: A = (y+1)(y+2)/2 cells, L = y + 1 cells → h → 1/2.
@@ -1062,7 +1115,7 @@ mod tests {
         let e = |o: RealismOptions| Realism::compute(&map, &o).unwrap_err().to_string();
         assert!(e(RealismOptions { height_scale_m: 0.0, ..opts() }).contains("height-scale"));
         assert!(e(RealismOptions { sea_level: f32::NAN, ..opts() }).contains("sea-level"));
-        assert!(e(RealismOptions { channel_area_m2: -1.0, ..opts() }).contains("channel-area"));
+        assert!(e(RealismOptions { channel_area_m2: Some(-1.0), ..opts() }).contains("channel-area"));
         assert!(
             e(RealismOptions { depression_tolerance_m: f64::NAN, ..opts() }).contains("depression-tolerance")
         );
