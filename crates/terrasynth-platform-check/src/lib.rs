@@ -3,8 +3,9 @@
 //! deterministic math functions of [`terrasynth_noise::detmath`] over fixed sweeps, a world
 //! window of a small world recipe ([`terrasynth::recipe::World`]), and single maps of the
 //! presets that call elementary functions with the products their files are written from
-//! (heights, hydrology, biomes, images), each reduced to the SHA-256 of its little-endian bytes. The same report must come out of x86-64 (every SIMD level,
-//! `TERRASYNTH_SIMD`), aarch64 and wasm32.
+//! (heights, hydrology, biomes, images), each reduced to the SHA-256 of its little-endian bytes.
+//! The same report must come out of x86-64 (every SIMD level, `TERRASYNTH_SIMD`), aarch64 and
+//! wasm32.
 //!
 //! On wasm32 the crate is a `cdylib` exporting `check_run() -> len` and `check_ptr() -> ptr`
 //! (the report as UTF-8 in the module's memory), for the script's Node loader; elsewhere the

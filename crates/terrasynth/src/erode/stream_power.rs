@@ -159,8 +159,8 @@ pub struct StreamPowerEroder {
     /// when uniform).
     uplift_factor: Vec<f64>,
     k_factor: Vec<f64>,
-    /// `c^m` for whole catchments of `c` < [`POWER_TABLE`] cells, computed by the first step
-    /// (`m` is fixed for the eroder's life).
+    /// `K·dt·A^m` for whole catchments of `c` < [`POWER_TABLE`] cells (`A = c·dx²`), computed
+    /// by the first step (the parameters are fixed for the eroder's life).
     power_table: Vec<f64>,
 }
 
@@ -292,9 +292,9 @@ impl StreamPowerEroder {
         let cell = dx * dx;
         let scale = k * dt * pow(cell, m);
         if self.power_table.is_empty() {
-            self.power_table = (0..POWER_TABLE).map(|c| pow(c as f64, m)).collect();
+            self.power_table = (0..POWER_TABLE).map(|c| pow(c as f64, m) * scale).collect();
         }
-        let table: Vec<f64> = self.power_table.iter().map(|&p| p * scale).collect();
+        let table = &self.power_table;
         let factor = self.scratch.as_mut_slice();
         let per_cell = 1.0 / cell;
         // `K·dt·A^m` and `L^n` of cell i with drainage area a.
