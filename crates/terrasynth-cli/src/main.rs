@@ -102,6 +102,8 @@ fn fail(line: &str) -> ! {
 }
 
 fn main() {
+    // One job per process: freed grids are kept for the next step's (fewer page faults).
+    terrasynth::memory::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => err.exit(), // --help, --version
