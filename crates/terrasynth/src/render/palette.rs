@@ -201,14 +201,112 @@ impl Palette {
     /// height range instead of the map's own).
     pub fn colorize_mapped(&self, map: &Heightmap, fm: FractionMap) -> Vec<u8> {
         let mut out = vec![0u8; map.len() * 3];
+        let segments = Segments::new(self);
         out.par_chunks_mut(map.width() * 3).zip(map.as_slice().par_chunks(map.width())).for_each(
-            |(dst, row)| {
-                for (px, &h) in dst.chunks_exact_mut(3).zip(row) {
-                    px.copy_from_slice(&self.color_at(fm.fraction(h)));
+            |(dst, row)| match &segments {
+                Some(segments) => segments.colorize_row(&fm, row, dst),
+                None => {
+                    for (px, &h) in dst.chunks_exact_mut(3).zip(row) {
+                        px.copy_from_slice(&self.color_at(fm.fraction(h)));
+                    }
                 }
             },
         );
         out
+    }
+}
+
+/// Pixels per block of [`Segments::colorize_row`] (its buffers live on the stack).
+const ROW_BLOCK: usize = 256;
+
+/// A palette laid out for colouring whole rows: the same arithmetic as
+/// [`Palette::color_at`], bit for bit, in passes over a block of pixels that the compiler can
+/// put on SIMD lanes (the height fractions, then the stop counts, then the colours), instead of
+/// one pixel through every step at a time (21 ns a pixel; 1025² `rivers` on one thread: 24 ms of
+/// its outputs).
+///
+/// Segment `k` is what `color_at` does for a fraction with `k` stops at or below it: `k = 0`
+/// and `k = stops` (and every `k` of a palette in hard classes) is one stop's colour, written
+/// as `a + 0·f` with `f = 0`, which rounds back to `a` exactly; the others interpolate from
+/// `a` (the lower stop's colour) by `d = b − a` (exact in `f32`) with `f = (t − at)/span`, or
+/// `f = 0` if the two stops share their `at`, as `color_at` does.
+struct Segments {
+    /// The stops' fractions, for the counts.
+    at: Vec<f32>,
+    /// Per segment: the lower stop's fraction, the span to the upper one (0: no gradient), the
+    /// lower colour and the difference to the upper one, as `f32`.
+    lower: Vec<f32>,
+    span: Vec<f32>,
+    a: Vec<[f32; 3]>,
+    d: Vec<[f32; 3]>,
+}
+
+impl Segments {
+    /// `None` for a palette without stops (`color_at` gives black) or with more stops than a
+    /// count of a block can hold.
+    fn new(p: &Palette) -> Option<Self> {
+        let n = p.stops.len();
+        if n == 0 || n > u16::MAX as usize {
+            return None;
+        }
+        let colour = |c: [u8; 3]| c.map(f32::from);
+        let mut seg = Self {
+            at: p.stops.iter().map(|st| st.at).collect(),
+            lower: vec![],
+            span: vec![],
+            a: vec![],
+            d: vec![],
+        };
+        for k in 0..=n {
+            let (lower, upper) = (p.stops[k.saturating_sub(1)], p.stops.get(k));
+            match upper {
+                Some(upper) if k > 0 && p.smooth => {
+                    let (a, b) = (colour(lower.color), colour(upper.color));
+                    seg.lower.push(lower.at);
+                    seg.span.push(upper.at - lower.at);
+                    seg.a.push(a);
+                    seg.d.push([b[0] - a[0], b[1] - a[1], b[2] - a[2]]);
+                }
+                _ => {
+                    // One colour: the first stop's below it, the lower stop's otherwise.
+                    seg.lower.push(0.0);
+                    seg.span.push(0.0);
+                    seg.a.push(colour(lower.color));
+                    seg.d.push([0.0; 3]);
+                }
+            }
+        }
+        Some(seg)
+    }
+
+    /// The colours of the heights `row` into `dst` (3 bytes a pixel).
+    fn colorize_row(&self, fm: &FractionMap, row: &[f32], dst: &mut [u8]) {
+        let mut t = [0.0f32; ROW_BLOCK];
+        let mut count = [0u16; ROW_BLOCK];
+        for (heights, out) in row.chunks(ROW_BLOCK).zip(dst.chunks_mut(3 * ROW_BLOCK)) {
+            let n = heights.len();
+            let (t, count) = (&mut t[..n], &mut count[..n]);
+            fm.fractions(heights, t);
+            for t in t.iter_mut() {
+                // `color_at`'s own clamp after the fraction, as it does.
+                *t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+            }
+            count.fill(0);
+            for &at in &self.at {
+                for (c, &t) in count.iter_mut().zip(t.iter()) {
+                    *c += u16::from(at <= t);
+                }
+            }
+            for ((px, &t), &k) in out.chunks_exact_mut(3).zip(t.iter()).zip(count.iter()) {
+                let k = k as usize;
+                let span = self.span[k];
+                let f = if span > 0.0 { (t - self.lower[k]) / span } else { 0.0 };
+                let (a, d) = (self.a[k], self.d[k]);
+                px[0] = round_byte(a[0] + d[0] * f);
+                px[1] = round_byte(a[1] + d[1] * f);
+                px[2] = round_byte(a[2] + d[2] * f);
+            }
+        }
     }
 }
 
@@ -240,6 +338,34 @@ impl FractionMap {
             None => (lo, hi),
         };
         Self { lo, hi, sea, sea_at: sea_at.clamp(0.0, 1.0) }
+    }
+
+    /// [`FractionMap::fraction`] of every height of `heights` into `out`, the same bits, with
+    /// the map's cases decided once (so the loops run on SIMD lanes).
+    fn fractions(&self, heights: &[f32], out: &mut [f32]) {
+        let ratio = |num: f32, den: f32| (num / den).clamp(0.0, 1.0);
+        let (lo, hi, sea_at) = (self.lo, self.hi, self.sea_at);
+        let pairs = out.iter_mut().zip(heights);
+        match self.sea {
+            None if hi > lo => {
+                pairs.for_each(|(t, &h)| *t = if h.is_nan() { 0.0 } else { ratio(h - lo, hi - lo) })
+            }
+            None => pairs.for_each(|(t, &h)| *t = if h.is_nan() { 0.0 } else { 0.5 }),
+            Some(s) => {
+                let (wet, dry) = (s > lo, hi > s);
+                pairs.for_each(|(t, &h)| {
+                    let below = if wet { sea_at * ratio(h - lo, s - lo) } else { 0.0 };
+                    let above = if dry { sea_at + (1.0 - sea_at) * ratio(h - s, hi - s) } else { sea_at };
+                    *t = if h.is_nan() {
+                        0.0
+                    } else if h < s {
+                        below
+                    } else {
+                        above
+                    };
+                });
+            }
+        }
     }
 
     /// Height → fraction in [0, 1] (NaN → 0).
@@ -320,6 +446,51 @@ mod tests {
     }
 
     use super::*;
+
+    /// Whole rows coloured by [`Segments`] equal `color_at(fraction(h))` pixel by pixel, on
+    /// every named palette and on palettes with repeated stops and a single stop, with and
+    /// without a sea level, on heights below, at and above every stop and the sea, NaN and ±∞
+    /// included, in rows longer and shorter than a block.
+    #[test]
+    fn colorized_rows_equal_the_pixel_by_pixel_colours() {
+        let mut palettes: Vec<Palette> = Palette::NAMES.iter().map(|n| Palette::named(n).unwrap()).collect();
+        let repeated =
+            vec![s(0.0, [10, 20, 30]), s(0.4, [200, 100, 0]), s(0.4, [0, 255, 9]), s(1.0, [7, 7, 7])];
+        palettes.push(Palette { stops: repeated.clone(), smooth: true, sea_at: 0.3 });
+        palettes.push(Palette { stops: repeated, smooth: false, sea_at: 0.3 });
+        palettes.push(Palette { stops: vec![s(0.5, [1, 2, 3])], smooth: true, sea_at: 0.2 });
+        let mut z = 0x9E37_79B9_7F4A_7C15u64;
+        let (w, h) = (700, 9);
+        let mut heights: Vec<f32> = (0..w * h)
+            .map(|_| {
+                z = z.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                (z >> 40) as f32 / (1u64 << 24) as f32 * 140.0 - 20.0
+            })
+            .collect();
+        heights[3] = f32::NAN;
+        heights[5] = f32::INFINITY;
+        heights[7] = f32::NEG_INFINITY;
+        for (k, v) in
+            [-10.0f32, 0.0, 100.0, 40.0, 40.0f32.next_up(), 40.0f32.next_down()].into_iter().enumerate()
+        {
+            heights[11 + k] = v;
+        }
+        let map = Heightmap::from_vec(w, h, 1.0, heights).unwrap();
+        for p in &palettes {
+            // Heights -10..100 (finite values), stops at every tenth of them, sea at 40.
+            for fm in [
+                p.fraction_map(-10.0, 100.0, Some(40.0)),
+                p.fraction_map(-10.0, 100.0, None),
+                p.fraction_map(-10.0, 100.0, Some(-30.0)),
+                p.fraction_map(5.0, 5.0, None),
+            ] {
+                let rows = p.colorize_mapped(&map, fm);
+                for (i, &v) in map.as_slice().iter().enumerate() {
+                    assert_eq!(rows[3 * i..3 * i + 3], p.color_at(fm.fraction(v)), "{p:?} {fm:?} at {v}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn smooth_interpolates_and_hard_edges_jump() {
