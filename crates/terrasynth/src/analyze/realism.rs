@@ -633,7 +633,10 @@ fn horn_gradients(map: &Heightmap, land: &[bool], scale: f64) -> GradientFigures
         let rank = ((p * slopes.len() as f64).ceil() as usize).clamp(1, slopes.len());
         slopes[rank - 1]
     };
-    let harmonic = |c: f64, s: f64| if total > 0.0 { c.hypot(s) / total } else { 0.0 };
+    // `√(c² + s²)` by IEEE operations, not `f64::hypot`: the platform's libm hypot is not
+    // correctly rounded everywhere (wasm32's gave H4 one ulp off x86-64's on `highlands` at
+    // 97², session 32), while `sqrt` is. The sums are at most `total`, far from overflow.
+    let harmonic = |c: f64, s: f64| if total > 0.0 { (c * c + s * s).sqrt() / total } else { 0.0 };
     GradientFigures {
         percentiles: [pct(0.10), pct(0.25), pct(0.50), pct(0.75), pct(0.90)],
         mean_deg,
