@@ -39,6 +39,15 @@ pub(crate) fn fft(data: &mut [Complex], inverse: bool) {
 fn fft_with(data: &mut [Complex], table: &[Complex]) {
     let n = data.len();
     debug_assert!(n.is_power_of_two() && table.len() == n / 2);
+    radix2(data, |k, len| table[k * (n / len)]);
+}
+
+/// The transform's steps whatever the twiddles' source: the bit-reversal permutation, then
+/// the passes of butterflies, pass `len` taking `twiddle(k, len)` = `e^{∓2πik/len}` for its
+/// `k < len/2` (from the table in [`fft_with`], computed per pass in the tests' oracle).
+#[inline(always)]
+fn radix2(data: &mut [Complex], twiddle: impl Fn(usize, usize) -> Complex) {
+    let n = data.len();
     if n < 2 {
         return;
     }
@@ -53,10 +62,9 @@ fn fft_with(data: &mut [Complex], table: &[Complex]) {
     let mut len = 2;
     while len <= n {
         let half = len / 2;
-        let stride = n / len;
         for start in (0..n).step_by(len) {
             for k in 0..half {
-                let (wr, wi) = table[k * stride];
+                let (wr, wi) = twiddle(k, len);
                 let (ar, ai) = data[start + k];
                 let (br, bi) = data[start + k + half];
                 let (tr, ti) = (br * wr - bi * wi, br * wi + bi * wr);
@@ -122,31 +130,11 @@ mod tests {
 
     /// The transform with twiddles computed per pass (`e^{∓2πik/len}`), as before the table.
     fn per_pass_fft(data: &mut [Complex], inverse: bool) {
-        let n = data.len();
-        let bits = n.trailing_zeros();
-        for i in 0..n {
-            let j = i.reverse_bits() >> (usize::BITS - bits);
-            if j > i {
-                data.swap(i, j);
-            }
-        }
         let sign = if inverse { 1.0 } else { -1.0 };
-        let mut len = 2;
-        while len <= n {
-            let half = len / 2;
-            for start in (0..n).step_by(len) {
-                for k in 0..half {
-                    let a = sign * 2.0 * PI * k as f64 / len as f64;
-                    let (wr, wi) = (detmath::cos(a), detmath::sin(a));
-                    let (ar, ai) = data[start + k];
-                    let (br, bi) = data[start + k + half];
-                    let (tr, ti) = (br * wr - bi * wi, br * wi + bi * wr);
-                    data[start + k] = (ar + tr, ai + ti);
-                    data[start + k + half] = (ar - tr, ai - ti);
-                }
-            }
-            len *= 2;
-        }
+        radix2(data, |k, len| {
+            let a = sign * 2.0 * PI * k as f64 / len as f64;
+            (detmath::cos(a), detmath::sin(a))
+        });
     }
 
     /// The shared twiddle table gives the per-pass twiddles' bits, and the parallel 2-D
