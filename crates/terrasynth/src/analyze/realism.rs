@@ -191,6 +191,14 @@ pub struct RealismOptions {
     pub depression_tolerance_m: f64,
 }
 
+impl RealismOptions {
+    /// The channel area used on cells of `cell_size_m`: the given one, or
+    /// [`default_channel_area_m2`].
+    pub fn channel_area_for(&self, cell_size_m: f64) -> f64 {
+        self.channel_area_m2.unwrap_or_else(|| default_channel_area_m2(cell_size_m))
+    }
+}
+
 impl Default for RealismOptions {
     fn default() -> Self {
         Self {
@@ -376,7 +384,7 @@ impl Realism {
             mean_fill_depth_m: drainage.mean_fill_depth_m,
             hack_exponent: drainage.hack_exponent,
             drainage_density_per_km: drainage.density_per_km,
-            channel_area_m2: options.channel_area_m2.unwrap_or_else(|| default_channel_area_m2(dx)),
+            channel_area_m2: options.channel_area_for(dx),
             isotropy_h4: grad.h4,
             isotropy_h8: grad.h8,
         })
@@ -695,7 +703,7 @@ fn drainage(map: &Heightmap, land: &[bool], o: &RealismOptions) -> Result<Draina
         map.width(),
         map.cell_size(),
         land,
-        o.channel_area_m2.unwrap_or_else(|| default_channel_area_m2(map.cell_size())),
+        o.channel_area_for(map.cell_size()),
     );
     // Depressions deeper than the tolerance: 8-connected groups of filled cells whose deepest
     // cell is deeper than it (flood fill over the group).

@@ -340,8 +340,8 @@ impl StreamPowerEroder {
                 |(b, (f, area))| {
                     let start = b * BLOCK;
                     let mut entry = [NONE; BLOCK];
-                    let owners = &receiver[start..start + f.len()];
-                    for (k, ((e, &a), &r)) in entry.iter_mut().zip(area).zip(owners).enumerate() {
+                    let receivers = &receiver[start..start + f.len()];
+                    for (k, ((e, &a), &r)) in entry.iter_mut().zip(area).zip(receivers).enumerate() {
                         let q = a * per_cell + 0.5;
                         let whole = q as i32;
                         let frac = q - f64::from(whole);
