@@ -64,6 +64,11 @@ impl Exchange {
         Self { origin: (x0.rem_euclid(2) as usize, y0.rem_euclid(2) as usize), ..Self::default() }
     }
 
+    /// Parities `(x0 mod 2, y0 mod 2)` of the world cell at the surface's cell (0, 0).
+    pub fn origin(&self) -> (usize, usize) {
+        self.origin
+    }
+
     /// The colours in the order sweep number `sweep` visits them: starting at `sweep mod c`,
     /// so no colour always goes first.
     pub fn colour_order(nb: Neighbourhood, sweep: u64) -> impl Iterator<Item = usize> {

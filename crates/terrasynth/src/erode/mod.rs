@@ -32,6 +32,7 @@
 mod droplets;
 mod exchange;
 mod hydraulic;
+mod level_tiles;
 mod multiscale;
 mod olsen_inplace;
 mod rates;

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::exchange::Exchange;
+use super::level_tiles;
 use super::olsen_inplace::{Sweep, level_in_place};
 use super::steps::THERMAL;
 use super::{Eroder, check_finite, check_range, to_f64};
@@ -289,12 +290,17 @@ struct Leveller {
     exchange: Exchange,
     /// Coloured passes (default) or Olsen's in-place raster sweep.
     sweep: Sweep,
+    /// The next surface of [`level_tiles::sweep`] (made when it first runs).
+    spare: Option<Grid<f64>>,
 }
 
 impl Leveller {
     fn new(map: &Heightmap, params: ThermalOlsenParams, mode: Mode) -> Result<Self> {
         check_range("talus", params.talus, 0.0, f64::MAX)?;
         check_finite(map)?;
+        // Surface, then the next surface (tiles) or the exchange's receivers, amounts, caps
+        // and feeder counts: at most 32 bytes per cell.
+        crate::memory::check_cells(map.width(), map.height(), 32, "Olsen's levelling buffers")?;
         let topo = Topology { width: map.width(), height: map.height(), boundary: params.boundary };
         Ok(Self {
             surface: to_f64(map),
@@ -304,6 +310,7 @@ impl Leveller {
             sweeps: 0,
             exchange: Exchange::default(),
             sweep: Sweep::Coloured,
+            spare: None,
         })
     }
 
@@ -311,10 +318,30 @@ impl Leveller {
     /// colour moves `d_max/2` (shared when several cells feed the same neighbour) to its lowest
     /// neighbour when the mode's condition on `d_max` holds.
     fn sweep(&mut self) {
-        let Self { surface, stencil, params, mode, sweeps, exchange, sweep } = self;
+        let Self { surface, stencil, params, mode, sweeps, exchange, sweep, spare } = self;
         let (talus, nb, mode) = (params.talus, params.neighbourhood, *mode);
         if *sweep == Sweep::InPlace {
             level_in_place(surface.as_mut_slice(), stencil, talus, mode == Mode::Gentle);
+            *sweeps += 1;
+            return;
+        }
+        if level_tiles::supports(nb, params.boundary) {
+            // The same passes, tile by tile (the same bits, fewer trips through memory).
+            let next = spare.get_or_insert_with(|| surface.clone());
+            let mut order = Exchange::colour_order(nb, *sweeps);
+            let order = [order.next().unwrap_or(0), order.next().unwrap_or(1)];
+            let rule = level_tiles::Rule { talus, gentle: mode == Mode::Gentle };
+            let size = (stencil.topo.width, stencil.topo.height);
+            level_tiles::sweep(
+                surface.as_slice(),
+                next.as_mut_slice(),
+                size,
+                nb,
+                exchange.origin(),
+                order,
+                rule,
+            );
+            std::mem::swap(surface, next);
             *sweeps += 1;
             return;
         }

@@ -1,0 +1,379 @@
+//! Olsen's levelling sweeps (his optimised thermal erosion and his erosion algorithm, Olsen
+//! 2004; seed 001 §3) on a closed map with a 4-cell neighbourhood, computed tile by tile.
+//!
+//! One sweep is the two coloured exchange passes of [`super::exchange::Exchange`] (every cell
+//! of a colour picks its lowest neighbour from the heights before the pass and moves
+//! `d_max/(k + 1)` to it, `k` being the number of cells feeding that neighbour). A cell's height
+//! after one pass depends only on the cells within 3 of it (its receiver's other feeders and
+//! their lowest neighbours), so after a whole sweep on the cells within 6. Each tile therefore
+//! copies its cells and a 6-cell halo from the heights before the sweep, runs both passes on
+//! that copy (small enough to stay in the processor's caches), and writes back only its own
+//! cells: one read and one write of the map per sweep, instead of the exchange's full-map
+//! passes over receivers, amounts and feeder counts for each colour (roughly 150 bytes per
+//! cell and sweep). Tiles are independent, so they run in parallel and the result does not
+//! depend on the thread count.
+//!
+//! The arithmetic is the exchange's, operation for operation (the same lowest neighbour with
+//! ties to the first in offset order, the same divisions, the shares of three or more feeders
+//! summed in ascending order), so the heights are the same bits: a test compares the two on
+//! maps of many sizes, origins, neighbourhoods and thresholds. Cells beyond the map edge hold
+//! `+∞`: never lower than a cell, they never receive, and they never choose.
+
+use rayon::prelude::*;
+
+use crate::grid::{Boundary, Neighbourhood};
+
+/// Cells of halo around a tile: the reach of one sweep (two passes of 3).
+const HALO: usize = 6;
+/// Largest tile interior width and height, in cells: the copy is then 268 × 76 cells in 4
+/// arrays of `f64`, 650 KB, about a core's L2 cache here (512 KB); 256 × 128 and 512 × 64 ran as
+/// fast at 4097², 128 × 128 4 % slower.
+const TILE_W: usize = 256;
+const TILE_H: usize = 64;
+/// No receiver (a direction code is the offset's index, 0–3).
+const NONE: f64 = -1.0;
+
+/// Whether [`sweep`] handles this neighbourhood and edge rule (2 colours, no wrap-around).
+pub(crate) fn supports(nb: Neighbourhood, boundary: Boundary) -> bool {
+    boundary == Boundary::Closed && nb != Neighbourhood::Moore
+}
+
+/// Which cells move material: `gentle` (Olsen's erosion) where `0 < d_max ≤ talus`, otherwise
+/// (his optimised thermal erosion) where `d_max > talus`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rule {
+    pub talus: f64,
+    pub gentle: bool,
+}
+
+/// The heights of a `w × h` map after one sweep from `src` into `dst`, passes in colour order
+/// `order` (colours of world cells, the map's cell (0, 0) having parities `origin`, as in
+/// [`super::exchange::colour_of`]). `nb` must be one of [`supports`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep(
+    src: &[f64],
+    dst: &mut [f64],
+    (w, h): (usize, usize),
+    nb: Neighbourhood,
+    origin: (usize, usize),
+    order: [usize; 2],
+    rule: Rule,
+) {
+    debug_assert!(nb != Neighbourhood::Moore && src.len() == w * h && dst.len() == w * h);
+    // Columns in tiles of equal widths (within one cell), at most TILE_W.
+    let across = w.div_ceil(TILE_W);
+    dst.par_chunks_mut(w * TILE_H).enumerate().for_each_init(Tile::default, |tile, (band, rows)| {
+        let y0 = band * TILE_H;
+        let th = rows.len() / w;
+        for t in 0..across {
+            let (x0, x1) = (t * w / across, (t + 1) * w / across);
+            let tw = x1 - x0;
+            tile.load(src, (w, h), (x0, y0), (tw, th));
+            let parity = (x0 + origin.0, y0 + origin.1);
+            for colour in order {
+                tile.pass(nb, parity, colour, rule);
+            }
+            tile.store(rows, w, x0);
+        }
+    });
+}
+
+/// One tile's copy with its halo, and the pass's scratch, all `bw × bh` (in arrays sized for
+/// the largest tile).
+#[derive(Default)]
+struct Tile {
+    bw: usize,
+    bh: usize,
+    /// Heights (`+∞` beyond the map edge).
+    v: Vec<f64>,
+    /// `d_max` of each cell of the pass's colour.
+    want: Vec<f64>,
+    /// Receiver direction (offset index) of each cell of the colour, or [`NONE`].
+    dir: Vec<f64>,
+    /// `k + 1` of each receiver.
+    kp1: Vec<f64>,
+    /// 1.0, 0.0, 1.0, … (`bw` + 1 values): which cells of a row have the pass's colour.
+    stripes: Vec<f64>,
+}
+
+impl Tile {
+    /// Copies the tile of interior `(tw, th)` at `(x0, y0)` and its halo from `src`.
+    fn load(
+        &mut self,
+        src: &[f64],
+        (w, h): (usize, usize),
+        (x0, y0): (usize, usize),
+        (tw, th): (usize, usize),
+    ) {
+        let (bw, bh) = (tw + 2 * HALO, th + 2 * HALO);
+        if self.v.len() < bw * bh {
+            let (n, most) = (bw * bh, (TILE_W + 2 * HALO).max(bw));
+            *self = Self {
+                bw,
+                bh,
+                v: vec![0.0; n],
+                want: vec![0.0; n],
+                dir: vec![NONE; n],
+                // Every receiver's k + 1 is written by the pass; 1.0 elsewhere keeps the
+                // (discarded) payments of the outer cells finite.
+                kp1: vec![1.0; n],
+                stripes: (0..=most).map(|x| if x % 2 == 0 { 1.0 } else { 0.0 }).collect(),
+            };
+        }
+        (self.bw, self.bh) = (bw, bh);
+        // Map columns [xa, xb) land at buffer columns [xa + HALO − x0, …).
+        let xa = x0.saturating_sub(HALO);
+        let xb = (x0 + tw + HALO).min(w);
+        let (left, right) = (xa + HALO - x0, xb + HALO - x0);
+        for (ly, row) in self.v[..bw * bh].chunks_exact_mut(bw).enumerate() {
+            let y = (y0 + ly).wrapping_sub(HALO);
+            if y >= h {
+                row.fill(f64::INFINITY);
+                continue;
+            }
+            row[..left].fill(f64::INFINITY);
+            row[left..right].copy_from_slice(&src[y * w + xa..y * w + xb]);
+            row[right..].fill(f64::INFINITY);
+        }
+        // The outer ring never chooses (its neighbours are not all in the copy).
+        self.dir[..bw * bh].fill(NONE);
+    }
+
+    /// Writes the tile's interior into `rows` (map rows `y0..`, width `w`) at column `x0`.
+    fn store(&self, rows: &mut [f64], w: usize, x0: usize) {
+        let bw = self.bw;
+        let tw = bw - 2 * HALO;
+        for (ly, out) in rows.chunks_exact_mut(w).enumerate() {
+            let from = (ly + HALO) * bw + HALO;
+            out[x0..x0 + tw].copy_from_slice(&self.v[from..from + tw]);
+        }
+    }
+
+    /// One coloured exchange pass over the copy (all but its outer ring): cells of `colour`
+    /// choose, their receivers gain, then they pay. `parity` is that of the world cell at the
+    /// tile interior's corner.
+    fn pass(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: this CPU has AVX2 (checked just above).
+            unsafe { self.pass_avx2(nb, parity, colour, rule) };
+            return;
+        }
+        self.pass_body(nb, parity, colour, rule);
+    }
+
+    /// [`Tile::pass`] compiled for AVX2 (4 `f64` lanes).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn pass_avx2(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+        self.pass_body(nb, parity, colour, rule);
+    }
+
+    /// The pass, row by row over every cell of a row (both colours) in branch-free loops the
+    /// compiler turns into SIMD: only cells of the colour get a direction, so the others
+    /// neither pay nor, in the same pass, feed anyone; the gain of a cell with no feeder and
+    /// the payment of a cell with no receiver are selected away (adding `+0.0` would turn a
+    /// height of `−0.0` into `+0.0`).
+    #[inline(always)]
+    fn pass_body(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+        let (bw, bh) = (self.bw, self.bh);
+        let m = bw - 2;
+        let lin = offsets(nb, bw);
+        // Whether buffer cell (lx, ly) has the colour: `stripes[lx − 1 + s]` is 1.0 for even
+        // `lx − 1 + s`, with `s` per row (HALO is even, so the halo does not shift parities).
+        let shift = |ly: usize| match nb {
+            Neighbourhood::VonNeumann => (1 + colour + ly + parity.0 + parity.1) & 1,
+            _ => (1 + colour + parity.0) & 1,
+        };
+        // Which drops act: in (lo, hi].
+        let (lo, hi) = if rule.gentle { (0.0, rule.talus) } else { (rule.talus, f64::INFINITY) };
+        let Self { v, want, dir, kp1, stripes, .. } = self;
+        // The m cells of a row from buffer cell i, moved by offset l.
+        let at = |i: usize, l: isize| (i as isize + l) as usize..(i as isize + l) as usize + m;
+        // Choose: lowest neighbour (first strict maximum of the drop, in offset order).
+        for ly in 1..bh - 1 {
+            let i = ly * bw + 1;
+            let stripes = &stripes[shift(ly)..shift(ly) + m];
+            let [n0, n1, n2, n3] = lin.map(|l| &v[at(i, l)]);
+            let centre = &v[i..i + m];
+            let (d_row, w_row) = (&mut dir[i..i + m], &mut want[i..i + m]);
+            for ((((((&h, &a), &b), &c), &d), &mine), (dr, wr)) in
+                centre.iter().zip(n0).zip(n1).zip(n2).zip(n3).zip(stripes).zip(d_row.iter_mut().zip(w_row))
+            {
+                let mut d_max = 0.0;
+                let mut best = NONE;
+                for (o, n) in [a, b, c, d].into_iter().enumerate() {
+                    let drop = h - n;
+                    let lower = drop > d_max;
+                    d_max = if lower { drop } else { d_max };
+                    best = if lower { o as f64 } else { best };
+                }
+                // A cell beyond the edge (+∞) has d = NaN or +∞ to its neighbours: it never acts.
+                let act = (d_max > lo) & (d_max <= hi) & (mine == 1.0) & (h < f64::INFINITY);
+                *dr = if act { best } else { NONE };
+                *wr = d_max;
+            }
+        }
+        // Gain: each cell takes d/(k + 1) from each of its k feeders (cells of the colour only
+        // feed cells of the other).
+        for ly in 1..bh - 1 {
+            let mut crowded = false;
+            let i = ly * bw + 1;
+            let [d0, d1, d2, d3] = lin.map(|l| &dir[at(i, l)]);
+            let [w0, w1, w2, w3] = lin.map(|l| &want[at(i, l)]);
+            let (v_row, k_row) = (&mut v[i..i + m], &mut kp1[i..i + m]);
+            for ((((((((vr, kr), &d0), &d1), &d2), &d3), &w0), (&w1, &w2)), &w3) in v_row
+                .iter_mut()
+                .zip(k_row)
+                .zip(d0)
+                .zip(d1)
+                .zip(d2)
+                .zip(d3)
+                .zip(w0)
+                .zip(w1.iter().zip(w2))
+                .zip(w3)
+            {
+                // The opposite offset of index o is 3 − o in both neighbourhoods.
+                let fed = [d0 == 3.0, d1 == 2.0, d2 == 1.0, d3 == 0.0];
+                let k = fed.iter().map(|&f| if f { 1.0 } else { 0.0 }).sum::<f64>();
+                let kp = k + 1.0;
+                *kr = kp;
+                // Up to two shares: their sum in offset order is the exchange's (zeros add
+                // nothing); three or more are summed in ascending order below.
+                let mut gain = 0.0;
+                for (f, w) in fed.into_iter().zip([w0, w1, w2, w3]) {
+                    gain += if f { w / kp } else { 0.0 };
+                }
+                *vr = if k > 0.0 && k <= 2.0 { *vr + gain } else { *vr };
+                crowded |= k > 2.0;
+            }
+            if crowded {
+                gain_crowded(&mut v[i..i + m], &kp1[i..i + m], dir, want, i, &lin);
+            }
+        }
+        // Pay: each feeder loses what its receiver gained from it.
+        for ly in 1..bh - 1 {
+            let i = ly * bw + 1;
+            let [k0, k1, k2, k3] = lin.map(|l| &kp1[at(i, l)]);
+            let (v_row, d_row, w_row) = (&mut v[i..i + m], &dir[i..i + m], &want[i..i + m]);
+            for ((((((vr, &d), &w), &k0), &k1), &k2), &k3) in
+                v_row.iter_mut().zip(d_row).zip(w_row).zip(k0).zip(k1).zip(k2).zip(k3)
+            {
+                let mut kp = 1.0;
+                for (o, k) in [k0, k1, k2, k3].into_iter().enumerate() {
+                    kp = if d == o as f64 { k } else { kp };
+                }
+                *vr = if d != NONE { *vr - w / kp } else { *vr };
+            }
+        }
+    }
+}
+
+/// The gain of the receivers of three or more feeders (`k + 1 ≥ 4`, left out by the SIMD
+/// loop) in the row of buffer cells `i..i + v_row.len()`: the shares summed in ascending order,
+/// as the exchange does, so the sum does not depend on which side each feeder is on.
+#[cold]
+fn gain_crowded(v_row: &mut [f64], kp1_row: &[f64], dir: &[f64], want: &[f64], i: usize, lin: &[isize; 4]) {
+    for (x, (v, &kp)) in v_row.iter_mut().zip(kp1_row).enumerate() {
+        if kp < 4.0 {
+            continue;
+        }
+        let mut shares = [0.0f64; 4];
+        let mut k = 0;
+        for (o, &l) in lin.iter().enumerate() {
+            let j = ((i + x) as isize + l) as usize;
+            if dir[j] == (3 - o) as f64 {
+                shares[k] = want[j] / kp;
+                k += 1;
+            }
+        }
+        let shares = &mut shares[..k];
+        shares.sort_unstable_by(f64::total_cmp);
+        *v += shares.iter().sum::<f64>();
+    }
+}
+
+/// The buffer offsets of `nb`'s 4 neighbours in offset order (`Neighbourhood::offsets`).
+fn offsets(nb: Neighbourhood, bw: usize) -> [isize; 4] {
+    let mut lin = [0isize; 4];
+    for (l, &(dx, dy)) in lin.iter_mut().zip(nb.offsets()) {
+        *l = dy as isize * bw as isize + dx as isize;
+    }
+    lin
+}
+
+#[cfg(test)]
+mod tests {
+    use terrasynth_noise::rng::{SplitMix64, derive_seed};
+
+    use super::*;
+    use crate::erode::exchange::Exchange;
+    use crate::grid::{Stencil, Topology};
+
+    /// One sweep by the general coloured exchange, as the levellers ran it before tiles.
+    fn exchange_sweep(
+        values: &mut [f64],
+        stencil: &Stencil,
+        nb: Neighbourhood,
+        ex: &mut Exchange,
+        sweep: u64,
+        rule: Rule,
+    ) {
+        for colour in Exchange::colour_order(nb, sweep) {
+            let h = values.to_vec();
+            ex.choose(stencil, nb, colour, |x, y, i| {
+                let (mut d_max, mut lowest) = (0.0, i);
+                stencil.for_each(x, y, |j| {
+                    let d = h[i] - h[j];
+                    if d > d_max {
+                        d_max = d;
+                        lowest = j;
+                    }
+                });
+                let act = if rule.gentle { d_max > 0.0 && d_max <= rule.talus } else { d_max > rule.talus };
+                act.then_some((lowest, d_max, f64::INFINITY))
+            });
+            ex.apply(stencil, nb, colour, values);
+        }
+    }
+
+    #[test]
+    fn tiles_give_the_exchange_bits() {
+        // Maps narrower and wider than a tile and its halo, several tiles across both ways,
+        // heights on a coarse lattice (ties, pits fed from 3 and 4 sides) or continuous.
+        let mut cases = 0;
+        for (w, h) in [(1, 1), (2, 3), (13, 7), (40, 90), (300, 70), (531, 140)] {
+            for nb in [Neighbourhood::VonNeumann, Neighbourhood::RotatedVonNeumann] {
+                for (origin, lattice, gentle) in
+                    [((0, 0), true, true), ((-3, 2), false, true), ((5, -7), true, false)]
+                {
+                    let topo = Topology { width: w, height: h, boundary: Boundary::Closed };
+                    let stencil = Stencil::new(topo, nb);
+                    let seed = derive_seed(cases, 29);
+                    let cell = |i: usize| SplitMix64::new(derive_seed(seed, i as u64)).next_f64();
+                    let start: Vec<f64> = (0..w * h)
+                        .map(|i| if lattice { (cell(i) * 6.0).floor() / 8.0 } else { cell(i) })
+                        .collect();
+                    let rule = Rule { talus: if gentle { 0.3 } else { 0.1 }, gentle };
+                    let mut expected = start.clone();
+                    let mut ex = Exchange::at_world_origin(origin.0, origin.1);
+                    let (mut src, mut dst) = (start.clone(), vec![0.0; w * h]);
+                    for s in 0..4 {
+                        exchange_sweep(&mut expected, &stencil, nb, &mut ex, s, rule);
+                        let mut order = Exchange::colour_order(nb, s);
+                        let order = [order.next().unwrap(), order.next().unwrap()];
+                        sweep(&src, &mut dst, (w, h), nb, ex.origin(), order, rule);
+                        std::mem::swap(&mut src, &mut dst);
+                        let same = src.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits());
+                        assert!(same, "{w}×{h} {nb:?} origin {origin:?} gentle {gentle} sweep {s}");
+                    }
+                    if w * h >= 100 {
+                        assert_ne!(src, start, "{w}×{h} {nb:?}: nothing moved, the case tests nothing");
+                    }
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 6 * 2 * 3);
+    }
+}
