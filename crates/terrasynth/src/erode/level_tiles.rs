@@ -33,9 +33,11 @@ const TILE_H: usize = 64;
 /// No receiver (a direction code is the offset's index, 0–3).
 const NONE: f64 = -1.0;
 
-/// Whether [`sweep`] handles this neighbourhood and edge rule (2 colours, no wrap-around).
-pub(crate) fn supports(nb: Neighbourhood, boundary: Boundary) -> bool {
-    boundary == Boundary::Closed && nb != Neighbourhood::Moore
+/// Whether [`sweep`] handles this neighbourhood and edge rule on a `w × h` map: 4 neighbours
+/// (2 colours), and a wrapped map at least 3 cells each way (narrower, one cell is two of
+/// another's neighbours, which the exchange counts twice and a tile's copy would not).
+pub(crate) fn supports(nb: Neighbourhood, boundary: Boundary, (w, h): (usize, usize)) -> bool {
+    nb != Neighbourhood::Moore && (boundary == Boundary::Closed || (w >= 3 && h >= 3))
 }
 
 /// Which cells move material: `gentle` (Olsen's erosion) where `0 < d_max ≤ talus`, otherwise
@@ -48,18 +50,22 @@ pub(crate) struct Rule {
 
 /// The heights of a `w × h` map after one sweep from `src` into `dst`, passes in colour order
 /// `order` (colours of world cells, the map's cell (0, 0) having parities `origin`, as in
-/// [`super::exchange::colour_of`]). `nb` must be one of [`supports`].
+/// [`super::exchange::colour_of`]). On a wrapped map a tile's halo is taken across the edges,
+/// and the colours are those of the map cells copied (an odd side puts two cells of one colour
+/// side by side across the seam, as in the exchange). `supports` must hold.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sweep(
     src: &[f64],
     dst: &mut [f64],
     (w, h): (usize, usize),
+    boundary: Boundary,
     nb: Neighbourhood,
     origin: (usize, usize),
     order: [usize; 2],
     rule: Rule,
 ) {
-    debug_assert!(nb != Neighbourhood::Moore && src.len() == w * h && dst.len() == w * h);
+    debug_assert!(supports(nb, boundary, (w, h)) && src.len() == w * h && dst.len() == w * h);
+    let wrap = boundary == Boundary::Wrap;
     // Columns in tiles of equal widths (within one cell), at most TILE_W.
     let across = w.div_ceil(TILE_W);
     dst.par_chunks_mut(w * TILE_H).enumerate().for_each_init(Tile::default, |tile, (band, rows)| {
@@ -68,10 +74,9 @@ pub(crate) fn sweep(
         for t in 0..across {
             let (x0, x1) = (t * w / across, (t + 1) * w / across);
             let tw = x1 - x0;
-            tile.load(src, (w, h), (x0, y0), (tw, th));
-            let parity = (x0 + origin.0, y0 + origin.1);
+            tile.load(src, (w, h), wrap, origin, (x0, y0), (tw, th));
             for colour in order {
-                tile.pass(nb, parity, colour, rule);
+                tile.pass(nb, colour, rule);
             }
             tile.store(rows, w, x0);
         }
@@ -92,22 +97,28 @@ struct Tile {
     dir: Vec<f64>,
     /// `k + 1` of each receiver.
     kp1: Vec<f64>,
-    /// 1.0, 0.0, 1.0, … (`bw` + 1 values): which cells of a row have the pass's colour.
-    stripes: Vec<f64>,
+    /// Parity of the world column of each buffer column, as 0.0 or 1.0.
+    column_parity: Vec<f64>,
+    /// Parity of the world row of each buffer row.
+    row_parity: Vec<usize>,
 }
 
 impl Tile {
-    /// Copies the tile of interior `(tw, th)` at `(x0, y0)` and its halo from `src`.
+    /// Copies the tile of interior `(tw, th)` at `(x0, y0)` and its halo from `src`, across
+    /// the edges when `wrap`, else `+∞` beyond them; the world cell at the map's (0, 0) has
+    /// parities `origin`.
     fn load(
         &mut self,
         src: &[f64],
         (w, h): (usize, usize),
+        wrap: bool,
+        origin: (usize, usize),
         (x0, y0): (usize, usize),
         (tw, th): (usize, usize),
     ) {
         let (bw, bh) = (tw + 2 * HALO, th + 2 * HALO);
         if self.v.len() < bw * bh {
-            let (n, most) = (bw * bh, (TILE_W + 2 * HALO).max(bw));
+            let n = bw * bh;
             *self = Self {
                 bw,
                 bh,
@@ -117,23 +128,46 @@ impl Tile {
                 // Every receiver's k + 1 is written by the pass; 1.0 elsewhere keeps the
                 // (discarded) payments of the outer cells finite.
                 kp1: vec![1.0; n],
-                stripes: (0..=most).map(|x| if x % 2 == 0 { 1.0 } else { 0.0 }).collect(),
+                column_parity: Vec::new(),
+                row_parity: Vec::new(),
             };
         }
         (self.bw, self.bh) = (bw, bh);
-        // Map columns [xa, xb) land at buffer columns [xa + HALO − x0, …).
-        let xa = x0.saturating_sub(HALO);
-        let xb = (x0 + tw + HALO).min(w);
-        let (left, right) = (xa + HALO - x0, xb + HALO - x0);
+        // Buffer column (row) k holds map column x0 + k − HALO (row y0 + k − HALO), taken
+        // modulo the side when wrapping; None beyond a closed edge.
+        let on_map = |at: usize, k: usize, side: usize| {
+            let z = (at + k) as i64 - HALO as i64;
+            if wrap {
+                Some(z.rem_euclid(side as i64) as usize)
+            } else {
+                (0..side as i64).contains(&z).then_some(z as usize)
+            }
+        };
+        let parity = |z: Option<usize>, k: usize, o: usize| z.unwrap_or(k) + o;
+        self.column_parity.clear();
+        self.column_parity.extend((0..bw).map(|k| (parity(on_map(x0, k, w), k, origin.0) & 1) as f64));
+        self.row_parity.clear();
+        self.row_parity.extend((0..bh).map(|k| parity(on_map(y0, k, h), k, origin.1) & 1));
         for (ly, row) in self.v[..bw * bh].chunks_exact_mut(bw).enumerate() {
-            let y = (y0 + ly).wrapping_sub(HALO);
-            if y >= h {
+            let Some(y) = on_map(y0, ly, h) else {
                 row.fill(f64::INFINITY);
                 continue;
+            };
+            // Runs of consecutive map columns.
+            let mut lx = 0;
+            while lx < bw {
+                match on_map(x0, lx, w) {
+                    Some(x) => {
+                        let run = (bw - lx).min(w - x);
+                        row[lx..lx + run].copy_from_slice(&src[y * w + x..y * w + x + run]);
+                        lx += run;
+                    }
+                    None => {
+                        row[lx] = f64::INFINITY;
+                        lx += 1;
+                    }
+                }
             }
-            row[..left].fill(f64::INFINITY);
-            row[left..right].copy_from_slice(&src[y * w + xa..y * w + xb]);
-            row[right..].fill(f64::INFINITY);
         }
         // The outer ring never chooses (its neighbours are not all in the copy).
         self.dir[..bw * bh].fill(NONE);
@@ -150,23 +184,22 @@ impl Tile {
     }
 
     /// One coloured exchange pass over the copy (all but its outer ring): cells of `colour`
-    /// choose, their receivers gain, then they pay. `parity` is that of the world cell at the
-    /// tile interior's corner.
-    fn pass(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+    /// choose, their receivers gain, then they pay.
+    fn pass(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this CPU has AVX2 (checked just above).
-            unsafe { self.pass_avx2(nb, parity, colour, rule) };
+            unsafe { self.pass_avx2(nb, colour, rule) };
             return;
         }
-        self.pass_body(nb, parity, colour, rule);
+        self.pass_body(nb, colour, rule);
     }
 
     /// [`Tile::pass`] compiled for AVX2 (4 `f64` lanes).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn pass_avx2(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
-        self.pass_body(nb, parity, colour, rule);
+    fn pass_avx2(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
+        self.pass_body(nb, colour, rule);
     }
 
     /// The pass, row by row over every cell of a row (both colours) in branch-free loops the
@@ -175,30 +208,31 @@ impl Tile {
     /// the payment of a cell with no receiver are selected away (adding `+0.0` would turn a
     /// height of `−0.0` into `+0.0`).
     #[inline(always)]
-    fn pass_body(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+    fn pass_body(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
         let (bw, bh) = (self.bw, self.bh);
         let m = bw - 2;
         let lin = offsets(nb, bw);
-        // Whether buffer cell (lx, ly) has the colour: `stripes[lx − 1 + s]` is 1.0 for even
-        // `lx − 1 + s`, with `s` per row (HALO is even, so the halo does not shift parities).
-        let shift = |ly: usize| match nb {
-            Neighbourhood::VonNeumann => (1 + colour + ly + parity.0 + parity.1) & 1,
-            _ => (1 + colour + parity.0) & 1,
+        // Buffer cell (lx, ly) has the colour when its column's parity is `mine(ly)`
+        // (`exchange::colour_of`: Von Neumann `(x + y) mod 2`, rotated `x mod 2`).
+        let mine = |row_parity: usize| match nb {
+            Neighbourhood::VonNeumann => (colour ^ row_parity) as f64,
+            _ => colour as f64,
         };
         // Which drops act: in (lo, hi].
         let (lo, hi) = if rule.gentle { (0.0, rule.talus) } else { (rule.talus, f64::INFINITY) };
-        let Self { v, want, dir, kp1, stripes, .. } = self;
+        let Self { v, want, dir, kp1, column_parity, row_parity, .. } = self;
         // The m cells of a row from buffer cell i, moved by offset l.
         let at = |i: usize, l: isize| (i as isize + l) as usize..(i as isize + l) as usize + m;
         // Choose: lowest neighbour (first strict maximum of the drop, in offset order).
-        for ly in 1..bh - 1 {
+        for (ly, &parity) in row_parity.iter().enumerate().take(bh - 1).skip(1) {
             let i = ly * bw + 1;
-            let stripes = &stripes[shift(ly)..shift(ly) + m];
+            let target = mine(parity);
+            let columns = &column_parity[1..1 + m];
             let [n0, n1, n2, n3] = lin.map(|l| &v[at(i, l)]);
             let centre = &v[i..i + m];
             let (d_row, w_row) = (&mut dir[i..i + m], &mut want[i..i + m]);
-            for ((((((&h, &a), &b), &c), &d), &mine), (dr, wr)) in
-                centre.iter().zip(n0).zip(n1).zip(n2).zip(n3).zip(stripes).zip(d_row.iter_mut().zip(w_row))
+            for ((((((&h, &a), &b), &c), &d), &column), (dr, wr)) in
+                centre.iter().zip(n0).zip(n1).zip(n2).zip(n3).zip(columns).zip(d_row.iter_mut().zip(w_row))
             {
                 let mut d_max = 0.0;
                 let mut best = NONE;
@@ -209,7 +243,7 @@ impl Tile {
                     best = if lower { o as f64 } else { best };
                 }
                 // A cell beyond the edge (+∞) has d = NaN or +∞ to its neighbours: it never acts.
-                let act = (d_max > lo) & (d_max <= hi) & (mine == 1.0) & (h < f64::INFINITY);
+                let act = (d_max > lo) & (d_max <= hi) & (column == target) & (h < f64::INFINITY);
                 *dr = if act { best } else { NONE };
                 *wr = d_max;
             }
@@ -342,12 +376,20 @@ mod tests {
         // Maps narrower and wider than a tile and its halo, several tiles across both ways,
         // heights on a coarse lattice (ties, pits fed from 3 and 4 sides) or continuous.
         let mut cases = 0;
-        for (w, h) in [(1, 1), (2, 3), (13, 7), (40, 90), (300, 70), (531, 140)] {
+        // Wrapped maps at least 3 cells each way (`supports`), odd and even sides (an odd side
+        // puts two cells of one colour side by side across the seam), some narrower than the
+        // halo (copied round the map more than once).
+        let closed = [(1, 1), (2, 3), (13, 7), (40, 90), (300, 70), (531, 140)];
+        let wrapped = [(3, 3), (4, 5), (7, 13), (40, 90), (301, 69), (530, 141)];
+        let sizes =
+            closed.map(|s| (s, Boundary::Closed)).into_iter().chain(wrapped.map(|s| (s, Boundary::Wrap)));
+        for ((w, h), boundary) in sizes {
             for nb in [Neighbourhood::VonNeumann, Neighbourhood::RotatedVonNeumann] {
                 for (origin, lattice, gentle) in
                     [((0, 0), true, true), ((-3, 2), false, true), ((5, -7), true, false)]
                 {
-                    let topo = Topology { width: w, height: h, boundary: Boundary::Closed };
+                    assert!(supports(nb, boundary, (w, h)));
+                    let topo = Topology { width: w, height: h, boundary };
                     let stencil = Stencil::new(topo, nb);
                     let seed = derive_seed(cases, 29);
                     let cell = |i: usize| SplitMix64::new(derive_seed(seed, i as u64)).next_f64();
@@ -362,10 +404,13 @@ mod tests {
                         exchange_sweep(&mut expected, &stencil, nb, &mut ex, s, rule);
                         let mut order = Exchange::colour_order(nb, s);
                         let order = [order.next().unwrap(), order.next().unwrap()];
-                        sweep(&src, &mut dst, (w, h), nb, ex.origin(), order, rule);
+                        sweep(&src, &mut dst, (w, h), boundary, nb, ex.origin(), order, rule);
                         std::mem::swap(&mut src, &mut dst);
                         let same = src.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits());
-                        assert!(same, "{w}×{h} {nb:?} origin {origin:?} gentle {gentle} sweep {s}");
+                        assert!(
+                            same,
+                            "{w}×{h} {boundary:?} {nb:?} origin {origin:?} gentle {gentle} sweep {s}"
+                        );
                     }
                     if w * h >= 100 {
                         assert_ne!(src, start, "{w}×{h} {nb:?}: nothing moved, the case tests nothing");
@@ -374,6 +419,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(cases, 6 * 2 * 3);
+        assert_eq!(cases, 12 * 2 * 3);
+        assert!(!supports(Neighbourhood::VonNeumann, Boundary::Wrap, (2, 9)));
+        assert!(!supports(Neighbourhood::Moore, Boundary::Closed, (9, 9)));
     }
 }

@@ -325,22 +325,15 @@ impl Leveller {
             *sweeps += 1;
             return;
         }
-        if level_tiles::supports(nb, params.boundary) {
+        let size = (stencil.topo.width, stencil.topo.height);
+        if level_tiles::supports(nb, params.boundary, size) {
             // The same passes, tile by tile (the same bits, fewer trips through memory).
             let next = spare.get_or_insert_with(|| surface.clone());
             let mut order = Exchange::colour_order(nb, *sweeps);
             let order = [order.next().unwrap_or(0), order.next().unwrap_or(1)];
             let rule = level_tiles::Rule { talus, gentle: mode == Mode::Gentle };
-            let size = (stencil.topo.width, stencil.topo.height);
-            level_tiles::sweep(
-                surface.as_slice(),
-                next.as_mut_slice(),
-                size,
-                nb,
-                exchange.origin(),
-                order,
-                rule,
-            );
+            let (from, to) = (surface.as_slice(), next.as_mut_slice());
+            level_tiles::sweep(from, to, size, params.boundary, nb, exchange.origin(), order, rule);
             std::mem::swap(surface, next);
             *sweeps += 1;
             return;
