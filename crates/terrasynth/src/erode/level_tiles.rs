@@ -272,12 +272,16 @@ impl Tile {
                 let k = fed.iter().map(|&f| if f { 1.0 } else { 0.0 }).sum::<f64>();
                 let kp = k + 1.0;
                 *kr = kp;
-                // Up to two shares: their sum in offset order is the exchange's (zeros add
-                // nothing); three or more are summed in ascending order below.
-                let mut gain = 0.0;
+                // Up to two shares, the first and second feeders' in offset order (two
+                // divisions per cell, not four: the divider is this loop's bottleneck), summed
+                // as the exchange sums them; three or more are summed in ascending order below.
+                let (mut first, mut second, mut seen) = (0.0, 0.0, false);
                 for (f, w) in fed.into_iter().zip([w0, w1, w2, w3]) {
-                    gain += if f { w / kp } else { 0.0 };
+                    second = if f & seen { w } else { second };
+                    first = if f & !seen { w } else { first };
+                    seen |= f;
                 }
+                let gain = first / kp + second / kp;
                 *vr = if k > 0.0 && k <= 2.0 { *vr + gain } else { *vr };
                 crowded |= k > 2.0;
             }
@@ -422,5 +426,39 @@ mod tests {
         assert_eq!(cases, 12 * 2 * 3);
         assert!(!supports(Neighbourhood::VonNeumann, Boundary::Wrap, (2, 9)));
         assert!(!supports(Neighbourhood::Moore, Boundary::Closed, (9, 9)));
+    }
+
+    #[test]
+    fn tiles_are_the_same_on_any_thread_count() {
+        // 3 × 10 tiles: the bands of rows go to different threads.
+        let (w, h) = (700, 600);
+        let start: Vec<f64> =
+            (0..w * h).map(|i| SplitMix64::new(derive_seed(41, i as u64)).next_f64()).collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let (mut src, mut dst) = (start.clone(), vec![0.0; w * h]);
+                for s in 0..3 {
+                    let order = if s % 2 == 0 { [0, 1] } else { [1, 0] };
+                    let rule = Rule { talus: 0.2, gentle: true };
+                    sweep(
+                        &src,
+                        &mut dst,
+                        (w, h),
+                        Boundary::Wrap,
+                        Neighbourhood::VonNeumann,
+                        (1, 0),
+                        order,
+                        rule,
+                    );
+                    std::mem::swap(&mut src, &mut dst);
+                }
+                src.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            })
+        };
+        let one = run(1);
+        assert_ne!(one, start.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "nothing moved");
+        assert_eq!(one, run(2));
+        assert_eq!(one, run(3));
     }
 }
