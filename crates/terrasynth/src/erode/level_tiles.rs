@@ -1,5 +1,5 @@
 //! Olsen's levelling sweeps (his optimised thermal erosion and his erosion algorithm, Olsen
-//! 2004; seed 001 §3) on a closed map with a 4-cell neighbourhood, computed tile by tile.
+//! 2004; seed 001 §3) with a 4-cell neighbourhood, computed tile by tile.
 //!
 //! One sweep is the two coloured exchange passes of [`super::exchange::Exchange`] (every cell
 //! of a colour picks its lowest neighbour from the heights before the pass and moves
@@ -13,31 +13,42 @@
 //! cell and sweep). Tiles are independent, so they run in parallel and the result does not
 //! depend on the thread count.
 //!
+//! In the copy each row is split into its even and its odd columns. Both colourings here are
+//! checkerboards of columns (Von Neumann: `(x + y) mod 2`, so one half of each row, alternating
+//! from row to row; rotated Von Neumann: `x mod 2`, the same half in every row), so a pass
+//! reads and writes whole half rows: the cells of the colour choose, the other half gains, the
+//! first half pays, each in branch-free loops the compiler turns into SIMD, with no lane spent
+//! on a cell the step does not concern.
+//!
 //! The arithmetic is the exchange's, operation for operation (the same lowest neighbour with
 //! ties to the first in offset order, the same divisions, the shares of three or more feeders
 //! summed in ascending order), so the heights are the same bits: a test compares the two on
-//! maps of many sizes, origins, neighbourhoods and thresholds. Cells beyond the map edge hold
+//! maps of many sizes, origins, neighbourhoods and thresholds. Cells beyond a closed edge hold
 //! `+∞`: never lower than a cell, they never receive, and they never choose.
 
 use rayon::prelude::*;
 
 use crate::grid::{Boundary, Neighbourhood};
 
-/// Cells of halo around a tile: the reach of one sweep (two passes of 3).
+/// Cells of halo around a tile: the reach of one sweep (two passes of 3). Even, so the copy's
+/// columns and rows have the parities of the tile's.
 const HALO: usize = 6;
 /// Largest tile interior width and height, in cells: the copy is then 268 × 76 cells in 4
 /// arrays of `f64`, 650 KB, about a core's L2 cache here (512 KB); 256 × 128 and 512 × 64 ran as
-/// fast at 4097², 128 × 128 4 % slower.
+/// fast at 4097², 128 × 128 4 % slower (session 33, before the split rows).
 const TILE_W: usize = 256;
 const TILE_H: usize = 64;
 /// No receiver (a direction code is the offset's index, 0–3).
 const NONE: f64 = -1.0;
 
 /// Whether [`sweep`] handles this neighbourhood and edge rule on a `w × h` map: 4 neighbours
-/// (2 colours), and a wrapped map at least 3 cells each way (narrower, one cell is two of
-/// another's neighbours, which the exchange counts twice and a tile's copy would not).
+/// (2 colours), closed edges or a wrapped map with even sides of at least 4 (an odd side puts
+/// two cells of one colour side by side across the seam, which the split rows cannot hold; on
+/// a side of 2, one cell is two of another's neighbours, which the exchange counts twice and a
+/// tile's copy would not). The exchange serves the other maps.
 pub(crate) fn supports(nb: Neighbourhood, boundary: Boundary, (w, h): (usize, usize)) -> bool {
-    nb != Neighbourhood::Moore && (boundary == Boundary::Closed || (w >= 3 && h >= 3))
+    let even = |side: usize| side.is_multiple_of(2) && side >= 4;
+    nb != Neighbourhood::Moore && (boundary == Boundary::Closed || (even(w) && even(h)))
 }
 
 /// Which cells move material: `gentle` (Olsen's erosion) where `0 < d_max ≤ talus`, otherwise
@@ -50,9 +61,8 @@ pub(crate) struct Rule {
 
 /// The heights of a `w × h` map after one sweep from `src` into `dst`, passes in colour order
 /// `order` (colours of world cells, the map's cell (0, 0) having parities `origin`, as in
-/// [`super::exchange::colour_of`]). On a wrapped map a tile's halo is taken across the edges,
-/// and the colours are those of the map cells copied (an odd side puts two cells of one colour
-/// side by side across the seam, as in the exchange). `supports` must hold.
+/// [`super::exchange::colour_of`]). On a wrapped map a tile's halo is taken across the edges.
+/// [`supports`] must hold.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sweep(
     src: &[f64],
@@ -73,23 +83,26 @@ pub(crate) fn sweep(
         let th = rows.len() / w;
         for t in 0..across {
             let (x0, x1) = (t * w / across, (t + 1) * w / across);
-            let tw = x1 - x0;
-            tile.load(src, (w, h), wrap, origin, (x0, y0), (tw, th));
+            tile.load(src, (w, h), wrap, (x0, y0), (x1 - x0, th));
+            // The parities of the world cell at the copy's (0, 0).
+            let parity = ((x0 + origin.0) & 1, (y0 + origin.1) & 1);
             for colour in order {
-                tile.pass(nb, colour, rule);
+                tile.pass(nb, parity, colour, rule);
             }
             tile.store(rows, w, x0);
         }
     });
 }
 
-/// One tile's copy with its halo, and the pass's scratch, all `bw × bh` (in arrays sized for
-/// the largest tile).
+/// One tile's copy with its halo, and the pass's scratch: `bh` rows of `bw` cells, each row
+/// stored as its even columns then its odd ones, `half` values each (in arrays sized for the
+/// largest tile). Buffer cell `(lx, ly)` is at `(2·ly + lx mod 2)·half + lx / 2`.
 #[derive(Default)]
 struct Tile {
     bw: usize,
     bh: usize,
-    /// Heights (`+∞` beyond the map edge).
+    half: usize,
+    /// Heights (`+∞` beyond a closed edge).
     v: Vec<f64>,
     /// `d_max` of each cell of the pass's colour.
     want: Vec<f64>,
@@ -97,42 +110,36 @@ struct Tile {
     dir: Vec<f64>,
     /// `k + 1` of each receiver.
     kp1: Vec<f64>,
-    /// Parity of the world column of each buffer column, as 0.0 or 1.0.
-    column_parity: Vec<f64>,
-    /// Parity of the world row of each buffer row.
-    row_parity: Vec<usize>,
+    /// One row of the copy in map order, before it is split.
+    row: Vec<f64>,
 }
 
 impl Tile {
     /// Copies the tile of interior `(tw, th)` at `(x0, y0)` and its halo from `src`, across
-    /// the edges when `wrap`, else `+∞` beyond them; the world cell at the map's (0, 0) has
-    /// parities `origin`.
+    /// the edges when `wrap`, else `+∞` beyond them.
     fn load(
         &mut self,
         src: &[f64],
         (w, h): (usize, usize),
         wrap: bool,
-        origin: (usize, usize),
         (x0, y0): (usize, usize),
         (tw, th): (usize, usize),
     ) {
         let (bw, bh) = (tw + 2 * HALO, th + 2 * HALO);
-        if self.v.len() < bw * bh {
-            let n = bw * bh;
+        let half = bw.div_ceil(2);
+        let n = 2 * bh * half;
+        if self.v.len() < n {
             *self = Self {
-                bw,
-                bh,
                 v: vec![0.0; n],
                 want: vec![0.0; n],
                 dir: vec![NONE; n],
                 // Every receiver's k + 1 is written by the pass; 1.0 elsewhere keeps the
                 // (discarded) payments of the outer cells finite.
                 kp1: vec![1.0; n],
-                column_parity: Vec::new(),
-                row_parity: Vec::new(),
+                ..Self::default()
             };
         }
-        (self.bw, self.bh) = (bw, bh);
+        (self.bw, self.bh, self.half) = (bw, bh, half);
         // Buffer column (row) k holds map column x0 + k − HALO (row y0 + k − HALO), taken
         // modulo the side when wrapping; None beyond a closed edge.
         let on_map = |at: usize, k: usize, side: usize| {
@@ -143,96 +150,146 @@ impl Tile {
                 (0..side as i64).contains(&z).then_some(z as usize)
             }
         };
-        let parity = |z: Option<usize>, k: usize, o: usize| z.unwrap_or(k) + o;
-        self.column_parity.clear();
-        self.column_parity.extend((0..bw).map(|k| (parity(on_map(x0, k, w), k, origin.0) & 1) as f64));
-        self.row_parity.clear();
-        self.row_parity.extend((0..bh).map(|k| parity(on_map(y0, k, h), k, origin.1) & 1));
-        for (ly, row) in self.v[..bw * bh].chunks_exact_mut(bw).enumerate() {
-            let Some(y) = on_map(y0, ly, h) else {
-                row.fill(f64::INFINITY);
-                continue;
-            };
-            // Runs of consecutive map columns.
-            let mut lx = 0;
-            while lx < bw {
-                match on_map(x0, lx, w) {
-                    Some(x) => {
-                        let run = (bw - lx).min(w - x);
-                        row[lx..lx + run].copy_from_slice(&src[y * w + x..y * w + x + run]);
-                        lx += run;
-                    }
-                    None => {
-                        row[lx] = f64::INFINITY;
-                        lx += 1;
-                    }
+        self.row.resize(bw, 0.0);
+        // Whether the copy's columns are one run of map columns (most tiles).
+        let inside = x0 >= HALO && x0 + tw + HALO <= w;
+        for ly in 0..bh {
+            let y = on_map(y0, ly, h);
+            let cells: &[f64] = match y {
+                Some(y) if inside => &src[y * w + x0 - HALO..y * w + x0 + tw + HALO],
+                None => {
+                    self.row.fill(f64::INFINITY);
+                    &self.row
                 }
+                Some(y) => {
+                    // Runs of consecutive map columns.
+                    let row = &mut self.row;
+                    let mut lx = 0;
+                    while lx < bw {
+                        match on_map(x0, lx, w) {
+                            Some(x) => {
+                                let run = (bw - lx).min(w - x);
+                                row[lx..lx + run].copy_from_slice(&src[y * w + x..y * w + x + run]);
+                                lx += run;
+                            }
+                            None => {
+                                row[lx] = f64::INFINITY;
+                                lx += 1;
+                            }
+                        }
+                    }
+                    row
+                }
+            };
+            let (even, odd) = self.v[2 * ly * half..(2 * ly + 2) * half].split_at_mut(half);
+            let pairs = cells.chunks_exact(2);
+            if let [last] = pairs.remainder() {
+                even[bw / 2] = *last;
+            }
+            for ((pair, e), o) in pairs.zip(even.iter_mut()).zip(odd.iter_mut()) {
+                (*e, *o) = (pair[0], pair[1]);
             }
         }
         // The outer ring never chooses (its neighbours are not all in the copy).
-        self.dir[..bw * bh].fill(NONE);
+        self.dir[..n].fill(NONE);
     }
 
     /// Writes the tile's interior into `rows` (map rows `y0..`, width `w`) at column `x0`.
     fn store(&self, rows: &mut [f64], w: usize, x0: usize) {
-        let bw = self.bw;
+        let (bw, half) = (self.bw, self.half);
         let tw = bw - 2 * HALO;
         for (ly, out) in rows.chunks_exact_mut(w).enumerate() {
-            let from = (ly + HALO) * bw + HALO;
-            out[x0..x0 + tw].copy_from_slice(&self.v[from..from + tw]);
+            let at = 2 * (ly + HALO) * half;
+            let (even, odd) = self.v[at..at + 2 * half].split_at(half);
+            // HALO is even: map column x0 + t is buffer column HALO + t, of t's parity.
+            let (even, odd) = (&even[HALO / 2..], &odd[HALO / 2..]);
+            let mut pairs = out[x0..x0 + tw].chunks_exact_mut(2);
+            for ((pair, &e), &o) in pairs.by_ref().zip(even).zip(odd) {
+                (pair[0], pair[1]) = (e, o);
+            }
+            if let [last] = pairs.into_remainder() {
+                *last = even[tw / 2];
+            }
         }
     }
 
     /// One coloured exchange pass over the copy (all but its outer ring): cells of `colour`
-    /// choose, their receivers gain, then they pay.
-    fn pass(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
+    /// choose, their receivers gain, then they pay. `parity` is that of the world cell at the
+    /// copy's (0, 0).
+    fn pass(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this CPU has AVX2 (checked just above).
-            unsafe { self.pass_avx2(nb, colour, rule) };
+            unsafe { self.pass_avx2(nb, parity, colour, rule) };
             return;
         }
-        self.pass_body(nb, colour, rule);
+        self.pass_body(nb, parity, colour, rule);
     }
 
     /// [`Tile::pass`] compiled for AVX2 (4 `f64` lanes).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn pass_avx2(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
-        self.pass_body(nb, colour, rule);
+    fn pass_avx2(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+        self.pass_body(nb, parity, colour, rule);
     }
 
-    /// The pass, row by row over every cell of a row (both colours) in branch-free loops the
-    /// compiler turns into SIMD: only cells of the colour get a direction, so the others
-    /// neither pay nor, in the same pass, feed anyone; the gain of a cell with no feeder and
-    /// the payment of a cell with no receiver are selected away (adding `+0.0` would turn a
-    /// height of `−0.0` into `+0.0`).
+    /// The pass, half row by half row in branch-free loops the compiler turns into SIMD. The
+    /// gain of a cell with no feeder and the payment of a cell with no receiver are selected
+    /// away (adding `+0.0` would turn a height of `−0.0` into `+0.0`).
     #[inline(always)]
-    fn pass_body(&mut self, nb: Neighbourhood, colour: usize, rule: Rule) {
-        let (bw, bh) = (self.bw, self.bh);
-        let m = bw - 2;
-        let lin = offsets(nb, bw);
-        // Buffer cell (lx, ly) has the colour when its column's parity is `mine(ly)`
-        // (`exchange::colour_of`: Von Neumann `(x + y) mod 2`, rotated `x mod 2`).
-        let mine = |row_parity: usize| match nb {
-            Neighbourhood::VonNeumann => (colour ^ row_parity) as f64,
-            _ => colour as f64,
+    fn pass_body(&mut self, nb: Neighbourhood, parity: (usize, usize), colour: usize, rule: Rule) {
+        let (bw, bh, half) = (self.bw, self.bh, self.half);
+        // The half of row ly holding the cells of the colour (0: even columns).
+        let choosers = |ly: usize| match nb {
+            Neighbourhood::VonNeumann => (colour + parity.0 + parity.1 + ly) & 1,
+            _ => (colour + parity.0) & 1,
         };
-        // Which drops act: in (lo, hi].
+        // The cells of half q of row ly not on the outer ring: columns 1 ..= bw − 2, so
+        // j from 1 − q to (bw − 2 − q) / 2.
+        let lanes = |ly: usize, q: usize| {
+            let (lo, hi) = (1 - q, (bw - 2 - q) / 2 + 1);
+            let at = (2 * ly + q) * half;
+            (at + lo, hi - lo)
+        };
+        // Where the lanes' neighbour o starts, for the lanes of half q of row ly starting at
+        // index i: same column in the next or previous row (same half, same j), or one column
+        // left (other half, j − 1 + q) or right (other half, j + q).
+        let neighbour = |i: usize, q: usize, (dx, dy): (i32, i32)| -> usize {
+            let row = (i as isize + dy as isize * 2 * half as isize) as usize;
+            match dx {
+                0 => row,
+                // From half q to half 1 − q of the same row: ± half, then the column shift.
+                -1 => {
+                    if q == 0 {
+                        row + half - 1
+                    } else {
+                        row - half
+                    }
+                }
+                _ => {
+                    if q == 0 {
+                        row + half
+                    } else {
+                        row - half + 1
+                    }
+                }
+            }
+        };
+        let offsets = nb.offsets();
         let (lo, hi) = if rule.gentle { (0.0, rule.talus) } else { (rule.talus, f64::INFINITY) };
-        let Self { v, want, dir, kp1, column_parity, row_parity, .. } = self;
-        // The m cells of a row from buffer cell i, moved by offset l.
-        let at = |i: usize, l: isize| (i as isize + l) as usize..(i as isize + l) as usize + m;
+        let Self { v, want, dir, kp1, .. } = self;
         // Choose: lowest neighbour (first strict maximum of the drop, in offset order).
-        for (ly, &parity) in row_parity.iter().enumerate().take(bh - 1).skip(1) {
-            let i = ly * bw + 1;
-            let target = mine(parity);
-            let columns = &column_parity[1..1 + m];
-            let [n0, n1, n2, n3] = lin.map(|l| &v[at(i, l)]);
+        for ly in 1..bh - 1 {
+            let q = choosers(ly);
+            let (i, m) = lanes(ly, q);
+            let [n0, n1, n2, n3] = [0, 1, 2, 3].map(|o| {
+                let at = neighbour(i, q, offsets[o]);
+                &v[at..at + m]
+            });
             let centre = &v[i..i + m];
             let (d_row, w_row) = (&mut dir[i..i + m], &mut want[i..i + m]);
-            for ((((((&h, &a), &b), &c), &d), &column), (dr, wr)) in
-                centre.iter().zip(n0).zip(n1).zip(n2).zip(n3).zip(columns).zip(d_row.iter_mut().zip(w_row))
+            for (((((&h, &a), &b), &c), &d), (dr, wr)) in
+                centre.iter().zip(n0).zip(n1).zip(n2).zip(n3).zip(d_row.iter_mut().zip(w_row))
             {
                 let mut d_max = 0.0;
                 let mut best = NONE;
@@ -243,19 +300,25 @@ impl Tile {
                     best = if lower { o as f64 } else { best };
                 }
                 // A cell beyond the edge (+∞) has d = NaN or +∞ to its neighbours: it never acts.
-                let act = (d_max > lo) & (d_max <= hi) & (column == target) & (h < f64::INFINITY);
+                let act = (d_max > lo) & (d_max <= hi) & (h < f64::INFINITY);
                 *dr = if act { best } else { NONE };
                 *wr = d_max;
             }
         }
-        // Gain: each cell takes d/(k + 1) from each of its k feeders (cells of the colour only
-        // feed cells of the other).
+        // Gain: each cell of the other half takes d/(k + 1) from each of its k feeders.
         for ly in 1..bh - 1 {
-            let mut crowded = false;
-            let i = ly * bw + 1;
-            let [d0, d1, d2, d3] = lin.map(|l| &dir[at(i, l)]);
-            let [w0, w1, w2, w3] = lin.map(|l| &want[at(i, l)]);
+            let q = 1 - choosers(ly);
+            let (i, m) = lanes(ly, q);
+            let [d0, d1, d2, d3] = [0, 1, 2, 3].map(|o| {
+                let at = neighbour(i, q, offsets[o]);
+                &dir[at..at + m]
+            });
+            let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|o| {
+                let at = neighbour(i, q, offsets[o]);
+                &want[at..at + m]
+            });
             let (v_row, k_row) = (&mut v[i..i + m], &mut kp1[i..i + m]);
+            let mut crowded = false;
             for ((((((((vr, kr), &d0), &d1), &d2), &d3), &w0), (&w1, &w2)), &w3) in v_row
                 .iter_mut()
                 .zip(k_row)
@@ -273,8 +336,8 @@ impl Tile {
                 let kp = k + 1.0;
                 *kr = kp;
                 // Up to two shares, the first and second feeders' in offset order (two
-                // divisions per cell, not four: the divider is this loop's bottleneck), summed
-                // as the exchange sums them; three or more are summed in ascending order below.
+                // divisions per cell, not four), summed as the exchange sums them; three or
+                // more are summed in ascending order below.
                 let (mut first, mut second, mut seen) = (0.0, 0.0, false);
                 for (f, w) in fed.into_iter().zip([w0, w1, w2, w3]) {
                     second = if f & seen { w } else { second };
@@ -286,13 +349,18 @@ impl Tile {
                 crowded |= k > 2.0;
             }
             if crowded {
-                gain_crowded(&mut v[i..i + m], &kp1[i..i + m], dir, want, i, &lin);
+                let from = [0, 1, 2, 3].map(|o| neighbour(i, q, offsets[o]));
+                gain_crowded(&mut v[i..i + m], &kp1[i..i + m], dir, want, from);
             }
         }
         // Pay: each feeder loses what its receiver gained from it.
         for ly in 1..bh - 1 {
-            let i = ly * bw + 1;
-            let [k0, k1, k2, k3] = lin.map(|l| &kp1[at(i, l)]);
+            let q = choosers(ly);
+            let (i, m) = lanes(ly, q);
+            let [k0, k1, k2, k3] = [0, 1, 2, 3].map(|o| {
+                let at = neighbour(i, q, offsets[o]);
+                &kp1[at..at + m]
+            });
             let (v_row, d_row, w_row) = (&mut v[i..i + m], &dir[i..i + m], &want[i..i + m]);
             for ((((((vr, &d), &w), &k0), &k1), &k2), &k3) in
                 v_row.iter_mut().zip(d_row).zip(w_row).zip(k0).zip(k1).zip(k2).zip(k3)
@@ -308,20 +376,20 @@ impl Tile {
 }
 
 /// The gain of the receivers of three or more feeders (`k + 1 ≥ 4`, left out by the SIMD
-/// loop) in the row of buffer cells `i..i + v_row.len()`: the shares summed in ascending order,
-/// as the exchange does, so the sum does not depend on which side each feeder is on.
+/// loop) among the lanes `v_row`, whose neighbour o is at `from[o] + lane`: the shares summed
+/// in ascending order, as the exchange does, so the sum does not depend on which side each
+/// feeder is on.
 #[cold]
-fn gain_crowded(v_row: &mut [f64], kp1_row: &[f64], dir: &[f64], want: &[f64], i: usize, lin: &[isize; 4]) {
+fn gain_crowded(v_row: &mut [f64], kp1_row: &[f64], dir: &[f64], want: &[f64], from: [usize; 4]) {
     for (x, (v, &kp)) in v_row.iter_mut().zip(kp1_row).enumerate() {
         if kp < 4.0 {
             continue;
         }
         let mut shares = [0.0f64; 4];
         let mut k = 0;
-        for (o, &l) in lin.iter().enumerate() {
-            let j = ((i + x) as isize + l) as usize;
-            if dir[j] == (3 - o) as f64 {
-                shares[k] = want[j] / kp;
+        for (o, &at) in from.iter().enumerate() {
+            if dir[at + x] == (3 - o) as f64 {
+                shares[k] = want[at + x] / kp;
                 k += 1;
             }
         }
@@ -329,15 +397,6 @@ fn gain_crowded(v_row: &mut [f64], kp1_row: &[f64], dir: &[f64], want: &[f64], i
         shares.sort_unstable_by(f64::total_cmp);
         *v += shares.iter().sum::<f64>();
     }
-}
-
-/// The buffer offsets of `nb`'s 4 neighbours in offset order (`Neighbourhood::offsets`).
-fn offsets(nb: Neighbourhood, bw: usize) -> [isize; 4] {
-    let mut lin = [0isize; 4];
-    for (l, &(dx, dy)) in lin.iter_mut().zip(nb.offsets()) {
-        *l = dy as isize * bw as isize + dx as isize;
-    }
-    lin
 }
 
 #[cfg(test)]
@@ -380,11 +439,10 @@ mod tests {
         // Maps narrower and wider than a tile and its halo, several tiles across both ways,
         // heights on a coarse lattice (ties, pits fed from 3 and 4 sides) or continuous.
         let mut cases = 0;
-        // Wrapped maps at least 3 cells each way (`supports`), odd and even sides (an odd side
-        // puts two cells of one colour side by side across the seam), some narrower than the
-        // halo (copied round the map more than once).
+        // Closed maps of odd and even sides; wrapped maps of even sides (`supports`), some
+        // narrower than the halo (copied round the map more than once).
         let closed = [(1, 1), (2, 3), (13, 7), (40, 90), (300, 70), (531, 140)];
-        let wrapped = [(3, 3), (4, 5), (7, 13), (40, 90), (301, 69), (530, 141)];
+        let wrapped = [(4, 4), (4, 6), (8, 14), (40, 90), (302, 70), (530, 140)];
         let sizes =
             closed.map(|s| (s, Boundary::Closed)).into_iter().chain(wrapped.map(|s| (s, Boundary::Wrap)));
         for ((w, h), boundary) in sizes {
@@ -424,7 +482,9 @@ mod tests {
             }
         }
         assert_eq!(cases, 12 * 2 * 3);
-        assert!(!supports(Neighbourhood::VonNeumann, Boundary::Wrap, (2, 9)));
+        assert!(!supports(Neighbourhood::VonNeumann, Boundary::Wrap, (301, 70)));
+        assert!(!supports(Neighbourhood::VonNeumann, Boundary::Wrap, (2, 8)));
+        assert!(!supports(Neighbourhood::RotatedVonNeumann, Boundary::Wrap, (300, 69)));
         assert!(!supports(Neighbourhood::Moore, Boundary::Closed, (9, 9)));
     }
 
