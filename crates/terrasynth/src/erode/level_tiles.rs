@@ -276,16 +276,14 @@ impl Tile {
             }
         };
         let offsets = nb.offsets();
+        let starts = |i: usize, q: usize| [0, 1, 2, 3].map(|o| neighbour(i, q, offsets[o]));
         let (lo, hi) = if rule.gentle { (0.0, rule.talus) } else { (rule.talus, f64::INFINITY) };
         let Self { v, want, dir, kp1, .. } = self;
         // Choose: lowest neighbour (first strict maximum of the drop, in offset order).
         for ly in 1..bh - 1 {
             let q = choosers(ly);
             let (i, m) = lanes(ly, q);
-            let [n0, n1, n2, n3] = [0, 1, 2, 3].map(|o| {
-                let at = neighbour(i, q, offsets[o]);
-                &v[at..at + m]
-            });
+            let [n0, n1, n2, n3] = rows_at(v, starts(i, q), m);
             let centre = &v[i..i + m];
             let (d_row, w_row) = (&mut dir[i..i + m], &mut want[i..i + m]);
             for (((((&h, &a), &b), &c), &d), (dr, wr)) in
@@ -309,14 +307,8 @@ impl Tile {
         for ly in 1..bh - 1 {
             let q = 1 - choosers(ly);
             let (i, m) = lanes(ly, q);
-            let [d0, d1, d2, d3] = [0, 1, 2, 3].map(|o| {
-                let at = neighbour(i, q, offsets[o]);
-                &dir[at..at + m]
-            });
-            let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|o| {
-                let at = neighbour(i, q, offsets[o]);
-                &want[at..at + m]
-            });
+            let [d0, d1, d2, d3] = rows_at(dir, starts(i, q), m);
+            let [w0, w1, w2, w3] = rows_at(want, starts(i, q), m);
             let (v_row, k_row) = (&mut v[i..i + m], &mut kp1[i..i + m]);
             let mut crowded = false;
             for ((((((((vr, kr), &d0), &d1), &d2), &d3), &w0), (&w1, &w2)), &w3) in v_row
@@ -349,18 +341,14 @@ impl Tile {
                 crowded |= k > 2.0;
             }
             if crowded {
-                let from = [0, 1, 2, 3].map(|o| neighbour(i, q, offsets[o]));
-                gain_crowded(&mut v[i..i + m], &kp1[i..i + m], dir, want, from);
+                gain_crowded(&mut v[i..i + m], &kp1[i..i + m], dir, want, starts(i, q));
             }
         }
         // Pay: each feeder loses what its receiver gained from it.
         for ly in 1..bh - 1 {
             let q = choosers(ly);
             let (i, m) = lanes(ly, q);
-            let [k0, k1, k2, k3] = [0, 1, 2, 3].map(|o| {
-                let at = neighbour(i, q, offsets[o]);
-                &kp1[at..at + m]
-            });
+            let [k0, k1, k2, k3] = rows_at(kp1, starts(i, q), m);
             let (v_row, d_row, w_row) = (&mut v[i..i + m], &dir[i..i + m], &want[i..i + m]);
             for ((((((vr, &d), &w), &k0), &k1), &k2), &k3) in
                 v_row.iter_mut().zip(d_row).zip(w_row).zip(k0).zip(k1).zip(k2).zip(k3)
@@ -373,6 +361,11 @@ impl Tile {
             }
         }
     }
+}
+
+/// The `m` values of `a` from each of `starts`.
+fn rows_at(a: &[f64], starts: [usize; 4], m: usize) -> [&[f64]; 4] {
+    starts.map(|at| &a[at..at + m])
 }
 
 /// The gain of the receivers of three or more feeders (`k + 1 ≥ 4`, left out by the SIMD
