@@ -199,17 +199,23 @@ const POWER_TABLE: usize = 4096;
 /// division's).
 #[inline]
 fn whole_cells(a: f64, cell: f64, per_cell: f64) -> usize {
-    let q = a * per_cell + 0.5;
-    if q < (1u64 << 30) as f64 {
-        // Through i64 (q is below 2³⁰, and not NaN): one instruction each way on x86-64, where
-        // the usize conversions are sequences.
-        let whole = q as i64;
-        let frac = q - whole as f64;
-        if frac > 1e-6 && frac < 1.0 - 1e-6 {
-            return whole as usize;
-        }
+    match quick_cells(a, per_cell) {
+        (whole, true) => whole as usize,
+        _ => ((a / cell) + 0.5) as usize,
     }
-    ((a / cell) + 0.5) as usize
+}
+
+/// The multiplication's whole number of cells of area `a` (`per_cell` = 1/cell), and whether
+/// [`whole_cells`] may take it (a quotient below 2³⁰ and not within 10⁻⁶ of a half; never for
+/// NaN or negative areas). Branch-free, so a loop over cells runs on SIMD lanes; through `i32`
+/// (one instruction each way on x86-64, and on AVX2 lanes, where the `usize` and `i64`
+/// conversions are sequences).
+#[inline(always)]
+fn quick_cells(a: f64, per_cell: f64) -> (i32, bool) {
+    let q = a * per_cell + 0.5;
+    let whole = q as i32;
+    let frac = q - f64::from(whole);
+    (whole, (q >= 0.0) & (q < (1u64 << 30) as f64) & (frac > 1e-6) & (frac < 1.0 - 1e-6))
 }
 
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`]
@@ -328,8 +334,8 @@ impl StreamPowerEroder {
                 return;
             }
             // Blocks of cells in two passes: first each cell's table entry, or none where
-            // `whole_cells` needs its division (a quotient within 10⁻⁶ of a half, or of 2³⁰
-            // cells or more) or the table ends, in a loop without branches that runs on SIMD
+            // `whole_cells` needs its division (`quick_cells` does not apply) or the table
+            // ends, in a loop without branches that runs on SIMD
             // lanes (the diagonal test of `distance` on the receivers' offsets: 1 or `width` is
             // a side); then the lookups, and `tabled` for the rest. The same entry as `tabled`
             // for every cell, so the same bits.
@@ -342,14 +348,8 @@ impl StreamPowerEroder {
                     let mut entry = [NONE; BLOCK];
                     let receivers = &receiver[start..start + f.len()];
                     for (k, ((e, &a), &r)) in entry.iter_mut().zip(area).zip(receivers).enumerate() {
-                        let q = a * per_cell + 0.5;
-                        let whole = q as i32;
-                        let frac = q - f64::from(whole);
-                        let fast = q >= 0.0
-                            && q < (1u64 << 30) as f64
-                            && frac > 1e-6
-                            && frac < 1.0 - 1e-6
-                            && whole < POWER_TABLE as i32;
+                        let (whole, quick) = quick_cells(a, per_cell);
+                        let fast = quick & (whole < POWER_TABLE as i32);
                         let d = r.abs_diff((start + k) as u32);
                         let diagonal = u32::from(d != 1 && d != width as u32);
                         *e = if fast { 2 * whole as u32 + diagonal } else { NONE };
