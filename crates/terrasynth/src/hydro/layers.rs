@@ -54,6 +54,28 @@ impl FlowGraph {
         Ok(Self { filled, field, accumulation })
     }
 
+    /// [`FlowGraph::new`] and, unless `exact` is false, the exact fill of the same heights
+    /// ([`ExactFill`]) derived from the ε fill (only the cells it raised are flooded again,
+    /// beside the D8 routing and accumulation: `rayon::join`), instead of a second flood of
+    /// the whole map.
+    pub(crate) fn with_exact_fill(
+        height: &Heightmap,
+        sea_level: f32,
+        exact: bool,
+    ) -> Result<(Self, Option<ExactFill>)> {
+        let filled = DepressionFiller::with_epsilon().fill(height, sea_level)?;
+        let (routed, exact) = rayon::join(
+            || -> Result<_> {
+                let field = D8Router.d8(&filled, sea_level)?;
+                let accumulation = field.accumulate(None)?;
+                Ok((field, accumulation))
+            },
+            || if exact { ExactFill::from_epsilon(height, sea_level, &filled) } else { Ok(None) },
+        );
+        let (field, accumulation) = routed?;
+        Ok((Self { filled, field, accumulation }, exact?))
+    }
+
     /// The river network: cells draining at least `threshold` (a fraction of the map's cells,
     /// at least one cell), `max_width` cells wide at the largest drainage area
     /// ([`extract_rivers`]).
@@ -69,8 +91,9 @@ impl FlowGraph {
 }
 
 /// The exact Priority-Flood fill (Barnes, Lehman & Mulla 2014) of one terrain state, which the
-/// `rivers` step floods beside its own ε fill (`rayon::join`: on the other core, so it costs
-/// no wall time on two threads) and leaves on the terrain, so that the `lakes` step, or the
+/// `rivers` step derives from its own ε fill (only the raised cells flooded again, beside the
+/// routing: [`FlowGraph::with_exact_fill`]; a second whole flood cost a fifth of the step on
+/// one thread) and leaves on the terrain, so that the `lakes` step, or the
 /// outputs' lake search when a recipe has no `lakes` step, need not flood the same heights
 /// again (one flood is 0.7–0.9 s at 4097²). It is read only while the terrain's heights and
 /// sea level are, bit for bit, the ones it was made from ([`ExactFill::matches`]); any step that
@@ -85,14 +108,16 @@ pub(crate) struct ExactFill {
 }
 
 impl ExactFill {
-    /// The exact fill of `height` (outlets as [`DepressionFiller::fill`]), or `None` when its
-    /// two grids (a copy of the heights and the fill) would not fit in memory: it is only a
-    /// shortcut, the reader then floods itself.
-    pub(crate) fn new(height: &Heightmap, sea_level: f32) -> Result<Option<Self>> {
+    /// The exact fill of `height` (outlets as [`DepressionFiller::fill`]) from `eps`, its ε
+    /// fill at the same sea level ([`DepressionFiller::exact_from_epsilon`]: the same bits as a
+    /// flood of its own, without flooding the whole map again), or `None` when its two grids
+    /// (a copy of the heights and the fill) would not fit in memory: it is only a shortcut, the
+    /// reader then floods itself.
+    pub(crate) fn from_epsilon(height: &Heightmap, sea_level: f32, eps: &Heightmap) -> Result<Option<Self>> {
         if crate::memory::check_cells(height.width(), height.height(), 12, "the kept exact fill").is_err() {
             return Ok(None);
         }
-        let filled = DepressionFiller::exact().fill(height, sea_level)?;
+        let filled = DepressionFiller::exact_from_epsilon(height, eps)?;
         let components = LakeComponents::new(height, &filled)?;
         Ok(Some(Self { sea_level, source: height.clone(), filled, components }))
     }
@@ -301,7 +326,8 @@ mod tests {
             ((x as f32 * 0.31).sin() + (y as f32 * 0.23).cos()) * 5.0 + rng.below(100) as f32 * 0.02
         })
         .unwrap();
-        let kept = ExactFill::new(&dem, 0.5).unwrap().unwrap();
+        let eps = DepressionFiller::with_epsilon().fill(&dem, 0.5).unwrap();
+        let kept = ExactFill::from_epsilon(&dem, 0.5, &eps).unwrap().unwrap();
         assert!(find_lakes(&dem, 0.5, 0.0, 1).unwrap().lakes.len() > 5, "a map with lakes");
         for (depth, area) in [(0.0, 1), (0.3, 1), (0.0, 6), (0.5, 20), (100.0, 1)] {
             assert_eq!(

@@ -286,13 +286,9 @@ impl Step for RiversStep {
     fn run(&self, terrain: &mut Terrain, ctx: &StepContext) -> Result<()> {
         ctx.progress.check_cancelled()?;
         let (map, sea_level) = (&terrain.height, terrain.sea_level);
-        // The exact fill for the lakes (`ExactFill`), on the other core, unless carving is
-        // about to change the heights it would be the fill of.
-        let (graph, exact) = rayon::join(
-            || FlowGraph::new(map, sea_level),
-            || if self.carve_depth > 0.0 { Ok(None) } else { ExactFill::new(map, sea_level) },
-        );
-        let (graph, exact) = (graph?, exact?);
+        // The exact fill for the lakes (`ExactFill`), from the ε fill's raised cells beside
+        // the routing, unless carving is about to change the heights it would be the fill of.
+        let (graph, exact) = FlowGraph::with_exact_fill(map, sea_level, self.carve_depth <= 0.0)?;
         ctx.progress.set(0.7);
         ctx.progress.check_cancelled()?;
         let rivers = graph.rivers(self.threshold, self.max_width)?;
