@@ -111,10 +111,11 @@ impl ExactFill {
     /// The exact fill of `height` (outlets as [`DepressionFiller::fill`]) from `eps`, its ε
     /// fill at the same sea level ([`DepressionFiller::exact_from_epsilon`]: the same bits as a
     /// flood of its own, without flooding the whole map again), or `None` when its two grids
-    /// (a copy of the heights and the fill) would not fit in memory: it is only a shortcut, the
-    /// reader then floods itself.
+    /// (a copy of the heights and the fill, with the refill's state byte and the groups' labels
+    /// while they are made: 13 bytes a cell) would not fit in memory: it is only a shortcut,
+    /// the reader then floods itself.
     pub(crate) fn from_epsilon(height: &Heightmap, sea_level: f32, eps: &Heightmap) -> Result<Option<Self>> {
-        if crate::memory::check_cells(height.width(), height.height(), 12, "the kept exact fill").is_err() {
+        if crate::memory::check_cells(height.width(), height.height(), 13, "the kept exact fill").is_err() {
             return Ok(None);
         }
         let filled = DepressionFiller::exact_from_epsilon(height, eps)?;
