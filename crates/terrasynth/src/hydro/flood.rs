@@ -46,6 +46,7 @@
 use std::collections::VecDeque;
 
 use crate::grid::D8;
+use crate::grid::{Boundary, Neighbourhood, Stencil, Topology};
 
 /// A key type of the radix heap: an unsigned integer.
 pub(crate) trait RadixKey: Copy + Ord + Default + std::fmt::Debug {
@@ -393,37 +394,33 @@ pub(crate) fn refill_exact(z: &[f32], eps: &[f32], w: usize, h: usize, out: &mut
     if raised == 0 {
         return 0;
     }
-    let neighbours = |c: usize| {
-        let (x, y) = ((c % w) as i64, (c / w) as i64);
-        D8.iter().filter_map(move |&(dx, dy)| {
-            let (nx, ny) = (x + dx as i64, y + dy as i64);
-            (nx >= 0 && ny >= 0 && nx < w as i64 && ny < h as i64).then(|| ny as usize * w + nx as usize)
-        })
-    };
+    let stencil =
+        Stencil::new(Topology { width: w, height: h, boundary: Boundary::Closed }, Neighbourhood::Moore);
     // Seeds: the cells outside R next to a raised cell, each once, at its own height (`out`
     // holds `z` there).
     let mut heap = RadixHeap::<u32>::new();
     for c in 0..w * h {
         if state[c] == RAISED {
-            for n in neighbours(c) {
+            stencil.for_each(c % w, c / w, |n| {
                 if state[n] == PLAIN {
                     state[n] = DONE;
                     heap.push(out[n].key(), n as u32);
                 }
-            }
+            });
         }
     }
     // Levels never go below the last pop (each is the maximum of a height and a popped
     // level), so the radix heap's monotone order holds.
     while let Some(c) = heap.pop() {
-        let level = out[c as usize];
-        for n in neighbours(c as usize) {
+        let c = c as usize;
+        let level = out[c];
+        stencil.for_each(c % w, c / w, |n| {
             if state[n] == RAISED {
                 state[n] = DONE;
                 out[n] = z[n].max(level);
                 heap.push(out[n].key(), n as u32);
             }
-        }
+        });
     }
     raised
 }
