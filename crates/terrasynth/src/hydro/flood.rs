@@ -358,8 +358,7 @@ impl<H: FloodHeight> Flood<H> {
 
 /// The exact fill of `z` (`w × h`, row-major) from its ε fill `eps` (Priority-Flood+ε of the
 /// same heights and outlets), written into `out`, which holds a copy of `z` on entry: only the
-/// cells `eps` raised are flooded again, from the cells around them. Returns how many cells
-/// that was.
+/// cells `eps` raised are flooded again, from the cells around them.
 ///
 /// Why this is the exact fill `W(c)` (the lowest, over the paths from `c` to an outlet, of the
 /// path's highest cell; the module docs):
@@ -378,22 +377,13 @@ impl<H: FloodHeight> Flood<H> {
 /// After a stream-power landscape, a few per cent of the cells are raised, so this is much
 /// cheaper than a second flood of the whole map. The same cells' values as
 /// [`Flood::run`] without ε, bit for bit (tested on random and flat-rich maps).
-pub(crate) fn refill_exact(z: &[f32], eps: &[f32], w: usize, h: usize, out: &mut [f32]) -> usize {
+pub(crate) fn refill_exact(z: &[f32], eps: &[f32], w: usize, h: usize, out: &mut [f32]) {
     assert!(z.len() == w * h && eps.len() == w * h && out.len() == w * h, "refill_exact: lengths");
     const PLAIN: u8 = 0;
     const RAISED: u8 = 1;
     const DONE: u8 = 2;
-    let mut state = vec![PLAIN; w * h];
-    let mut raised = 0;
-    for (i, (&zi, &ei)) in z.iter().zip(eps).enumerate() {
-        if ei > zi {
-            state[i] = RAISED;
-            raised += 1;
-        }
-    }
-    if raised == 0 {
-        return 0;
-    }
+    let mut state: Vec<u8> =
+        z.iter().zip(eps).map(|(&zi, &ei)| if ei > zi { RAISED } else { PLAIN }).collect();
     let stencil =
         Stencil::new(Topology { width: w, height: h, boundary: Boundary::Closed }, Neighbourhood::Moore);
     // Seeds: the cells outside R next to a raised cell, each once, at its own height (`out`
@@ -422,7 +412,6 @@ pub(crate) fn refill_exact(z: &[f32], eps: &[f32], w: usize, h: usize, out: &mut
             }
         });
     }
-    raised
 }
 
 #[cfg(test)]

@@ -48,10 +48,7 @@ impl FlowGraph {
     /// Fills `height` with ε (outlets: the map edge and cells below `sea_level`), routes it by
     /// D8 and accumulates.
     pub fn new(height: &Heightmap, sea_level: f32) -> Result<Self> {
-        let filled = DepressionFiller::with_epsilon().fill(height, sea_level)?;
-        let field = D8Router.d8(&filled, sea_level)?;
-        let accumulation = field.accumulate(None)?;
-        Ok(Self { filled, field, accumulation })
+        Ok(Self::with_exact_fill(height, sea_level, false)?.0)
     }
 
     /// [`FlowGraph::new`] and, unless `exact` is false, the exact fill of the same heights
