@@ -266,6 +266,27 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         "Deposition coefficient G (Yuan et al. 2019): sediment from upstream settles at G·Qs/A; \
          0 = none, about 1 = flat valley floors and fans.",
     ),
+    float(
+        "hillslope-area",
+        "Hillslope area",
+        0.0,
+        1e6,
+        0.0,
+        "cells",
+        "Drainage area below which each cell's incision is blended towards its 3×3 neighbourhood's \
+         (fully at one cell, less on a log scale up to this area): hillslopes without one-cell \
+         rills. 0 = off.",
+    ),
+    float(
+        "aspect-balance",
+        "Aspect balance",
+        -2.0,
+        2.0,
+        0.0,
+        "",
+        "Exponent γ: incision times b^γ, b = max(|∂h/∂x|, |∂h/∂y|)/|∇h| (1 facing a grid axis, \
+         1/√2 a diagonal); evens out the slope directions the grid favours. 0 = off.",
+    ),
     int(
         "coarse",
         "Coarse factor",
@@ -598,6 +619,8 @@ pub fn build_in(
                 seed,
                 g: params.f64("g")?,
                 rates: rate_fields(params, map, seed)?,
+                hillslope_area: params.f64("hillslope-area")?,
+                aspect_balance: params.f64("aspect-balance")?,
             };
             match params.usize("coarse")? {
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),

@@ -2,7 +2,7 @@
 //! Willett's implicit O(n) scheme.
 
 use rayon::prelude::*;
-use terrasynth_noise::detmath::pow;
+use terrasynth_noise::detmath::{self, pow};
 
 use super::rates::RateFields;
 use super::steps::STREAM_POWER;
@@ -45,6 +45,18 @@ pub struct StreamPowerParams {
     /// Uplift and erodibility varying over the land ([`RateFields`]): `uplift` and `k` are
     /// then the fields' means. Default: uniform.
     pub rates: RateFields,
+    /// Drainage area, in cells of the grid the step runs on, below which a cell's incision
+    /// factor `F` is blended towards the mean `F` of its 3×3 neighbourhood: fully at one cell,
+    /// less on a log scale, not at all from this area up. A rill one cell wide then cannot
+    /// out-cut its neighbours, so hillslopes are not combed by one-cell rills
+    /// ([`StreamPowerEroder`], step 3). 0 (default) = off; range [0, 1e6].
+    pub hillslope_area: f64,
+    /// Exponent γ of the aspect balance: every cell's `F` is multiplied by `b^γ`, with
+    /// `b = max(|∂h/∂x|, |∂h/∂y|) / |∇h|` (1 on slopes facing along a grid axis, 1/√2 on the
+    /// diagonals). It evens out which slope directions the grid's routing favours; its value
+    /// is measured, not derived (docs/EROSION.md, "Hillslopes without the comb"). 0 (default)
+    /// = off; range [-2, 2].
+    pub aspect_balance: f64,
 }
 
 impl Default for StreamPowerParams {
@@ -62,6 +74,8 @@ impl Default for StreamPowerParams {
             seed: 0,
             g: 0.0,
             rates: RateFields::default(),
+            hillslope_area: 0.0,
+            aspect_balance: 0.0,
         }
     }
 }
@@ -79,6 +93,8 @@ impl StreamPowerParams {
             ("kd", self.kd),
             ("dt", self.dt),
             ("g", self.g),
+            ("hillslope-area", self.hillslope_area),
+            ("aspect-balance", self.aspect_balance),
         ] {
             check_number(STREAM_POWER, name, v)?;
         }
@@ -162,7 +178,18 @@ pub struct StreamPowerEroder {
     /// `K·dt·A^m` for whole catchments of `c` < [`POWER_TABLE`] cells (`A = c·dx²`), computed
     /// by the first step (the parameters are fixed for the eroder's life).
     power_table: Vec<f64>,
+    /// With a hillslope area or an aspect balance ([`StreamPowerEroder::balance_factors`]):
+    /// the factors before they are blended (a buffer swapped with `scratch` each step), the
+    /// blend's weight per whole number of cells below the hillslope area, and the balance's
+    /// table of `(b²)^(γ/2)`.
+    unblended: Option<Grid<f64>>,
+    hillslope_weights: Vec<f64>,
+    balance_table: Vec<f64>,
 }
+
+/// Steps of the aspect balance's table of `(b²)^(γ/2)` over `b²` in [1/2, 1]; `b²` is rounded
+/// to the nearest step (an error under 1.3·10⁻⁴ in `b²`).
+const BALANCE_STEPS: usize = 2048;
 
 /// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
 pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
@@ -241,7 +268,8 @@ impl StreamPowerEroder {
         // per rate field.
         let rates = params.rates;
         let fields = 8 * (rates.has_uplift() as u64 + rates.has_rock() as u64);
-        let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields;
+        let blend = if params.hillslope_area > 0.0 { 8 } else { 0 };
+        let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields + blend;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         check_finite(map)?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
@@ -262,6 +290,9 @@ impl StreamPowerEroder {
             uplift_factor,
             k_factor,
             power_table: Vec::new(),
+            unblended: None,
+            hillslope_weights: hillslope_weights(params.hillslope_area),
+            balance_table: balance_table(params.aspect_balance),
         })
     }
 
@@ -368,9 +399,84 @@ impl StreamPowerEroder {
         }
     }
 
+    /// The hillslope blend and the aspect balance of the step's factors (`hillslope_area`,
+    /// `aspect_balance`; both off by default, and then this does nothing). Interior cells only:
+    /// the map's edge is base level and never incised. Per cell, from the factors as
+    /// [`Self::factors`] left them and the heights after uplift, rows in parallel: the same
+    /// values on any thread count.
+    ///
+    /// The blend: a cell of `c` whole cells of drainage area below the hillslope area takes
+    /// `F + t_c·(F̄ − F)`, `F̄` the mean of the 9 factors of its 3×3 neighbourhood (column
+    /// sums of three rows, then three of them). The balance: `F·b^γ` with `b² = max(gx², gy²)
+    /// / (gx² + gy²)` from central differences, `b^γ = (b²)^(γ/2)` from a table over
+    /// `b²` in [1/2, 1] (no square root per cell).
+    fn balance_factors(&mut self) {
+        let (w, h) = (self.surface.width(), self.surface.height());
+        let blend = !self.hillslope_weights.is_empty();
+        if (!blend && self.balance_table.is_empty()) || w < 3 || h < 3 {
+            return;
+        }
+        if blend {
+            // The unblended factors move to `unblended` (kept from step to step) and the
+            // scratch buffer receives the blended ones.
+            let spare = match self.unblended.take() {
+                Some(g) if g.same_size(&self.scratch) => g,
+                _ => self.scratch.clone(),
+            };
+            self.unblended = Some(std::mem::replace(&mut self.scratch, spare));
+        }
+        let (weights, balance) = (&self.hillslope_weights, &self.balance_table);
+        let f0 = self.unblended.as_ref().map_or(&[][..], |g| g.as_slice());
+        let (area, heights) = (&self.flow.area, self.surface.as_slice());
+        let cell = self.params.dx * self.params.dx;
+        let per_cell = 1.0 / cell;
+        let top = BALANCE_STEPS as f64;
+        self.scratch.as_mut_slice().par_chunks_mut(w).enumerate().for_each_init(
+            || vec![0.0f64; if blend { w } else { 0 }],
+            |columns, (y, row)| {
+                let start = y * w;
+                if blend {
+                    row.copy_from_slice(&f0[start..start + w]);
+                }
+                if y == 0 || y + 1 == h {
+                    return;
+                }
+                if blend {
+                    let (above, here, below) =
+                        (&f0[start - w..start], &f0[start..start + w], &f0[start + w..start + 2 * w]);
+                    for (((c, &a), &m), &b) in columns.iter_mut().zip(above).zip(here).zip(below) {
+                        *c = a + m + b;
+                    }
+                    for x in 1..w - 1 {
+                        let cells = whole_cells(area[start + x], cell, per_cell);
+                        if let Some(&t) = weights.get(cells) {
+                            let mean = (columns[x - 1] + columns[x] + columns[x + 1]) / 9.0;
+                            row[x] = here[x] + t * (mean - here[x]);
+                        }
+                    }
+                }
+                if !balance.is_empty() {
+                    for (x, f) in row.iter_mut().enumerate().take(w - 1).skip(1) {
+                        let i = start + x;
+                        let gx = heights[i + 1] - heights[i - 1];
+                        let gy = heights[i + w] - heights[i - w];
+                        let (xx, yy) = (gx * gx, gy * gy);
+                        let s2 = xx + yy;
+                        if s2 > 0.0 {
+                            // b² in [1/2, 1] onto the table's steps.
+                            let step = (xx.max(yy) / s2 - 0.5) * 2.0 * top;
+                            *f *= balance[((step + 0.5) as usize).min(BALANCE_STEPS)];
+                        }
+                    }
+                }
+            },
+        );
+    }
+
     /// Detachment-limited incision (`g = 0`): one pass in stack order.
     fn incise(&mut self) {
         self.factors();
+        self.balance_factors();
         let n = self.params.n;
         let flow = &self.flow;
         let factor = self.scratch.as_slice();
@@ -416,6 +522,7 @@ impl StreamPowerEroder {
     /// `L·(U·(1 + G)/(K·A^m))^(1/n)` above its receiver (unit-tested on a strip).
     fn deposit_and_incise(&mut self, max_passes: usize, tolerance: f64) {
         self.factors();
+        self.balance_factors();
         let StreamPowerParams { n, g, dx, .. } = self.params;
         let a = dx * dx;
         let omega = 2.0 / (2.0 + g);
@@ -511,6 +618,7 @@ impl StreamPowerEroder {
     /// stopped at their cap before [`DEPOSITION_TOLERANCE`].
     fn solve_deposition(&mut self) {
         self.factors();
+        self.balance_factors();
         let StreamPowerParams { g, dx, .. } = self.params;
         let a = dx * dx;
         let flow = &self.flow;
@@ -666,6 +774,29 @@ impl StreamPowerEroder {
             std::mem::swap(&mut self.surface, &mut self.scratch);
         }
     }
+}
+
+/// The hillslope blend's weight for catchments of 0, 1, … cells below `hillslope_area`:
+/// `1 − ln(c)/ln(hillslope_area)` (1 at one cell, 0 at the area), 1 for no cells; empty when
+/// off (an area of at most one cell blends nothing).
+fn hillslope_weights(hillslope_area: f64) -> Vec<f64> {
+    if hillslope_area <= 1.0 {
+        return Vec::new();
+    }
+    let top = hillslope_area.ceil() as usize;
+    let ln_area = detmath::ln(hillslope_area);
+    (0..top)
+        .map(|c| if c <= 1 { 1.0 } else { (1.0 - detmath::ln(c as f64) / ln_area).clamp(0.0, 1.0) })
+        .collect()
+}
+
+/// `(b²)^(γ/2)` at the aspect balance's [`BALANCE_STEPS`] + 1 even steps of `b²` over
+/// [1/2, 1]; empty for γ = 0 (off).
+fn balance_table(gamma: f64) -> Vec<f64> {
+    if gamma == 0.0 {
+        return Vec::new();
+    }
+    (0..=BALANCE_STEPS).map(|k| pow(0.5 + 0.5 * k as f64 / BALANCE_STEPS as f64, 0.5 * gamma)).collect()
 }
 
 /// Solves `x − h0 + f·(x − hr)^n = 0` for `x` in `(hr, h0]` by Newton's method started at h0.
