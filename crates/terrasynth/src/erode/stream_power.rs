@@ -400,8 +400,8 @@ impl StreamPowerEroder {
     }
 
     /// The hillslope blend and the aspect balance of the step's factors (`hillslope_area`,
-    /// `aspect_balance`; both off by default, and then this does nothing). Interior cells only:
-    /// the map's edge is base level and never incised. Per cell, from the factors as
+    /// `aspect_balance`; both off by default, and then this does nothing). Cells that are not
+    /// base level only (base level, the map's edge among it, is never incised). Per cell, from the factors as
     /// [`Self::factors`] left them and the heights after uplift, rows in parallel: the same
     /// values on any thread count.
     ///
@@ -427,7 +427,7 @@ impl StreamPowerEroder {
         }
         let (weights, balance) = (&self.hillslope_weights, &self.balance_table);
         let f0 = self.unblended.as_ref().map_or(&[][..], |g| g.as_slice());
-        let (area, heights) = (&self.flow.area, self.surface.as_slice());
+        let (area, heights, base) = (&self.flow.area, self.surface.as_slice(), &self.base);
         let cell = self.params.dx * self.params.dx;
         let per_cell = 1.0 / cell;
         let top = BALANCE_STEPS as f64;
@@ -448,6 +448,9 @@ impl StreamPowerEroder {
                         *c = a + m + b;
                     }
                     for x in 1..w - 1 {
+                        if base[start + x] {
+                            continue;
+                        }
                         let cells = whole_cells(area[start + x], cell, per_cell);
                         if let Some(&t) = weights.get(cells) {
                             let mean = (columns[x - 1] + columns[x] + columns[x + 1]) / 9.0;
@@ -458,6 +461,9 @@ impl StreamPowerEroder {
                 if !balance.is_empty() {
                     for (x, f) in row.iter_mut().enumerate().take(w - 1).skip(1) {
                         let i = start + x;
+                        if base[i] {
+                            continue;
+                        }
                         let gx = heights[i + 1] - heights[i - 1];
                         let gy = heights[i + w] - heights[i - w];
                         let (xx, yy) = (gx * gx, gy * gy);
