@@ -129,7 +129,9 @@ impl StreamPowerParams {
 ///    depression by its lowest pass (the basin graph of Cordonnier, Bovy & Braun 2019): ρ8
 ///    (Fairfield & Leymarie 1991) with a fresh draw per step by default, so the carved
 ///    valleys take every direction instead of the eight of D8; or D8;
-/// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` and the
+/// 3. implicit incision in stack order (downstream first), with `F = K·dt·A^m / L^n` (shaped
+///    first by the hillslope blend and the aspect balance when they are on:
+///    [`StreamPowerParams::hillslope_area`], [`StreamPowerParams::aspect_balance`]) and the
 ///    receiver r already updated: for n = 1, `h ← (h + F·h_r)/(1 + F)`; otherwise Newton
 ///    iterations on `h − h_old + F·(h − h_r)^n = 0`. Cells not above their receiver (in a
 ///    lake) are not incised. Unconditionally stable for n = 1. With deposition (`g > 0`, Yuan
@@ -265,7 +267,7 @@ impl StreamPowerEroder {
         // built (4), and its links around depressions (16 bytes each: counted as one per cell,
         // which rough terrain reaches; white noise has up to 4): about 72 bytes per cell, and
         // 25 more for deposition (h*, two sums from upstream, whether each cell fills), 8 more
-        // per rate field.
+        // per rate field, 8 more for the hillslope blend's unblended factors.
         let rates = params.rates;
         let fields = 8 * (rates.has_uplift() as u64 + rates.has_rock() as u64);
         let blend = if params.hillslope_area > 0.0 { 8 } else { 0 };
@@ -400,10 +402,10 @@ impl StreamPowerEroder {
     }
 
     /// The hillslope blend and the aspect balance of the step's factors (`hillslope_area`,
-    /// `aspect_balance`; both off by default, and then this does nothing). Cells that are not
-    /// base level only (base level, the map's edge among it, is never incised). Per cell, from the factors as
-    /// [`Self::factors`] left them and the heights after uplift, rows in parallel: the same
-    /// values on any thread count.
+    /// `aspect_balance`; both off by default, and then this does nothing), on the cells that are
+    /// not base level (base level, the map's edge among it, is never incised). Per cell, from
+    /// the factors as [`Self::factors`] left them and the heights after uplift, rows in
+    /// parallel: the same values on any thread count.
     ///
     /// The blend: a cell of `c` whole cells of drainage area below the hillslope area takes
     /// `F + t_c·(F̄ − F)`, `F̄` the mean of the 9 factors of its 3×3 neighbourhood (column
