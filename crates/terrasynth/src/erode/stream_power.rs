@@ -270,7 +270,9 @@ impl StreamPowerEroder {
         // per rate field, 8 more for the hillslope blend's unblended factors.
         let rates = params.rates;
         let fields = 8 * (rates.has_uplift() as u64 + rates.has_rock() as u64);
-        let blend = if params.hillslope_area > 0.0 { 8 } else { 0 };
+        // The blend's weights say whether it runs (an area of at most one cell blends nothing).
+        let hillslope_weights = hillslope_weights(params.hillslope_area);
+        let blend = if hillslope_weights.is_empty() { 0 } else { 8 };
         let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields + blend;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         check_finite(map)?;
@@ -293,7 +295,7 @@ impl StreamPowerEroder {
             k_factor,
             power_table: Vec::new(),
             unblended: None,
-            hillslope_weights: hillslope_weights(params.hillslope_area),
+            hillslope_weights,
             balance_table: balance_table(params.aspect_balance),
         })
     }
