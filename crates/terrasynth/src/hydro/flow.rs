@@ -248,6 +248,7 @@ fn grid_order(receivers: &[u32], w: usize) -> (Vec<u32>, Vec<usize>) {
             }
         }
     });
+    let table = super::routing::DonorOffsets::new(w);
     let pieces: Vec<Vec<u32>> = receivers
         .par_chunks(ORDER_PIECE_ROWS * w)
         .enumerate()
@@ -256,7 +257,7 @@ fn grid_order(receivers: &[u32], w: usize) -> (Vec<u32>, Vec<usize>) {
             for (x, &r) in cells.iter().enumerate() {
                 let c = p * ORDER_PIECE_ROWS * w + x;
                 if r as usize == c {
-                    super::routing::walk_up(c as u32, &donors, &offsets, pending, |d| out.push(d));
+                    super::routing::walk_up(c as u32, &donors, &table, pending, |d| out.push(d));
                 }
             }
             out
