@@ -236,15 +236,69 @@ fn whole_cells(a: f64, cell: f64, per_cell: f64) -> usize {
 
 /// The multiplication's whole number of cells of area `a` (`per_cell` = 1/cell), and whether
 /// [`whole_cells`] may take it (a quotient below 2³⁰ and not within 10⁻⁶ of a half; never for
-/// NaN or negative areas). Branch-free, so a loop over cells runs on SIMD lanes; through `i32`
-/// (one instruction each way on x86-64, and on AVX2 lanes, where the `usize` and `i64`
-/// conversions are sequences).
+/// NaN or negative areas). `x = a · (1/cell)` is rounded to the nearest whole number by adding
+/// and taking away 1.5·2⁵² (the sum's low mantissa bits are then that number), and the test is
+/// on `x`'s distance to it: additions, an absolute value and comparisons, with no conversion
+/// from a float, whose saturating `as i32` is a sequence per value on x86-64.
 #[inline(always)]
 fn quick_cells(a: f64, per_cell: f64) -> (i32, bool) {
-    let q = a * per_cell + 0.5;
-    let whole = q as i32;
-    let frac = q - f64::from(whole);
-    (whole, (q >= 0.0) & (q < (1u64 << 30) as f64) & (frac > 1e-6) & (frac < 1.0 - 1e-6))
+    const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
+    let x = a * per_cell;
+    let shifted = x + SHIFT;
+    // Exact (Sterbenz): x and its nearest whole number are within a half of each other.
+    let off = x - (shifted - SHIFT);
+    let whole = shifted.to_bits() as i32;
+    (whole, (x >= 0.0) & (x < (1u64 << 30) as f64) & (off.abs() < 0.5 - 1e-6))
+}
+
+/// No entry of the factor table: the cell's factor is computed (see [`table_entries`]).
+const NO_ENTRY: u32 = u32::MAX;
+
+/// The factor table's entry of each cell of a block starting at cell `start`, from its drainage
+/// area and receiver: `2·cells + diagonal` where [`quick_cells`] applies and the table holds the
+/// area, else [`NO_ENTRY`] (the diagonal test of [`StreamPowerRouter::distance`] on the
+/// receiver's offset: 1 or `width` is a side). Without a branch, on AVX2 lanes where the CPU has
+/// them (the same entries: the arithmetic is exact or a comparison).
+fn table_entries(area: &[f64], receivers: &[u32], start: u32, width: u32, per_cell: f64, entry: &mut [u32]) {
+    use table_entries_portable as entries;
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn entries_avx2(
+        area: &[f64],
+        receivers: &[u32],
+        start: u32,
+        width: u32,
+        per_cell: f64,
+        entry: &mut [u32],
+    ) {
+        entries(area, receivers, start, width, per_cell, entry);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: this CPU has AVX2 (checked just above).
+        unsafe { entries_avx2(area, receivers, start, width, per_cell, entry) };
+        return;
+    }
+    entries(area, receivers, start, width, per_cell, entry);
+}
+
+/// [`table_entries`] on any CPU (and its AVX2 version's test oracle).
+#[inline(always)]
+fn table_entries_portable(
+    area: &[f64],
+    receivers: &[u32],
+    start: u32,
+    width: u32,
+    per_cell: f64,
+    entry: &mut [u32],
+) {
+    for (k, ((e, &a), &r)) in entry.iter_mut().zip(area).zip(receivers).enumerate() {
+        let (whole, quick) = quick_cells(a, per_cell);
+        let fast = quick & (whole < POWER_TABLE as i32);
+        let d = r.abs_diff(start + k as u32);
+        let diagonal = u32::from((d != 1) & (d != width));
+        *e = if fast { 2 * whole as u32 + diagonal } else { NO_ENTRY };
+    }
 }
 
 /// At most this many Gauss–Seidel passes per step in [`StreamPowerEroder::deposit_and_incise`]
@@ -375,22 +429,16 @@ impl StreamPowerEroder {
             // a side); then the lookups, and `tabled` for the rest. The same entry as `tabled`
             // for every cell, so the same bits.
             const BLOCK: usize = 512;
-            const NONE: u32 = u32::MAX;
             let receiver = &flow.receiver;
             factor.par_chunks_mut(BLOCK).zip(flow.area.par_chunks(BLOCK)).enumerate().for_each(
                 |(b, (f, area))| {
                     let start = b * BLOCK;
-                    let mut entry = [NONE; BLOCK];
+                    let mut entry = [NO_ENTRY; BLOCK];
                     let receivers = &receiver[start..start + f.len()];
-                    for (k, ((e, &a), &r)) in entry.iter_mut().zip(area).zip(receivers).enumerate() {
-                        let (whole, quick) = quick_cells(a, per_cell);
-                        let fast = quick & (whole < POWER_TABLE as i32);
-                        let d = r.abs_diff((start + k) as u32);
-                        let diagonal = u32::from(d != 1 && d != width as u32);
-                        *e = if fast { 2 * whole as u32 + diagonal } else { NONE };
-                    }
-                    for (k, ((f, &e), &a)) in f.iter_mut().zip(&entry).zip(area).enumerate() {
-                        *f = if e != NONE { both[e as usize] } else { tabled(start + k, a) };
+                    let entry = &mut entry[..f.len()];
+                    table_entries(area, receivers, start as u32, width as u32, per_cell, entry);
+                    for (k, ((f, &e), &a)) in f.iter_mut().zip(entry.iter()).zip(area).enumerate() {
+                        *f = if e != NO_ENTRY { both[e as usize] } else { tabled(start + k, a) };
                     }
                 },
             );
@@ -911,6 +959,48 @@ mod tests {
                     "a = {a}, cell = {cell}"
                 );
             }
+        }
+    }
+
+    /// The table entries on SIMD lanes (AVX2 where the CPU has it) equal the portable loop's, on
+    /// areas whole, a hair either side of a half cell, beyond the table, huge, negative and NaN,
+    /// with side, diagonal and own receivers; and an entry, where there is one, is the table
+    /// row of the area's whole number of cells.
+    #[test]
+    fn table_entries_equal_the_portable_loop() {
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(29);
+        for dx in [1.0f64, 10.0, 12.345] {
+            let (cell, width) = (dx * dx, 37u32);
+            let per_cell = 1.0 / cell;
+            let n = 4000usize;
+            let area: Vec<f64> = (0..n)
+                .map(|i| match i % 7 {
+                    0 => (rng.below(5000) + 1) as f64 * cell,
+                    1 => f64::from_bits(((rng.below(4000) as f64 + 0.5) * cell).to_bits() + 1),
+                    2 => f64::from_bits(((rng.below(4000) as f64 + 0.5) * cell).to_bits() - 1),
+                    3 => rng.range_f64(0.0, 1e7) * cell,
+                    4 => [f64::NAN, -cell, 1e30, f64::INFINITY, 0.0][rng.below(5) as usize],
+                    _ => rng.range_f64(0.0, 5000.0) * cell,
+                })
+                .collect();
+            let start = 100u32;
+            let receivers: Vec<u32> = (0..n as u32)
+                .map(|k| {
+                    let i = start + k;
+                    [i, i + 1, i - 1, i + width, i - width, i + width + 1, i - width - 1]
+                        [rng.below(7) as usize]
+                })
+                .collect();
+            let (mut simd, mut portable) = (vec![0u32; n], vec![0u32; n]);
+            table_entries(&area, &receivers, start, width, per_cell, &mut simd);
+            table_entries_portable(&area, &receivers, start, width, per_cell, &mut portable);
+            assert_eq!(simd, portable, "dx = {dx}");
+            for (k, &e) in simd.iter().enumerate() {
+                if e != NO_ENTRY {
+                    assert_eq!(e as usize / 2, whole_cells(area[k], cell, per_cell), "dx = {dx}, cell {k}");
+                }
+            }
+            assert!(simd.iter().filter(|&&e| e != NO_ENTRY).count() > n / 3, "most areas have an entry");
         }
     }
 
