@@ -717,9 +717,9 @@ fn rho8_directions(
     let m = dirs.len();
     // The reciprocal diagonal distance 1/(2 − r) of each cell, in (1/2, 1].
     scratch.clear();
-    scratch.extend((0..m).map(|x| 1.0 / (2.0 - rho8_draw(seed, first + x))));
     scratch.resize(2 * m, 0.0);
     let (inverse, best) = scratch.split_at_mut(m);
+    rho8_inverses(seed, first, inverse);
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: this CPU has AVX2 (checked just above).
@@ -807,18 +807,73 @@ fn rho8_select(z: &[f64], stride: usize, start: usize, dirs: &mut [u8], inverse:
     }
 }
 
-/// ρ8's draw `r` in [0, 1) of cell `cell` for `seed`: the top 53 bits of a SplitMix64 hash.
-#[inline]
+/// ρ8's draw `r` in [0, 1) of cell `cell` for `seed`: the top 53 bits of a SplitMix64 hash,
+/// times 2⁻⁵³. The 53-bit number is turned into a float as two halves, each by putting it in
+/// the mantissa of 2⁵² and taking 2⁵² away: exact, as the conversion is, and in additions and
+/// bit operations that run on SIMD lanes (x86-64 has no vector conversion from 64-bit integers
+/// before AVX-512).
+#[inline(always)]
 fn rho8_draw(seed: u64, cell: usize) -> f64 {
-    let bits = mix64(seed ^ mix64(cell as u64 ^ 0xD1B5_4A32_D192_ED03));
-    // Through i64: the value is below 2^53, so the conversion is exact either way, and the
-    // signed one is a single instruction on x86-64 (the unsigned one is a sequence).
-    ((bits >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64)
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    let bits = mix64(seed ^ mix64(cell as u64 ^ 0xD1B5_4A32_D192_ED03)) >> 11;
+    let half = |v: u64| f64::from_bits(TWO_52.to_bits() | v) - TWO_52;
+    (half(bits >> 32) * 4_294_967_296.0 + half(bits & 0xFFFF_FFFF)) * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `1 / (2 − r)` of the cells `first, first + 1, …` into `out` (ρ8's reciprocal diagonal
+/// distance), on AVX2 lanes where the CPU has them: the same bits, the arithmetic being exact
+/// or one IEEE division.
+fn rho8_inverses(seed: u64, first: usize, out: &mut [f64]) {
+    #[inline(always)]
+    fn inverses(seed: u64, first: usize, out: &mut [f64]) {
+        for (x, o) in out.iter_mut().enumerate() {
+            *o = 1.0 / (2.0 - rho8_draw(seed, first + x));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn inverses_avx2(seed: u64, first: usize, out: &mut [f64]) {
+        inverses(seed, first, out);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: this CPU has AVX2 (checked just above).
+        unsafe { inverses_avx2(seed, first, out) };
+        return;
+    }
+    inverses(seed, first, out);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ρ8's draws equal the plain conversion of the hash's top 53 bits, and the reciprocals on
+    /// SIMD lanes (AVX2 where the CPU has it) the per-cell division, bit for bit, over seeds
+    /// and cells up to 2³².
+    #[test]
+    fn rho8_draws_and_inverses_equal_the_plain_formulas() {
+        for seed in [0u64, 1, 0xDEAD_BEEF, u64::MAX] {
+            for first in [0usize, 7, 1 << 20, (1 << 32) - 700] {
+                let plain = |cell: usize| {
+                    let bits = mix64(seed ^ mix64(cell as u64 ^ 0xD1B5_4A32_D192_ED03));
+                    ((bits >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64)
+                };
+                let mut out = vec![0.0; 613];
+                rho8_inverses(seed, first, &mut out);
+                for (x, &o) in out.iter().enumerate() {
+                    let r = plain(first + x);
+                    assert_eq!(
+                        rho8_draw(seed, first + x).to_bits(),
+                        r.to_bits(),
+                        "seed {seed}, cell {}",
+                        first + x
+                    );
+                    assert_eq!(o.to_bits(), (1.0 / (2.0 - r)).to_bits(), "seed {seed}, cell {}", first + x);
+                }
+            }
+        }
+    }
 
     /// `distance(i)` is the Euclidean distance to the receiver, on grids as narrow as 2 cells
     /// (where a diagonal step and a side step can have the same index difference).
