@@ -176,6 +176,25 @@ fn lakes_after_rivers_equal_lakes_alone_even_when_the_heights_change_between() {
     assert_eq!(labels(&with_rivers), labels(&dug), "the outputs used a stale fill");
 }
 
+/// A terrain whose steps made no water layers: the layers from one ε fill for both parts
+/// (`WaterLayers::parts`) equal the flow and the lakes computed apart, each with its own flood.
+#[test]
+fn water_layers_from_one_fill_equal_the_parts_computed_apart() {
+    use terrasynth::hydro::WaterLayers;
+    let terrain = bumpy_terrain(97, 71);
+    let together = WaterLayers::build(&terrain).unwrap();
+    let flow = WaterLayers::flow_part(&terrain).unwrap();
+    let lakes = WaterLayers::lake_part(&terrain).unwrap();
+    let apart = WaterLayers::from_parts(&terrain, flow, lakes);
+    assert!(together.lake_count > 0 && !together.rivers.is_empty(), "a map with lakes and rivers");
+    assert_eq!(together.flow, apart.flow);
+    assert_eq!(together.rivers, apart.rivers);
+    assert_eq!(together.lake_labels, apart.lake_labels);
+    assert_eq!(together.lake_count, apart.lake_count);
+    assert_eq!(together.computed, vec!["flow", "rivers", "lakes"]);
+    assert_eq!(together.computed, apart.computed);
+}
+
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
     let cases: &[(&str, &str, ParamValue)] = &[

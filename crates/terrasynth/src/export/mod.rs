@@ -54,8 +54,7 @@ pub mod tiles;
 mod window;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -631,33 +630,23 @@ fn unfinished(what: &str) -> ! {
 /// Writes every file (see the module docs) into the existing output folder.
 ///
 /// Schedule (a FIFO rayon scope, so the first tasks start first on any thread count): the
-/// flow chain (ε fill → D8 → accumulation → rivers) and the lake search start at once, one
-/// per thread; the height-only files (mesh, EXR, images, PNG/R16/TIFF) follow in order.
-/// Whichever hydrology part finishes last goes straight on with the biomes and the files that
-/// need them (splat, water, flow, biomes, rivers.geojson, a carved mesh), beside the metrics.
-/// That chain is the longest, so it never waits behind the other files.
+/// hydrology ([`WaterLayers::parts`]: the flow chain, ε fill → D8 → accumulation → rivers, and
+/// the lake search, from one ε fill when the recipe made neither) starts first; the
+/// height-only files (mesh, EXR, images, PNG/R16/TIFF) follow in order. The hydrology task goes
+/// straight on with the biomes and the files that need them (splat, water, flow, biomes,
+/// rivers.geojson, a carved mesh), beside the metrics. That chain is the longest, so it never
+/// waits behind the other files.
 fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
     let ex = &ctx.recipe.exports;
     let a_jobs = height_jobs(ctx, terrain, p)?;
     let a_done: Vec<OnceLock<Result<(&'static str, f64)>>> = a_jobs.iter().map(|_| OnceLock::new()).collect();
-    let flow_cell: Mutex<Option<Result<FlowPart>>> = Mutex::new(None);
-    let lake_cell: Mutex<Option<Result<LakePart>>> = Mutex::new(None);
-    let pending = AtomicUsize::new(2);
     let branch: OnceLock<Result<HydroBranch>> = OnceLock::new();
     let hydro_start = Instant::now();
-    // Called by each hydrology part when done; the second one runs the rest of the branch.
-    let part_done = || {
-        if pending.fetch_sub(1, Ordering::AcqRel) != 1 {
-            return;
-        }
+    // The hydrology branch, from both parts of the water layers.
+    let run_branch = |parts: Result<(FlowPart, LakePart)>| {
         let mut timings = vec![("hydrology", hydro_start.elapsed().as_secs_f64())];
-        let flow = flow_cell.lock().map(|mut c| c.take()).ok().flatten();
-        let lakes = lake_cell.lock().map(|mut c| c.take()).ok().flatten();
         let result = (|| -> Result<HydroBranch> {
-            let (flow, lakes) = match (flow, lakes) {
-                (Some(f), Some(l)) => (f?, l?),
-                _ => unfinished("a hydrology task"),
-            };
+            let (flow, lakes) = parts?;
             let layers = WaterLayers::from_parts(terrain, flow, lakes);
             let carve = (ex.glb || ex.obj) && ex.carve_mesh;
             let hy = hydro(layers, p, carve, ctx.height_scale, &mut timings)?;
@@ -689,20 +678,9 @@ fn write_files(ctx: &Ctx, terrain: &Terrain, p: &Prepared) -> Result<Written> {
                 let _ = branch.set(Ok((none, Vec::new(), Vec::new(), metrics, timings)));
             });
         } else {
-            s.spawn_fifo(|_| {
-                let r = WaterLayers::flow_part(terrain);
-                if let Ok(mut c) = flow_cell.lock() {
-                    *c = Some(r);
-                }
-                part_done();
-            });
-            s.spawn_fifo(|_| {
-                let r = WaterLayers::lake_part(terrain);
-                if let Ok(mut c) = lake_cell.lock() {
-                    *c = Some(r);
-                }
-                part_done();
-            });
+            // Both parts from one task (`WaterLayers::parts`: one ε fill for both when the
+            // recipe made neither, else the two in parallel), then the rest of the branch.
+            s.spawn_fifo(|_| run_branch(WaterLayers::parts(terrain)));
         }
         for (job, cell) in a_jobs.iter().zip(&a_done) {
             s.spawn_fifo(move |_| {

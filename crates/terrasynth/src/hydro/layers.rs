@@ -18,7 +18,9 @@
 //!
 //! The terrain is never changed. The flow and lake parts are independent, so a caller can
 //! run them in parallel ([`WaterLayers::flow_part`], [`WaterLayers::lake_part`],
-//! [`WaterLayers::from_parts`]); [`WaterLayers::build`] does that with `rayon::join`.
+//! [`WaterLayers::from_parts`]); [`WaterLayers::parts`] (which [`WaterLayers::build`] and the
+//! export use) does that when the steps made either, and otherwise makes both from one ε fill,
+//! the lakes from the exact fill of the cells it raised (the same layers, one flood fewer).
 
 use std::borrow::Cow;
 
@@ -209,14 +211,51 @@ pub struct WaterLayers<'t> {
 }
 
 impl<'t> WaterLayers<'t> {
-    /// Both parts, computed in parallel.
+    /// Both parts ([`WaterLayers::parts`]).
     pub fn build(terrain: &'t Terrain) -> Result<Self> {
-        let (flow, lakes) = rayon::join(|| Self::flow_part(terrain), || Self::lake_part(terrain));
-        Ok(Self::from_parts(terrain, flow?, lakes?))
+        let (flow, lakes) = Self::parts(terrain)?;
+        Ok(Self::from_parts(terrain, flow, lakes))
+    }
+
+    /// Both parts. When the terrain's steps left neither flow nor lakes (nor the exact fill of
+    /// its heights), one ε fill serves both: the flow graph, and the exact fill the lakes are
+    /// found in, from the cells the ε fill raised ([`FlowGraph::with_exact_fill`]; a second
+    /// flood of the whole map for the lakes was a fifth of the outputs of the `island` preset
+    /// on one thread until session 36). Otherwise the two parts, in parallel.
+    pub fn parts(terrain: &'t Terrain) -> Result<(FlowPart<'t>, LakePart<'t>)> {
+        let steps = terrain.layers.get::<HydroLayers>();
+        let made = steps.is_some_and(|l| l.flow.is_some() || l.lake_labels.is_some());
+        let kept =
+            terrain.layers.get::<ExactFill>().is_some_and(|k| k.matches(&terrain.height, terrain.sea_level));
+        if made || kept {
+            let (flow, lakes) = rayon::join(|| Self::flow_part(terrain), || Self::lake_part(terrain));
+            return Ok((flow?, lakes?));
+        }
+        let (h, sea_level) = (&terrain.height, terrain.sea_level);
+        let mut exact = None;
+        let flow = Self::flow_part_with(terrain, || {
+            let (graph, kept) = FlowGraph::with_exact_fill(h, sea_level, true)?;
+            exact = kept;
+            Ok(graph)
+        })?;
+        let min_area = computed_lake_min_area(h.len());
+        let map = lakes_of(h, sea_level, exact.as_ref(), LakesStep::default().min_depth, min_area)?;
+        let lakes =
+            LakePart { labels: Cow::Owned(map.labels.into_vec()), count: map.lakes.len(), computed: true };
+        Ok((flow, lakes))
     }
 
     /// The flow accumulation and rivers: the terrain's, or computed (module docs).
     pub fn flow_part(terrain: &'t Terrain) -> Result<FlowPart<'t>> {
+        Self::flow_part_with(terrain, || FlowGraph::new(&terrain.height, terrain.sea_level))
+    }
+
+    /// [`WaterLayers::flow_part`], `graph` making the flow graph of a terrain without a flow
+    /// layer.
+    fn flow_part_with(
+        terrain: &'t Terrain,
+        graph: impl FnOnce() -> Result<FlowGraph>,
+    ) -> Result<FlowPart<'t>> {
         let steps = terrain.layers.get::<HydroLayers>();
         let flow = steps.and_then(|l| l.flow.as_ref());
         let rivers = steps.map_or(&[][..], |l| l.rivers.as_slice());
@@ -231,7 +270,7 @@ impl<'t> WaterLayers<'t> {
                 computed: vec![],
             });
         }
-        let graph = FlowGraph::new(&terrain.height, terrain.sea_level)?;
+        let graph = graph()?;
         let mut computed = vec!["flow"];
         let rivers = if have_rivers {
             Cow::Borrowed(rivers)
