@@ -854,7 +854,7 @@ mod tests {
     #[test]
     fn rho8_draws_and_inverses_equal_the_plain_formulas() {
         for seed in [0u64, 1, 0xDEAD_BEEF, u64::MAX] {
-            for first in [0usize, 7, 1 << 20, (1 << 32) - 700] {
+            for first in [0usize, 7, 1 << 20, u32::MAX as usize - 700] {
                 let plain = |cell: usize| {
                     let bits = mix64(seed ^ mix64(cell as u64 ^ 0xD1B5_4A32_D192_ED03));
                     ((bits >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64)
