@@ -217,17 +217,16 @@ impl<'t> WaterLayers<'t> {
         Ok(Self::from_parts(terrain, flow, lakes))
     }
 
-    /// Both parts. When the terrain's steps left neither flow nor lakes (nor the exact fill of
-    /// its heights), one ε fill serves both: the flow graph, and the exact fill the lakes are
+    /// Both parts. When the terrain's steps left neither flow nor lakes (nor an exact fill),
+    /// one ε fill serves both: the flow graph, and the exact fill the lakes are
     /// found in, from the cells the ε fill raised ([`FlowGraph::with_exact_fill`]; a second
     /// flood of the whole map for the lakes was a fifth of the outputs of the `island` preset
     /// on one thread until session 36). Otherwise the two parts, in parallel.
     pub fn parts(terrain: &'t Terrain) -> Result<(FlowPart<'t>, LakePart<'t>)> {
         let steps = terrain.layers.get::<HydroLayers>();
         let made = steps.is_some_and(|l| l.flow.is_some() || l.lake_labels.is_some());
-        let kept =
-            terrain.layers.get::<ExactFill>().is_some_and(|k| k.matches(&terrain.height, terrain.sea_level));
-        if made || kept {
+        // A kept exact fill (the `rivers` step's) is matched to the heights by `lake_part`.
+        if made || terrain.layers.get::<ExactFill>().is_some() {
             let (flow, lakes) = rayon::join(|| Self::flow_part(terrain), || Self::lake_part(terrain));
             return Ok((flow?, lakes?));
         }
