@@ -290,10 +290,29 @@ impl Heightmap {
     /// Smallest and largest finite height, or `None` if no cell is finite.
     pub fn min_max(&self) -> Option<(f32, f32)> {
         use rayon::prelude::*;
-        let fold = |(lo, hi): (f32, f32), cells: &[f32]| {
-            cells.iter().filter(|v| v.is_finite()).fold((lo, hi), |(lo, hi), &v| (lo.min(v), hi.max(v)))
-        };
         let start = (f32::INFINITY, f32::NEG_INFINITY);
+        // Sixteen running ranges side by side, a non-finite cell read as +∞ for the minimum and
+        // −∞ for the maximum, so no cell is skipped and no NaN compared: a loop without
+        // branches on SIMD lanes, which the filtered fold was not (about 2 ms a call at 1025²;
+        // `generate` calls it some eight times).
+        let fold = |(lo, hi): (f32, f32), cells: &[f32]| {
+            const LANES: usize = 16;
+            let (mut los, mut his) = ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
+            let mut take = |lanes: &[f32]| {
+                for ((l, h), &v) in los.iter_mut().zip(his.iter_mut()).zip(lanes) {
+                    let finite = v.abs() < f32::INFINITY;
+                    let (low, high) = if finite { (v, v) } else { (f32::INFINITY, f32::NEG_INFINITY) };
+                    *l = if low < *l { low } else { *l };
+                    *h = if high > *h { high } else { *h };
+                }
+            };
+            let mut chunks = cells.chunks_exact(LANES);
+            for lanes in chunks.by_ref() {
+                take(lanes);
+            }
+            take(chunks.remainder());
+            los.iter().zip(&his).fold((lo, hi), |(lo, hi), (&l, &h)| (lo.min(l), hi.max(h)))
+        };
         // Pieces of a fixed size, in parallel, then their ranges folded in order: the same
         // result on any thread count.
         const PIECE: usize = 1 << 16;
