@@ -421,7 +421,7 @@ fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 }
 
 /// Rounds non-negative weights summing to 1 into bytes summing to exactly 255 (largest
-/// remainder; ties go to the lower index). Written without a sort call or libm's `floor`
+/// remainder; ties go to the lower index). Written without a sort or libm's `floor`
 /// (the build has no SSE4.1 `roundps`): the splat map calls it for every land cell.
 fn to_bytes(weights: [f32; 4]) -> [u8; 4] {
     let total = weights[0] + weights[1] + weights[2] + weights[3];
@@ -435,17 +435,17 @@ fn to_bytes(weights: [f32; 4]) -> [u8; 4] {
     let used: u32 = out.iter().map(|&v| v as u32).sum();
     let left = 255u32.saturating_sub(used) as usize;
     let rem: [f32; 4] = std::array::from_fn(|k| scaled[k] - floors[k]);
-    // Indices by remainder, largest first, ties to the lower index: a stable insertion sort.
-    let mut order = [0usize, 1, 2, 3];
-    for k in 1..4 {
-        let mut j = k;
-        while j > 0 && rem[order[j]].total_cmp(&rem[order[j - 1]]).is_gt() {
-            order.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-    for k in 0..left {
-        out[order[k % 4]] += 1;
+    // Each index's place when sorted by remainder, largest first, ties to the lower index (a
+    // stable sort), counted without a branch: the larger remainders, and the equal ones at
+    // lower indices. The `left` bytes go one each to the places 0, 1, 2, 3, 0, … in turn.
+    for (k, o) in out.iter_mut().enumerate() {
+        let place: usize = (0..4)
+            .map(|j| {
+                let order = rem[j].total_cmp(&rem[k]);
+                usize::from(order.is_gt() || (order.is_eq() && j < k))
+            })
+            .sum();
+        *o += (left / 4 + usize::from(place < left % 4)) as u8;
     }
     out
 }
@@ -665,6 +665,45 @@ mod tests {
         assert_eq!(b.classes[5 * 33 + 5], Biome::FreshWater);
         assert_eq!(b.classes[10 * 33 + 3], Biome::Rock);
         assert!(b.slope_deg[10 * 33 + 3] > 63.0 && b.slope_deg[10 * 33 + 3] < 64.0);
+    }
+
+    /// The bytes equal the largest-remainder rounding written with a stable sort (std's),
+    /// on random weights, weights with tied remainders, zeros and a NaN.
+    #[test]
+    fn to_bytes_equals_the_sorted_largest_remainder() {
+        let reference = |weights: [f32; 4]| -> [u8; 4] {
+            let total = weights[0] + weights[1] + weights[2] + weights[3];
+            if total <= 0.0 {
+                return [0, 255, 0, 0];
+            }
+            let scaled = weights.map(|v| if total > 0.0 { v / total * 255.0 } else { 0.0 });
+            let floors = scaled.map(|v| v.floor());
+            let mut out = floors.map(|v| v as u8);
+            let left = 255 - out.iter().map(|&v| v as usize).sum::<usize>();
+            let mut order = [0usize, 1, 2, 3];
+            order.sort_by(|&a, &b| (scaled[b] - floors[b]).total_cmp(&(scaled[a] - floors[a])));
+            for k in 0..left {
+                out[order[k % 4]] += 1;
+            }
+            out
+        };
+        let mut rng = terrasynth_noise::rng::SplitMix64::new(41);
+        let mut cases = vec![[0.25f32; 4], [1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0]];
+        cases.push([f32::NAN, 0.5, 0.5, 0.0]);
+        for _ in 0..20000 {
+            let mut w = [0.0f32; 4];
+            for v in &mut w {
+                *v = match rng.below(4) {
+                    0 => 0.0,
+                    1 => rng.below(4) as f32 * 0.25,
+                    _ => rng.range_f64(0.0, 1.0) as f32,
+                };
+            }
+            cases.push(w);
+        }
+        for w in cases {
+            assert_eq!(to_bytes(w), reference(w), "weights {w:?}");
+        }
     }
 
     #[test]
