@@ -25,9 +25,15 @@ pub(crate) fn apply_weight_from(map: &mut Heightmap, lo: f32, weight: impl Fn(us
     let width = map.width();
     map.as_mut_slice().par_chunks_mut(width).enumerate().for_each(|(y, row)| {
         for (x, v) in row.iter_mut().enumerate() {
-            *v = (lo as f64 + (*v - lo) as f64 * weight(x, y)) as f32;
+            *v = weigh(*v, lo, weight(x, y));
         }
     });
+}
+
+/// One cell of [`apply_weight_from`]: `lo + (h − lo)·weight`.
+#[inline]
+fn weigh(h: f32, lo: f32, weight: f64) -> f32 {
+    (lo as f64 + (h - lo) as f64 * weight) as f32
 }
 
 /// Evaluates a piecewise-linear curve through `points` (values at evenly spaced inputs
@@ -265,8 +271,7 @@ impl Falloff {
                     *d = self.distance(dx, dy, hw, hh);
                 }
                 for (v, &d) in row.iter_mut().zip(d.iter()) {
-                    let weight = eval_curve(curve, 1.0 - d.clamp(0.0, 1.0));
-                    *v = (lo as f64 + (*v - lo) as f64 * weight) as f32;
+                    *v = weigh(*v, lo, eval_curve(curve, 1.0 - d.clamp(0.0, 1.0)));
                 }
             },
         );
