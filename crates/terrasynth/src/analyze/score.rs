@@ -15,7 +15,8 @@
 //! so wrapping would invent cliffs at the borders: terrasynth's reports use
 //! [`Boundary::Closed`] (edge cells use only the neighbours that exist), see [`epsilon`].
 //!
-//! The slopes are computed and summed row by row in parallel, and the row sums added top to
+//! The slopes are computed and summed row by row in parallel (an inner row's slopes a block at a
+//! time without branches, then summed left to right), and the row sums added top to
 //! bottom, so the result does not depend on the thread count and needs no map-sized buffer.
 
 use rayon::prelude::*;
@@ -49,24 +50,46 @@ where
         };
         Some(data[ny * w + nx].into())
     };
-    let inner_row = y > 0 && y + 1 < h;
+    let edge = |x: usize| {
+        [(0, -1), (-1, 0), (1, 0), (0, 1)]
+            .iter()
+            .filter_map(|&(dx, dy)| at(x, dx, dy))
+            .fold(0.0f64, |m, v| m.max((data[y * w + x].into() - v).abs()))
+    };
     let mut sum = 0.0;
-    for x in 0..w {
-        let i = y * w + x;
-        let c: f64 = data[i].into();
-        let s = if inner_row && x > 0 && x + 1 < w {
-            [data[i - w], data[i - 1], data[i + 1], data[i + w]]
-                .iter()
-                .fold(0.0f64, |m, &v| m.max((c - v.into()).abs()))
-        } else {
-            [(0, -1), (-1, 0), (1, 0), (0, 1)]
-                .iter()
-                .filter_map(|&(dx, dy)| at(x, dx, dy))
-                .fold(0.0f64, |m, v| m.max((c - v).abs()))
-        };
-        sum += g(s);
+    if y == 0 || y + 1 == h || w < 3 {
+        for x in 0..w {
+            sum += g(edge(x));
+        }
+        return sum;
     }
-    sum
+    // An inner row: its inner cells' slopes a block at a time in a loop without branches
+    // (SIMD lanes), then summed left to right as before, the edge cells in their places. The
+    // largest of four absolute differences does not depend on the order they are taken in.
+    const BLOCK: usize = 256;
+    let mut slopes = [0.0f64; BLOCK];
+    sum += g(edge(0));
+    let row = y * w;
+    let mut x = 1;
+    while x < w - 1 {
+        let n = BLOCK.min(w - 1 - x);
+        let cells = |from: usize| &data[from..from + n];
+        let (up, left, mid, right, down) =
+            (cells(row - w + x), cells(row + x - 1), cells(row + x), cells(row + x + 1), cells(row + w + x));
+        for k in 0..n {
+            let c: f64 = mid[k].into();
+            slopes[k] = 0.0f64
+                .max((c - up[k].into()).abs())
+                .max((c - left[k].into()).abs())
+                .max((c - right[k].into()).abs())
+                .max((c - down[k].into()).abs());
+        }
+        for &s in &slopes[..n] {
+            sum += g(s);
+        }
+        x += n;
+    }
+    sum + g(edge(w - 1))
 }
 
 /// `Σ g(s)` over every slope of `surface`: each row summed left to right on the rayon threads,
@@ -203,7 +226,7 @@ mod tests {
 
     #[test]
     fn score_equals_the_cell_by_cell_definition_bit_for_bit() {
-        for (w, h) in [(1, 1), (2, 5), (37, 23), (70, 131)] {
+        for (w, h) in [(1, 1), (2, 5), (3, 3), (37, 23), (70, 131), (600, 4)] {
             let g = Grid::from_fn(w, h, 1.0, |x, y| (((x * 7919 + y * 104_729) % 1009) as f64).sqrt() * 0.37)
                 .unwrap();
             for boundary in [Boundary::Closed, Boundary::Wrap] {
