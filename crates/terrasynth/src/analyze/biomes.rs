@@ -415,6 +415,7 @@ pub fn classify(
     })
 }
 
+#[inline(always)]
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -450,6 +451,42 @@ fn to_bytes(weights: [f32; 4]) -> [u8; 4] {
     out
 }
 
+/// Cells per block of [`BiomeMap::splat_row`].
+const SPLAT_LANES: usize = 8;
+
+/// [`to_bytes`] of [`SPLAT_LANES`] cells at once (`weights[channel][cell]`), the same
+/// arithmetic on every lane without a branch, or `None` when a cell needs one of
+/// [`to_bytes`]'s special cases (a sum of weights that is not positive, a scaled weight out
+/// of the range where the integer conversion is the floor, NaN).
+#[inline(always)]
+fn bytes_lanes(weights: &[[f32; SPLAT_LANES]; 4]) -> Option<[[u8; SPLAT_LANES]; 4]> {
+    const L: usize = SPLAT_LANES;
+    let [a, b, c, d] = weights;
+    let total: [f32; L] = std::array::from_fn(|k| a[k] + b[k] + c[k] + d[k]);
+    let scaled = weights.map(|ch| std::array::from_fn::<f32, L, _>(|k| ch[k] / total[k] * 255.0));
+    // Every lane positive and every scaled weight in [0, 2²³): a NaN fails both tests.
+    let fine =
+        total.iter().all(|&v| v > 0.0) && scaled.iter().flatten().all(|v| (0.0..8_388_608.0).contains(v));
+    if !fine {
+        return None;
+    }
+    let floors = scaled.map(|ch| ch.map(|v| (v as u32) as f32));
+    let mut out = floors.map(|ch| ch.map(|v| v as u32));
+    let rem: [[f32; L]; 4] = std::array::from_fn(|j| std::array::from_fn(|k| scaled[j][k] - floors[j][k]));
+    let left: [u32; L] =
+        std::array::from_fn(|k| 255u32.saturating_sub(out[0][k] + out[1][k] + out[2][k] + out[3][k]));
+    // The remainders are not negative and not NaN here, so `>` and `==` order them as
+    // `total_cmp` does in `to_bytes`.
+    for i in 0..4 {
+        for k in 0..L {
+            let place: u32 =
+                (0..4).map(|j| u32::from(rem[j][k] > rem[i][k] || (rem[j][k] == rem[i][k] && j < i))).sum();
+            out[i][k] += left[k] / 4 + u32::from(place < left[k] % 4);
+        }
+    }
+    Some(out.map(|ch| ch.map(|v| v as u8)))
+}
+
 /// `v.floor()`, by an integer conversion where that is exact (0 ≤ v < 2²³).
 #[inline]
 fn floor_fast(v: f32) -> f32 {
@@ -466,7 +503,9 @@ impl BiomeMap {
     /// order sand, grass, rock, snow; each pixel's four bytes sum to 255.
     pub fn splat_rgba(&self, opts: &BiomeOptions) -> Vec<u8> {
         let mut out = vec![0u8; self.classes.len() * 4];
-        out.par_chunks_mut(4).enumerate().for_each(|(i, px)| px.copy_from_slice(&self.splat_at(i, opts)));
+        out.par_chunks_mut(4 * self.width.max(1))
+            .enumerate()
+            .for_each(|(y, row)| self.splat_row(y, opts, row));
         out
     }
 
@@ -490,6 +529,87 @@ impl BiomeMap {
         let sand = sand * (1.0 - hard);
         let grass = (1.0 - hard - sand).max(0.0);
         to_bytes([sand, grass, rock, snow])
+    }
+
+    /// The splat weights of row `y` into `out` (`4 × width` bytes), the same bytes as
+    /// [`BiomeMap::splat_at`] cell by cell. Blocks of [`SPLAT_LANES`] cells run the same
+    /// arithmetic on every lane without a branch (SIMD): the four weights (sea and fresh
+    /// water as all sand), their rounding to bytes and each remainder's place. A block with a
+    /// sum of weights that is not positive or a value out of the fast floor's range takes the
+    /// per-cell path (the row's last cells too).
+    pub fn splat_row(&self, y: usize, opts: &BiomeOptions, out: &mut [u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            fn avx2(map: &BiomeMap, y: usize, opts: &BiomeOptions, out: &mut [u8]) {
+                map.splat_row_lanes(y, opts, out)
+            }
+            // SAFETY: the CPU has AVX2 (tested just above).
+            return unsafe { avx2(self, y, opts, out) };
+        }
+        self.splat_row_lanes(y, opts, out)
+    }
+
+    /// [`BiomeMap::splat_row`], inlined into each instruction set's copy.
+    #[inline(always)]
+    fn splat_row_lanes(&self, y: usize, opts: &BiomeOptions, out: &mut [u8]) {
+        const L: usize = SPLAT_LANES;
+        let w = self.width;
+        let row = y * w..(y + 1) * w;
+        let (t, s, m) =
+            (&self.elevation[row.clone()], &self.slope_deg[row.clone()], &self.moisture[row.clone()]);
+        let (classes, fresh) = (&self.classes[row.clone()], &self.fresh_water[row]);
+        let per_cell = |x: usize, px: &mut [u8]| px.copy_from_slice(&self.splat_at(y * w + x, opts));
+        let beach_on = opts.beach_height > 0.0;
+        let mut x = 0;
+        while x + L <= w {
+            let px = &mut out[4 * x..4 * (x + L)];
+            if (x..x + L).all(|i| classes[i] == Biome::Ocean || fresh[i]) {
+                for p in px.chunks_exact_mut(4) {
+                    p.copy_from_slice(&[255, 0, 0, 0]);
+                }
+                x += L;
+                continue;
+            }
+            let mut wt = [[0.0f32; L]; 4];
+            for k in 0..L {
+                let (t, s, m) = (t[x + k], s[x + k], m[x + k]);
+                let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
+                let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
+                let beach = if beach_on { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
+                let dry = 1.0 - smoothstep(0.1, 0.2, m);
+                let sand = beach.max(dry) * (1.0 - snow);
+                let hard = (rock + snow).min(1.0);
+                let both = rock + snow;
+                let some = both > 0.0;
+                let (rock, snow) = (
+                    if some { hard * rock / both } else { 0.0 },
+                    if some { hard * snow / both } else { 0.0 },
+                );
+                let sand = sand * (1.0 - hard);
+                let grass = (1.0 - hard - sand).max(0.0);
+                // Sea and fresh water are all sand: `to_bytes([1, 0, 0, 0])` is [255, 0, 0, 0].
+                let wet = classes[x + k] == Biome::Ocean || fresh[x + k];
+                [wt[0][k], wt[1][k], wt[2][k], wt[3][k]] =
+                    if wet { [1.0, 0.0, 0.0, 0.0] } else { [sand, grass, rock, snow] };
+            }
+            match bytes_lanes(&wt) {
+                Some(bytes) => {
+                    for (k, p) in px.chunks_exact_mut(4).enumerate() {
+                        p.copy_from_slice(&[bytes[0][k], bytes[1][k], bytes[2][k], bytes[3][k]]);
+                    }
+                }
+                None => {
+                    for (k, p) in px.chunks_exact_mut(4).enumerate() {
+                        per_cell(x + k, p);
+                    }
+                }
+            }
+            x += L;
+        }
+        for (k, p) in out[4 * x..4 * w].chunks_exact_mut(4).enumerate() {
+            per_cell(x + k, p);
+        }
     }
 
     /// Share of the cells in each biome, in [`Biome::ALL`] order.
@@ -772,6 +892,54 @@ mod tests {
         for w in special.into_iter().chain((0..1_000_000).map(|_| [next(), next(), next(), next()])) {
             let (got, want) = (to_bytes(w), to_bytes_reference(w));
             assert_eq!(got, want, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn splat_rows_equal_the_per_cell_weights() {
+        let (w, h) = (61, 40);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let n = w * h;
+        let mut map = BiomeMap {
+            width: w,
+            height: h,
+            classes: vec![Biome::Grassland; n],
+            moisture: Vec::new(),
+            slope_deg: Vec::new(),
+            elevation: Vec::new(),
+            fresh_water: vec![false; n],
+        };
+        for i in 0..n {
+            // Values across every threshold of the weights, a third of them on a coarse
+            // lattice (ties between remainders, weights of exactly 0 and 1), a few NaN.
+            let coarse = i % 3 == 0;
+            let v =
+                |r: f32, lo: f32, hi: f32| lo + (hi - lo) * if coarse { (r * 4.0).floor() / 4.0 } else { r };
+            map.elevation.push(v(next(), -0.2, 1.2));
+            map.slope_deg.push(v(next(), 0.0, 90.0));
+            map.moisture.push(v(next(), 0.0, 1.0));
+            match i % 97 {
+                1 => map.classes[i] = Biome::Ocean,
+                2 => map.fresh_water[i] = true,
+                3 => map.moisture[i] = f32::NAN,
+                4 => map.elevation[i] = f32::INFINITY,
+                _ => {}
+            }
+        }
+        for opts in [BiomeOptions::default(), BiomeOptions { beach_height: 0.0, ..Default::default() }] {
+            let mut row = vec![0u8; 4 * w];
+            for y in 0..h {
+                map.splat_row(y, &opts, &mut row);
+                for (x, px) in row.chunks_exact(4).enumerate() {
+                    assert_eq!(px, map.splat_at(y * w + x, &opts), "cell ({x}, {y})");
+                }
+            }
         }
     }
 

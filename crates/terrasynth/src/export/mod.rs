@@ -589,9 +589,7 @@ fn hydro_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared, hy: &'s H
     if ex.images {
         jobs.push(Job::new("splat.png", move || {
             write_png_rows(ctx.path("splat.png"), w, hgt, PngLayout::Rgba8, |y, row| {
-                for (x, px) in row.chunks_exact_mut(4).enumerate() {
-                    px.copy_from_slice(&hy.biomes.splat_at(y * w + x, &hy.biome_opts));
-                }
+                hy.biomes.splat_row(y, &hy.biome_opts, row)
             })
         }));
         jobs.push(Job::new("water.png", move || {
