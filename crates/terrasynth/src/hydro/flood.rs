@@ -166,22 +166,23 @@ impl<K: RadixKey> RadixHeap<K> {
     }
 }
 
-/// One bit per cell.
+/// One byte per cell (a byte store needs no read of its neighbours' bits first, and a cell's
+/// test does not wait on the store to a cell beside it).
 #[derive(Clone, Debug, Default)]
-struct BitSet(Vec<u64>);
+struct BitSet(Vec<u8>);
 
 impl BitSet {
     #[inline]
     fn get(&self, i: usize) -> bool {
-        (self.0[i >> 6] >> (i & 63)) & 1 != 0
+        self.0[i] != 0
     }
     #[inline]
     fn set(&mut self, i: usize) {
-        self.0[i >> 6] |= 1 << (i & 63);
+        self.0[i] = 1;
     }
     #[inline]
     fn clear(&mut self, i: usize) {
-        self.0[i >> 6] &= !(1 << (i & 63));
+        self.0[i] = 0;
     }
 }
 
@@ -234,7 +235,7 @@ impl<H: FloodHeight> Flood<H> {
         self.z.clear();
         self.z.resize(n, H::INFINITY);
         self.closed.0.clear();
-        self.closed.0.resize(n.div_ceil(64), !0);
+        self.closed.0.resize(n, 1);
         for (y, row) in heights.chunks_exact(w).enumerate() {
             let s = (y + 1) * wp + 1;
             self.z[s..s + w].copy_from_slice(row);
