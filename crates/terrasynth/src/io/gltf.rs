@@ -229,31 +229,40 @@ fn write_glb_rows(w: &mut dyn std::io::Write, path: &Path, mesh: &impl MeshRows)
     let bad = || Error::param("mesh", "a non-finite position or normal", "a consistent mesh");
     let (rows, n) = mesh.vertex_rows();
     w.write_all(&head).map_err(atomic::io_err(path))?;
+    // Each row's values are made into a slice first (the mesh's row methods, without a call
+    // per vertex), then copied out as little-endian bytes.
     let ok = super::write_row_bands(w, path, rows, n * 12, |j, row| {
-        put_f32s(row, (0..n).map(|i| mesh.position(i, j)))
+        let mut positions = vec![[0.0f32; 3]; n];
+        mesh.position_row(j, &mut positions);
+        put_f32s(row, &positions)
     })?;
     let ok = ok
         && super::write_row_bands(w, path, rows, n * 12, |j, row| {
             let mut normals = vec![[0.0f32; 3]; n];
             mesh.normal_row(j, &mut normals);
-            put_f32s(row, normals.into_iter())
+            put_f32s(row, &normals)
         })?;
     if !ok {
         return Err(bad());
     }
-    super::write_row_bands(w, path, rows, n * 8, |j, row| put_f32s(row, (0..n).map(|i| mesh.uv(i, j))))?;
+    super::write_row_bands(w, path, rows, n * 8, |j, row| {
+        let mut uvs = vec![[0.0f32; 2]; n];
+        mesh.uv_row(j, &mut uvs);
+        put_f32s(row, &uvs)
+    })?;
     if shape.colors {
         let lut = linear_lut();
         super::write_row_bands(w, path, rows, n * 12, |j, row| {
-            put_f32s(row, (0..n).map(|i| mesh.color(i, j).map(|v| lut[v as usize])))
+            let colors: Vec<[f32; 3]> = (0..n).map(|i| mesh.color(i, j).map(|v| lut[v as usize])).collect();
+            put_f32s(row, &colors)
         })?;
     }
     let (rows, n) = mesh.triangle_rows();
     super::write_row_bands(w, path, rows, n * 12, |j, row| {
-        for (i, t) in row.chunks_exact_mut(12).enumerate() {
-            for (dst, v) in t.chunks_exact_mut(4).zip(mesh.triangle(i, j)) {
-                dst.copy_from_slice(&v.to_le_bytes());
-            }
+        let mut triangles = vec![[0u32; 3]; n];
+        mesh.triangle_row(j, &mut triangles);
+        for (dst, v) in row.chunks_exact_mut(4).zip(triangles.as_flattened()) {
+            dst.copy_from_slice(&v.to_le_bytes());
         }
         true
     })?;
@@ -261,15 +270,12 @@ fn write_glb_rows(w: &mut dyn std::io::Write, path: &Path, mesh: &impl MeshRows)
 }
 
 /// Writes little-endian f32 vectors into `out`; false if one is not finite.
-fn put_f32s<const N: usize>(out: &mut [u8], values: impl Iterator<Item = [f32; N]>) -> bool {
-    let mut finite = true;
-    for (dst, v) in out.chunks_exact_mut(4 * N).zip(values) {
-        for (d, x) in dst.chunks_exact_mut(4).zip(v) {
-            finite &= x.is_finite();
-            d.copy_from_slice(&x.to_le_bytes());
-        }
+fn put_f32s<const N: usize>(out: &mut [u8], values: &[[f32; N]]) -> bool {
+    let values = values.as_flattened();
+    for (d, x) in out.chunks_exact_mut(4).zip(values) {
+        d.copy_from_slice(&x.to_le_bytes());
     }
-    finite
+    values.iter().all(|x| x.is_finite())
 }
 
 /// Reads a `.glb`: the glTF JSON parsed by `gltf-json` and the BIN chunk. Errors

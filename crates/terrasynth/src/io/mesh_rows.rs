@@ -20,8 +20,20 @@ pub(crate) trait MeshRows: Sync {
             *o = self.normal(i, j);
         }
     }
+    /// The positions of row `j` into `out` (one per vertex of the row).
+    fn position_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.position(i, j);
+        }
+    }
     /// Texture coordinate of vertex `i` of row `j` (origin top-left).
     fn uv(&self, i: usize, j: usize) -> [f32; 2];
+    /// The texture coordinates of row `j` into `out`.
+    fn uv_row(&self, j: usize, out: &mut [[f32; 2]]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.uv(i, j);
+        }
+    }
     /// Whether the vertices have colours.
     fn has_colors(&self) -> bool;
     /// sRGB colour of vertex `i` of row `j` (black when the mesh has none).
@@ -30,6 +42,12 @@ pub(crate) trait MeshRows: Sync {
     fn triangle_rows(&self) -> (usize, usize);
     /// The 0-based vertex indices of triangle `i` of row `j` (counter-clockwise).
     fn triangle(&self, i: usize, j: usize) -> [u32; 3];
+    /// The triangles of row `j` into `out` (one per triangle of the row).
+    fn triangle_row(&self, j: usize, out: &mut [[u32; 3]]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.triangle(i, j);
+        }
+    }
     /// Component-wise min and max of the positions, in vertex order.
     fn bounds(&self) -> ([f32; 3], [f32; 3]);
 
@@ -61,8 +79,14 @@ impl MeshRows for GridMesh<'_> {
     fn normal_row(&self, j: usize, out: &mut [[f32; 3]]) {
         GridMesh::normal_row(self, j, out)
     }
+    fn position_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        GridMesh::position_row(self, j, out)
+    }
     fn uv(&self, i: usize, j: usize) -> [f32; 2] {
         GridMesh::uv(self, i, j)
+    }
+    fn uv_row(&self, j: usize, out: &mut [[f32; 2]]) {
+        GridMesh::uv_row(self, j, out)
     }
     fn has_colors(&self) -> bool {
         GridMesh::has_colors(self)
@@ -77,6 +101,9 @@ impl MeshRows for GridMesh<'_> {
         let q = self.quad(i / 2, j);
         let k = 3 * (i % 2);
         [q[k], q[k + 1], q[k + 2]]
+    }
+    fn triangle_row(&self, j: usize, out: &mut [[u32; 3]]) {
+        GridMesh::triangle_row(self, j, out)
     }
     fn bounds(&self) -> ([f32; 3], [f32; 3]) {
         GridMesh::bounds(self)

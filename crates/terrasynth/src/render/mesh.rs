@@ -227,6 +227,37 @@ impl<'a> GridMesh<'a> {
         }
     }
 
+    /// The positions of vertex row `j` into `out` (one per vertex of the row), the same values
+    /// as [`GridMesh::position`], from one map row without a lookup per vertex.
+    pub fn position_row(&self, j: usize, out: &mut [[f32; 3]]) {
+        let (w, y) = (self.map.width(), self.ys[j]);
+        let row = &self.map.as_slice()[y * w..(y + 1) * w];
+        let (cs, hs, z) = (self.cs, self.hs, y as f32 * self.cs);
+        for (o, &x) in out.iter_mut().zip(&self.xs) {
+            *o = [x as f32 * cs, row[x] * hs, z];
+        }
+    }
+
+    /// The texture coordinates of vertex row `j` into `out`, the same values as
+    /// [`GridMesh::uv`].
+    pub fn uv_row(&self, j: usize, out: &mut [[f32; 2]]) {
+        let (w, h) = (self.map.width(), self.map.height());
+        let v = self.ys[j] as f32 / (h - 1) as f32;
+        for (o, &x) in out.iter_mut().zip(&self.xs) {
+            *o = [x as f32 / (w - 1) as f32, v];
+        }
+    }
+
+    /// The triangles of quad row `j` into `out` (`2 (nx − 1)` of them): the two triangles of
+    /// each [`GridMesh::quad`], in order.
+    pub fn triangle_row(&self, j: usize, out: &mut [[u32; 3]]) {
+        for (i, pair) in out.chunks_exact_mut(2).enumerate() {
+            let [a, c, b, b2, c2, d] = self.quad(i, j);
+            pair[0] = [a, c, b];
+            pair[1] = [b2, c2, d];
+        }
+    }
+
     /// Texture coordinates of vertex `(i, j)`.
     #[inline]
     pub fn uv(&self, i: usize, j: usize) -> [f32; 2] {
