@@ -470,8 +470,10 @@ fn bytes_lanes(weights: &[[f32; SPLAT_LANES]; 4]) -> Option<[[u8; SPLAT_LANES]; 
     if !fine {
         return None;
     }
-    let floors = scaled.map(|ch| ch.map(|v| (v as u32) as f32));
-    let mut out = floors.map(|ch| ch.map(|v| v as u32));
+    // In [0, 2²³) the conversion to i32 (a SIMD instruction, where u32's is not) is the same
+    // truncation as `floor_fast`'s.
+    let floors = scaled.map(|ch| ch.map(|v| (v as i32) as f32));
+    let mut out = floors.map(|ch| ch.map(|v| v as i32 as u32));
     let rem: [[f32; L]; 4] = std::array::from_fn(|j| std::array::from_fn(|k| scaled[j][k] - floors[j][k]));
     let left: [u32; L] =
         std::array::from_fn(|k| 255u32.saturating_sub(out[0][k] + out[1][k] + out[2][k] + out[3][k]));
@@ -571,28 +573,30 @@ impl BiomeMap {
                 x += L;
                 continue;
             }
-            let mut wt = [[0.0f32; L]; 4];
-            for k in 0..L {
-                let (t, s, m) = (t[x + k], s[x + k], m[x + k]);
-                let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
-                let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
-                let beach = if beach_on { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
-                let dry = 1.0 - smoothstep(0.1, 0.2, m);
-                let sand = beach.max(dry) * (1.0 - snow);
-                let hard = (rock + snow).min(1.0);
-                let both = rock + snow;
-                let some = both > 0.0;
-                let (rock, snow) = (
-                    if some { hard * rock / both } else { 0.0 },
-                    if some { hard * snow / both } else { 0.0 },
-                );
-                let sand = sand * (1.0 - hard);
-                let grass = (1.0 - hard - sand).max(0.0);
-                // Sea and fresh water are all sand: `to_bytes([1, 0, 0, 0])` is [255, 0, 0, 0].
-                let wet = classes[x + k] == Biome::Ocean || fresh[x + k];
-                [wt[0][k], wt[1][k], wt[2][k], wt[3][k]] =
-                    if wet { [1.0, 0.0, 0.0, 0.0] } else { [sand, grass, rock, snow] };
+            // One array per quantity, each a loop of its own over the lanes (SIMD).
+            let lanes = |v: &[f32]| -> [f32; L] { std::array::from_fn(|k| v[x + k]) };
+            let (t, s, m) = (lanes(t), lanes(s), lanes(m));
+            #[inline(always)]
+            fn each(f: impl Fn(usize) -> f32) -> [f32; L] {
+                std::array::from_fn(f)
             }
+            let snow = each(|k| smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t[k]));
+            let rock = each(|k| smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s[k]));
+            let beach = each(|k| if beach_on { 1.0 - smoothstep(0.0, opts.beach_height, t[k]) } else { 0.0 });
+            let dry = each(|k| 1.0 - smoothstep(0.1, 0.2, m[k]));
+            let sand = each(|k| beach[k].max(dry[k]) * (1.0 - snow[k]));
+            let hard = each(|k| (rock[k] + snow[k]).min(1.0));
+            let both = each(|k| rock[k] + snow[k]);
+            let rock_w = each(|k| if both[k] > 0.0 { hard[k] * rock[k] / both[k] } else { 0.0 });
+            let snow_w = each(|k| if both[k] > 0.0 { hard[k] * snow[k] / both[k] } else { 0.0 });
+            let sand = each(|k| sand[k] * (1.0 - hard[k]));
+            let grass = each(|k| (1.0 - hard[k] - sand[k]).max(0.0));
+            // Sea and fresh water are all sand: `to_bytes([1, 0, 0, 0])` is [255, 0, 0, 0].
+            let wet: [bool; L] = std::array::from_fn(|k| classes[x + k] == Biome::Ocean || fresh[x + k]);
+            let pick = |v: &[f32; L], water: f32| -> [f32; L] {
+                std::array::from_fn(|k| if wet[k] { water } else { v[k] })
+            };
+            let wt = [pick(&sand, 1.0), pick(&grass, 0.0), pick(&rock_w, 0.0), pick(&snow_w, 0.0)];
             match bytes_lanes(&wt) {
                 Some(bytes) => {
                     for (k, p) in px.chunks_exact_mut(4).enumerate() {
