@@ -231,9 +231,6 @@ struct Prepared {
     hi: f32,
     /// Heights in metres (EXR/TIFF, images, mesh, biomes).
     metres: Heightmap,
-    /// The window grown by [`WINDOW_MARGIN`], in metres, which the hillshade reads (so edge
-    /// cells see their true neighbours), when the export has a window.
-    grown_metres: Option<Heightmap>,
     /// Sea level in metres.
     sea_level_m: f32,
     /// Engine import settings.
@@ -249,6 +246,9 @@ struct Prepared {
     /// Cells painted in fresh-water blue on `color.png`/`shaded.png` (the recipe's own lakes
     /// and rivers), if the images are on and the recipe has lakes or rivers.
     recipe_water: Option<Vec<bool>>,
+    /// The hillshade of every cell ([`Hillshader`], row-major), computed once for
+    /// `shaded.png` and `hillshade.png`; empty when the images are off.
+    shade: Vec<f32>,
     /// Seconds of each preparation part, in order.
     timings: Vec<(&'static str, f64)>,
 }
@@ -335,19 +335,25 @@ fn prepare(ctx: &Ctx, terrain: &Terrain, grown: Option<&Terrain>) -> Result<Prep
     let has_water =
         steps.is_some_and(|l| l.lake_labels.is_some() || !l.rivers.is_empty() || !l.placed.is_empty());
     let recipe_water = (ex.images && has_water).then(|| recipe_water_mask(terrain));
-    Ok(Prepared {
-        lo,
-        hi,
-        metres,
-        grown_metres,
-        sea_level_m,
-        engine,
-        palette,
-        fm,
-        colors,
-        recipe_water,
-        timings,
-    })
+    let shade = if ex.images {
+        let (w, rows) = (metres.width(), metres.height());
+        memory::check_cells(w, rows, 4, "the hillshade")?;
+        // With a window, shade the map grown by [`WINDOW_MARGIN`] (so edge cells see their
+        // true neighbours) and keep its inner cells (`off` cells in).
+        let (shade_map, off) = match &grown_metres {
+            Some(g) => (g, WINDOW_MARGIN),
+            None => (&metres, 0),
+        };
+        let shader = Hillshader::new(shade_map, &HillshadeOptions::default(), Some(sea_level_m))?;
+        timed(&mut timings, "hillshade", || {
+            let mut shade = vec![0f32; w * rows];
+            shade.par_chunks_mut(w.max(1)).enumerate().for_each(|(y, row)| shader.span(y + off, off, row));
+            shade
+        })
+    } else {
+        Vec::new()
+    };
+    Ok(Prepared { lo, hi, metres, sea_level_m, engine, palette, fm, colors, recipe_water, shade, timings })
 }
 
 /// Biomes and the carved mesh heights from the hydrology layers.
@@ -484,17 +490,11 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
     let h = &terrain.height;
     let (w, hgt) = (h.width(), h.height());
     let (lo, hi) = (p.lo, p.hi);
-    let sea_m = Some(p.sea_level_m);
     let shade_opts = HillshadeOptions::default();
     let colors = ColorRows { width: w, colors: &p.colors, water: p.recipe_water.as_deref() };
-    // With a window, shade the grown map and keep its inner cells (`off` cells in).
-    let (shade_map, off) = match &p.grown_metres {
-        Some(g) => (g, WINDOW_MARGIN),
-        None => (&p.metres, 0),
-    };
-    let shader = Hillshader::new(shade_map, &shade_opts, sea_m)?;
     let (ambient, flat) =
         (shade_opts.ambient, terrasynth_noise::detmath::sin(shade_opts.altitude_deg.to_radians()));
+    let shade_row = move |y: usize| &p.shade[y * w..(y + 1) * w];
     let mut jobs: Vec<Job> = if ex.carve_mesh { Vec::new() } else { mesh_jobs(ctx, &p.metres, p) };
     if ex.exr {
         jobs.push(Job::new("height.exr", move || io::exr::write(ctx.path("height.exr"), &p.metres)));
@@ -502,10 +502,8 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
     if ex.images {
         jobs.push(Job::new("shaded.png", move || {
             write_png_rows(ctx.path("shaded.png"), w, hgt, PngLayout::Rgb8, |y, row| {
-                let mut hs = vec![0f32; w];
-                shader.span(y + off, off, &mut hs);
                 colors.row(y, row);
-                for (px, &v) in row.chunks_exact_mut(3).zip(&hs) {
+                for (px, &v) in row.chunks_exact_mut(3).zip(shade_row(y)) {
                     px.copy_from_slice(&shade_pixel([px[0], px[1], px[2]], v, ambient, flat));
                 }
             })
@@ -515,9 +513,7 @@ fn height_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared) -> Resul
         }));
         jobs.push(Job::new("hillshade.png", move || {
             write_png_rows(ctx.path("hillshade.png"), w, hgt, PngLayout::Gray8, |y, row| {
-                let mut hs = vec![0f32; w];
-                shader.span(y + off, off, &mut hs);
-                for (o, &v) in row.iter_mut().zip(&hs) {
+                for (o, &v) in row.iter_mut().zip(shade_row(y)) {
                     *o = hillshade_byte(v);
                 }
             })
