@@ -7,7 +7,7 @@
 //! `width = max_width · (A / A_max)^0.5` cells and `depth = carve_depth · (A / A_max)^0.4`,
 //! where `A_max` is the largest accumulation on the map.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use terrasynth_noise::detmath;
@@ -202,40 +202,62 @@ pub fn carve_rivers_scaled(
 /// order grows by one. Returns one order per vertex of each river.
 pub fn strahler_orders(rivers: &[River]) -> Vec<Vec<u32>> {
     let key = |x: f32, y: f32| (y.round() as i64, x.round() as i64);
-    let mut donors: BTreeMap<(i64, i64), Vec<(i64, i64)>> = BTreeMap::new();
-    let mut receiver: BTreeMap<(i64, i64), (i64, i64)> = BTreeMap::new();
-    for r in rivers {
-        for seg in r.points.windows(2) {
-            let (a, b) = (key(seg[0].x, seg[0].y), key(seg[1].x, seg[1].y));
-            donors.entry(a).or_default();
-            if a != b && !receiver.contains_key(&a) {
-                receiver.insert(a, b);
-                donors.entry(b).or_default().push(a);
-            }
-        }
-    }
-    // Kahn's algorithm from the sources; nodes in a cycle (none for D8 rivers) get order 1.
-    let mut pending: BTreeMap<(i64, i64), usize> = donors.iter().map(|(k, d)| (*k, d.len())).collect();
-    let mut order: BTreeMap<(i64, i64), u32> = BTreeMap::new();
-    let mut ready: Vec<(i64, i64)> = pending.iter().filter(|(_, n)| **n == 0).map(|(k, _)| *k).collect();
-    while let Some(node) = ready.pop() {
-        let ins: Vec<u32> = donors[&node].iter().map(|d| order.get(d).copied().unwrap_or(1)).collect();
-        let top = ins.iter().copied().max().unwrap_or(1);
-        let o = if ins.iter().filter(|&&v| v == top).count() >= 2 { top + 1 } else { top };
-        order.insert(node, o);
-        if let Some(r) = receiver.get(&node)
-            && let Some(n) = pending.get_mut(r)
-        {
-            *n -= 1;
-            if *n == 0 {
-                ready.push(*r);
-            }
-        }
-    }
-    rivers
+    // Every cell the rivers pass through, numbered in order of first appearance.
+    let mut ids: HashMap<(i64, i64), u32> = HashMap::new();
+    let vertices: Vec<Vec<u32>> = rivers
         .iter()
-        .map(|r| r.points.iter().map(|p| order.get(&key(p.x, p.y)).copied().unwrap_or(1)).collect())
-        .collect()
+        .map(|r| {
+            r.points
+                .iter()
+                .map(|p| {
+                    let next = ids.len() as u32;
+                    *ids.entry(key(p.x, p.y)).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    let n = ids.len();
+    // Each cell's receiver is the cell after it on the first river that leaves it.
+    let mut receiver = vec![u32::MAX; n];
+    for seg in vertices.iter().flat_map(|v| v.windows(2)) {
+        let (a, b) = (seg[0] as usize, seg[1]);
+        if a != b as usize && receiver[a] == u32::MAX {
+            receiver[a] = b;
+        }
+    }
+    // Donor lists, packed (CSR).
+    let mut first = vec![0usize; n + 1];
+    for &r in receiver.iter().filter(|&&r| r != u32::MAX) {
+        first[r as usize + 1] += 1;
+    }
+    for k in 1..=n {
+        first[k] += first[k - 1];
+    }
+    let mut fill = first.clone();
+    let mut donors = vec![0u32; first[n]];
+    for (a, &r) in receiver.iter().enumerate().filter(|(_, r)| **r != u32::MAX) {
+        donors[fill[r as usize]] = a as u32;
+        fill[r as usize] += 1;
+    }
+    // Kahn's algorithm from the sources (the order does not depend on which ready cell goes
+    // first); cells in a cycle, and below one (none for D8 rivers), keep order 1.
+    let mut pending: Vec<usize> = (0..n).map(|i| first[i + 1] - first[i]).collect();
+    let mut order = vec![1u32; n];
+    let mut ready: Vec<u32> = (0..n as u32).filter(|&i| pending[i as usize] == 0).collect();
+    while let Some(node) = ready.pop() {
+        let ins = &donors[first[node as usize]..first[node as usize + 1]];
+        let top = ins.iter().map(|&d| order[d as usize]).max().unwrap_or(1);
+        let at_top = ins.iter().filter(|&&d| order[d as usize] == top).count();
+        order[node as usize] = if at_top >= 2 { top + 1 } else { top };
+        let r = receiver[node as usize];
+        if r != u32::MAX {
+            pending[r as usize] -= 1;
+            if pending[r as usize] == 0 {
+                ready.push(r);
+            }
+        }
+    }
+    vertices.iter().map(|v| v.iter().map(|&i| order[i as usize]).collect()).collect()
 }
 
 choice_enum! {
@@ -501,6 +523,76 @@ mod tests {
             .map(|&(x, y)| RiverPoint { x: x as f32, y: y as f32, height: 0.0, discharge: 1.0, width: 1.0 })
             .collect();
         River { points }
+    }
+
+    /// The first form of [`strahler_orders`] (ordered maps keyed by cell), its oracle.
+    fn strahler_reference(rivers: &[River]) -> Vec<Vec<u32>> {
+        use std::collections::BTreeMap;
+        let key = |x: f32, y: f32| (y.round() as i64, x.round() as i64);
+        let mut donors: BTreeMap<(i64, i64), Vec<(i64, i64)>> = BTreeMap::new();
+        let mut receiver: BTreeMap<(i64, i64), (i64, i64)> = BTreeMap::new();
+        for r in rivers {
+            for seg in r.points.windows(2) {
+                let (a, b) = (key(seg[0].x, seg[0].y), key(seg[1].x, seg[1].y));
+                donors.entry(a).or_default();
+                if a != b && !receiver.contains_key(&a) {
+                    receiver.insert(a, b);
+                    donors.entry(b).or_default().push(a);
+                }
+            }
+        }
+        let mut pending: BTreeMap<(i64, i64), usize> = donors.iter().map(|(k, d)| (*k, d.len())).collect();
+        let mut order: BTreeMap<(i64, i64), u32> = BTreeMap::new();
+        let mut ready: Vec<(i64, i64)> = pending.iter().filter(|(_, n)| **n == 0).map(|(k, _)| *k).collect();
+        while let Some(node) = ready.pop() {
+            let ins: Vec<u32> = donors[&node].iter().map(|d| order.get(d).copied().unwrap_or(1)).collect();
+            let top = ins.iter().copied().max().unwrap_or(1);
+            let o = if ins.iter().filter(|&&v| v == top).count() >= 2 { top + 1 } else { top };
+            order.insert(node, o);
+            if let Some(r) = receiver.get(&node)
+                && let Some(n) = pending.get_mut(r)
+            {
+                *n -= 1;
+                if *n == 0 {
+                    ready.push(*r);
+                }
+            }
+        }
+        rivers
+            .iter()
+            .map(|r| r.points.iter().map(|p| order.get(&key(p.x, p.y)).copied().unwrap_or(1)).collect())
+            .collect()
+    }
+
+    #[test]
+    fn strahler_orders_equal_the_map_based_reference() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n) as i32
+        };
+        for case in 0..300 {
+            // Random walks on a small grid: they meet, merge, revisit cells and make cycles;
+            // some are one point long, some repeat a cell.
+            let size = 4 + next(12);
+            let rivers: Vec<River> = (0..1 + next(12))
+                .map(|_| {
+                    let (mut cx, mut cy) = (next(size as u64), next(size as u64));
+                    let cells: Vec<(i32, i32)> = (0..1 + next(10))
+                        .map(|_| {
+                            let cell = (cx, cy);
+                            cx = (cx + next(3) - 1).clamp(0, size);
+                            cy = (cy + next(3) - 1).clamp(0, size);
+                            cell
+                        })
+                        .collect();
+                    river(&cells)
+                })
+                .collect();
+            assert_eq!(strahler_orders(&rivers), strahler_reference(&rivers), "case {case}");
+        }
     }
 
     /// A hand-drawn network (cells as (column, row), rows going down to the outlet):
