@@ -286,6 +286,7 @@ pub fn moisture(
                 }
             }
             _ => {
+                // `+ f · 0`, the flow term of 0 as before, so a zero keeps its sign bit.
                 for v in piece.iter_mut() {
                     *v = ((1.0 - f) * *v + f * 0.0).clamp(0.0, 1.0);
                 }
@@ -568,7 +569,10 @@ impl BiomeMap {
         self.splat_row_lanes(y, opts, out)
     }
 
-    /// [`BiomeMap::splat_row`], inlined into each instruction set's copy.
+    /// [`BiomeMap::splat_row`], inlined into each instruction set's copy. The weights are
+    /// [`BiomeMap::splat_at`]'s formula spelled one quantity at a time over the lanes, and
+    /// [`bytes_lanes`] is [`to_bytes`] on lanes: written twice so that these loops vectorize;
+    /// `splat_rows_equal_the_per_cell_weights` keeps the two the same, byte for byte.
     #[inline(always)]
     fn splat_row_lanes(&self, y: usize, opts: &BiomeOptions, out: &mut [u8]) {
         const L: usize = SPLAT_LANES;
