@@ -166,12 +166,12 @@ impl<K: RadixKey> RadixHeap<K> {
     }
 }
 
-/// One byte per cell (a byte store needs no read of its neighbours' bits first, and a cell's
-/// test does not wait on the store to a cell beside it).
+/// The flood's closed cells, one byte per cell (a byte store needs no read of its neighbours'
+/// bits first, and a cell's test does not wait on the store to a cell beside it).
 #[derive(Clone, Debug, Default)]
-struct BitSet(Vec<u8>);
+struct ClosedSet(Vec<u8>);
 
-impl BitSet {
+impl ClosedSet {
     #[inline]
     fn get(&self, i: usize) -> bool {
         self.0[i] != 0
@@ -194,7 +194,7 @@ pub(crate) struct Flood<H: FloodHeight> {
     h: usize,
     /// Padded heights; after [`Flood::run`], the filled surface.
     pub z: Vec<H>,
-    closed: BitSet,
+    closed: ClosedSet,
     heap: RadixHeap<H::Key>,
     pit: VecDeque<u32>,
     slope: Vec<u32>,
@@ -219,7 +219,7 @@ impl<H: FloodHeight> Flood<H> {
             w: 0,
             h: 0,
             z: Vec::new(),
-            closed: BitSet::default(),
+            closed: ClosedSet::default(),
             heap: RadixHeap::new(),
             pit: VecDeque::new(),
             slope: Vec::new(),
