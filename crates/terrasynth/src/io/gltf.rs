@@ -229,53 +229,53 @@ fn write_glb_rows(w: &mut dyn std::io::Write, path: &Path, mesh: &impl MeshRows)
     let bad = || Error::param("mesh", "a non-finite position or normal", "a consistent mesh");
     let (rows, n) = mesh.vertex_rows();
     w.write_all(&head).map_err(atomic::io_err(path))?;
-    // Each row's values are made into a slice first (the mesh's row methods, without a call
-    // per vertex), then copied out as little-endian bytes.
-    let ok = super::write_row_bands(w, path, rows, n * 12, |j, row| {
-        let mut positions = vec![[0.0f32; 3]; n];
-        mesh.position_row(j, &mut positions);
-        put_f32s(row, &positions)
-    })?;
+    // Each row's values are computed straight into the row's bytes (the mesh's row methods,
+    // without a call per vertex), then made little-endian.
+    let ok =
+        super::write_row_bands(w, path, rows, n * 12, |j, row| fill_f32s(row, |v| mesh.position_row(j, v)))?;
     let ok = ok
-        && super::write_row_bands(w, path, rows, n * 12, |j, row| {
-            let mut normals = vec![[0.0f32; 3]; n];
-            mesh.normal_row(j, &mut normals);
-            put_f32s(row, &normals)
-        })?;
+        && super::write_row_bands(w, path, rows, n * 12, |j, row| fill_f32s(row, |v| mesh.normal_row(j, v)))?;
     if !ok {
         return Err(bad());
     }
-    super::write_row_bands(w, path, rows, n * 8, |j, row| {
-        let mut uvs = vec![[0.0f32; 2]; n];
-        mesh.uv_row(j, &mut uvs);
-        put_f32s(row, &uvs)
-    })?;
+    super::write_row_bands(w, path, rows, n * 8, |j, row| fill_f32s(row, |v| mesh.uv_row(j, v)))?;
     if shape.colors {
         let lut = linear_lut();
         super::write_row_bands(w, path, rows, n * 12, |j, row| {
-            let colors: Vec<[f32; 3]> = (0..n).map(|i| mesh.color(i, j).map(|v| lut[v as usize])).collect();
-            put_f32s(row, &colors)
+            fill_f32s(row, |colors: &mut [[f32; 3]]| {
+                for (i, c) in colors.iter_mut().enumerate() {
+                    *c = mesh.color(i, j).map(|v| lut[v as usize]);
+                }
+            })
         })?;
     }
     let (rows, n) = mesh.triangle_rows();
     super::write_row_bands(w, path, rows, n * 12, |j, row| {
-        let mut triangles = vec![[0u32; 3]; n];
-        mesh.triangle_row(j, &mut triangles);
-        for (dst, v) in row.chunks_exact_mut(4).zip(triangles.as_flattened()) {
-            dst.copy_from_slice(&v.to_le_bytes());
+        let (triangles, _) = bytemuck::cast_slice_mut::<u8, u32>(row).as_chunks_mut::<3>();
+        mesh.triangle_row(j, triangles);
+        if cfg!(target_endian = "big") {
+            for v in triangles.as_flattened_mut() {
+                *v = v.to_le();
+            }
         }
         true
     })?;
     Ok(())
 }
 
-/// Writes little-endian f32 vectors into `out`; false if one is not finite.
-fn put_f32s<const N: usize>(out: &mut [u8], values: &[[f32; N]]) -> bool {
-    let values = values.as_flattened();
-    for (d, x) in out.chunks_exact_mut(4).zip(values) {
-        d.copy_from_slice(&x.to_le_bytes());
+/// Fills `row`, the bytes of a row of f32 vectors (4-byte aligned: see [`super::for_row_bands`]),
+/// with `fill` writing the values in place, then makes them little-endian; false if one is not
+/// finite.
+fn fill_f32s<const N: usize>(row: &mut [u8], fill: impl FnOnce(&mut [[f32; N]])) -> bool {
+    let (values, _) = bytemuck::cast_slice_mut::<u8, f32>(row).as_chunks_mut::<N>();
+    fill(values);
+    let values = values.as_flattened_mut();
+    if cfg!(target_endian = "big") {
+        for x in values.iter_mut() {
+            *x = f32::from_bits(x.to_bits().to_le());
+        }
     }
-    values.iter().all(|x| x.is_finite())
+    values.iter().all(|x| f32::from_bits(u32::from_le(x.to_bits())).is_finite())
 }
 
 /// Reads a `.glb`: the glTF JSON parsed by `gltf-json` and the BIN chunk. Errors

@@ -287,8 +287,14 @@ pub(crate) fn for_row_bands(
         return Ok(true);
     }
     let band = (BAND_BYTES / row_bytes).clamp(1, rows);
-    let mut buf = vec![0u8; band * row_bytes];
+    // The thread's band buffer from its last call (no fresh pages to fault in for every file),
+    // zeroed; in 4-byte words, so rows whose length is a multiple of 4 are aligned for f32s.
+    let mut words = BAND.take();
+    words.clear();
+    words.resize((band * row_bytes).div_ceil(4), 0);
+    let buf = &mut bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..band * row_bytes];
     let mut ok = true;
+    let mut done = Ok(());
     for start in (0..rows).step_by(band) {
         let n = band.min(rows - start);
         let part = &mut buf[..n * row_bytes];
@@ -297,9 +303,19 @@ pub(crate) fn for_row_bands(
             .enumerate()
             .map(|(k, row)| fill(start + k, row))
             .reduce(|| true, |a, b| a && b);
-        sink(part)?;
+        done = sink(part);
+        if done.is_err() {
+            break;
+        }
     }
-    Ok(ok)
+    BAND.set(words);
+    done.map(|()| ok)
+}
+
+std::thread_local! {
+    /// [`for_row_bands`]' buffer, kept by each thread between calls (a call made while another
+    /// runs on the same thread, inside its parallel fill, takes a new one).
+    static BAND: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Like [`for_row_bands`] for text of varying length: `line(row, text)` appends the text of

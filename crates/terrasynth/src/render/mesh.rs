@@ -292,15 +292,37 @@ impl<'a> GridMesh<'a> {
     /// Axis-aligned bounds `(min, max)` of the positions (same values as [`Mesh::bounds`] of
     /// the collected mesh).
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        // Sequential, in vertex order, like the fold of `Mesh::bounds` (same result even for
-        // signed zeros).
+        // On 8 lanes at full resolution. A minimum does not depend on the order of its terms
+        // but between 0 and −0, where either may come out (the compiler may swap the operands
+        // of `min`), so a zero extreme is always +0 (as in `Mesh::bounds`).
+        const LANES: usize = 8;
+        let w = self.map.width();
         let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let (mut los, mut his) = ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
         for &y in &self.ys {
-            for &x in &self.xs {
-                let v = self.at(x, y) * self.hs;
-                (lo, hi) = (lo.min(v), hi.max(v));
+            if self.xs.len() == w {
+                let (blocks, rest) = self.map.as_slice()[y * w..(y + 1) * w].as_chunks::<LANES>();
+                for block in blocks {
+                    for k in 0..LANES {
+                        let v = block[k] * self.hs;
+                        (los[k], his[k]) = (los[k].min(v), his[k].max(v));
+                    }
+                }
+                for &h in rest {
+                    let v = h * self.hs;
+                    (lo, hi) = (lo.min(v), hi.max(v));
+                }
+            } else {
+                for &x in &self.xs {
+                    let v = self.at(x, y) * self.hs;
+                    (lo, hi) = (lo.min(v), hi.max(v));
+                }
             }
         }
+        for k in 0..LANES {
+            (lo, hi) = (lo.min(los[k]), hi.max(his[k]));
+        }
+        (lo, hi) = (lo + 0.0, hi + 0.0);
         let (x1, z1) =
             (self.xs[self.xs.len() - 1] as f32 * self.cs, self.ys[self.ys.len() - 1] as f32 * self.cs);
         ([0.0, lo, 0.0], [x1, hi, z1])
@@ -354,15 +376,18 @@ impl Mesh {
         self.indices.len() / 3
     }
 
-    /// Axis-aligned bounds `(min, max)` of the positions, or `None` for an empty mesh.
+    /// Axis-aligned bounds `(min, max)` of the positions, or `None` for an empty mesh; a zero
+    /// bound is +0.
     pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
         let first = *self.positions.first()?;
-        Some(self.positions.iter().fold((first, first), |(lo, hi), p| {
+        let (lo, hi) = self.positions.iter().fold((first, first), |(lo, hi), p| {
             (
                 [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
                 [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
             )
-        }))
+        });
+        // A zero extreme is +0, whichever zero `min` kept (see `GridMesh::bounds`).
+        Some((lo.map(|v| v + 0.0), hi.map(|v| v + 0.0)))
     }
 }
 
@@ -451,6 +476,45 @@ mod tests {
                 let (u, v) =
                     ([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]]);
                 assert!(u[2] * v[0] - u[0] * v[2] > 0.0, "triangle {t:?} faces down");
+            }
+        }
+    }
+
+    /// The streamed mesh's bounds (on lanes at full resolution) are those of the collected
+    /// mesh bit for bit, a zero extreme +0 in both, at widths around the lane count.
+    #[test]
+    fn grid_bounds_equal_the_collected_mesh_bounds() {
+        let bits = |(lo, hi): ([f32; 3], [f32; 3])| (lo.map(f32::to_bits), hi.map(f32::to_bits));
+        for w in [2, 7, 8, 9, 17, 33] {
+            for (case, f) in [
+                (0, (|x, y| ((x * 37 + y * 11) % 23) as f32 * 0.7 - 5.0) as fn(usize, usize) -> f32),
+                // Zero and minus zero both at the extreme: the sign is the sequential fold's.
+                (1, |x, y| if (x + y) % 3 == 0 { -0.0 } else { ((x + 2 * y) % 5) as f32 }),
+                (2, |x, y| if (x * y) % 4 == 1 { 0.0 } else { -(((x + y) % 7) as f32) - 0.0 }),
+                // One zero of each sign in different lanes, in the order that makes the lanes'
+                // minimum (then maximum) differ from the fold's when the tie is not redone.
+                (3, |x, y| match (x, y) {
+                    (0, 4) => -0.0,
+                    (7, 0) => 0.0,
+                    _ => 1.0 + x as f32,
+                }),
+                (4, |x, y| match (x, y) {
+                    (0, 4) => -0.0,
+                    (7, 0) => 0.0,
+                    _ => -1.0 - x as f32,
+                }),
+            ] {
+                let map = Heightmap::from_fn(w, 5, 1.0, f).unwrap();
+                for lod in 0..2 {
+                    let opts = MeshOptions { lod, height_scale: 1.5, ..Default::default() };
+                    let grid = GridMesh::new(&map, opts.clone()).unwrap();
+                    let mesh = Mesh::from_heightmap(&map, opts).unwrap();
+                    assert_eq!(
+                        bits(grid.bounds()),
+                        bits(mesh.bounds().unwrap()),
+                        "w {w} case {case} lod {lod}"
+                    );
+                }
             }
         }
     }
