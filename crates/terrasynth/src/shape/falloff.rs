@@ -52,6 +52,65 @@ pub fn eval_curve(points: &[f64], t: f64) -> f64 {
     }
 }
 
+/// A curve of [`eval_curve`] of 2 to [`CurveTable::POINTS`] points as two tables, its points
+/// and their differences, padded so that any index below the table's length is in range: the
+/// curve on SIMD lanes (one gather per table instead of a lookup per cell).
+struct CurveTable {
+    /// The points, then zeros.
+    points: [f64; Self::POINTS],
+    /// `points[i + 1] − points[i]` (the same subtraction as [`eval_curve`]'s), then zeros.
+    steps: [f64; Self::POINTS],
+    /// Number of points.
+    n: usize,
+}
+
+impl CurveTable {
+    /// The longest curve (the `curve` key's length).
+    const POINTS: usize = 64;
+
+    /// The tables of `points`, or `None` for fewer than 2 or more than [`Self::POINTS`].
+    fn new(points: &[f64]) -> Option<Self> {
+        let n = points.len();
+        if !(2..=Self::POINTS).contains(&n) {
+            return None;
+        }
+        let (mut table, mut steps) = ([0.0; Self::POINTS], [0.0; Self::POINTS]);
+        table[..n].copy_from_slice(points);
+        for i in 0..n - 1 {
+            steps[i] = points[i + 1] - points[i];
+        }
+        Some(Self { points: table, steps, n })
+    }
+
+    /// `weigh(v, lo, eval_curve(points, 1 − clamp(d, 0, 1)))` for each cell `v` of `row` and
+    /// its `d`: the same bits as cell by cell.
+    fn weigh_row(&self, lo: f32, row: &mut [f32], d: &[f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            fn avx2(table: &CurveTable, lo: f32, row: &mut [f32], d: &[f64]) {
+                table.weigh_row_lanes(lo, row, d)
+            }
+            // SAFETY: the CPU has AVX2 (tested just above).
+            return unsafe { avx2(self, lo, row, d) };
+        }
+        self.weigh_row_lanes(lo, row, d)
+    }
+
+    /// [`CurveTable::weigh_row`], inlined into each instruction set's copy. [`eval_curve`]'s
+    /// arithmetic: the segment index is the truncation of `u` ≤ 63 (as `i32`, which SIMD
+    /// lanes convert to, then masked so that the compiler sees it in range: it already is).
+    #[inline(always)]
+    fn weigh_row_lanes(&self, lo: f32, row: &mut [f32], d: &[f64]) {
+        let (top, last) = ((self.n - 1) as f64, (self.n - 2) as i32);
+        for (v, &d) in row.iter_mut().zip(d) {
+            let u = (1.0 - d.clamp(0.0, 1.0)).clamp(0.0, 1.0) * top;
+            let i = ((u as i32).min(last) as usize) & (Self::POINTS - 1);
+            *v = weigh(*v, lo, self.points[i] + self.steps[i] * (u - i as f64));
+        }
+    }
+}
+
 /// `centre-m`: a world centre in metres, or none.
 const CENTRE_M: crate::step::ParamSpec = crate::step::ParamSpec {
     name: "centre-m",
@@ -261,6 +320,7 @@ impl Falloff {
         // of the loop by the compiler), then the curve and the weighting.
         let (lo, _) = range(map);
         let curve = &self.curve;
+        let table = CurveTable::new(curve);
         map.as_mut_slice().par_chunks_mut(w).enumerate().for_each_init(
             || vec![0.0f64; w],
             |d, (y, row)| {
@@ -270,8 +330,13 @@ impl Falloff {
                     let dy = y as f64 - hh + reach * ny as f64;
                     *d = self.distance(dx, dy, hw, hh);
                 }
-                for (v, &d) in row.iter_mut().zip(d.iter()) {
-                    *v = weigh(*v, lo, eval_curve(curve, 1.0 - d.clamp(0.0, 1.0)));
+                match &table {
+                    Some(table) => table.weigh_row(lo, row, d),
+                    None => {
+                        for (v, &d) in row.iter_mut().zip(d.iter()) {
+                            *v = weigh(*v, lo, eval_curve(curve, 1.0 - d.clamp(0.0, 1.0)));
+                        }
+                    }
                 }
             },
         );
@@ -709,5 +774,48 @@ impl Step for Archipelago {
     /// `radius-m` goes with `centres-m` or `spacing-m`.
     fn check_world(&self, _world: &WorldFrame) -> Result<()> {
         self.world_radius().map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The curve on lanes is the per-cell formula bit for bit: curves of 2 to 64 points,
+    /// distances inside, on the edges of and outside [0, 1], NaN among them, rows of every
+    /// length around the lane counts.
+    #[test]
+    fn curve_rows_equal_the_per_cell_curve() {
+        let mut rng = SplitMix64::new(7);
+        for n in [2, 3, 5, 6, 17, 63, 64] {
+            let points: Vec<f64> = (0..n).map(|_| rng.next_f64()).collect();
+            let table = CurveTable::new(&points).unwrap();
+            for len in [1, 3, 4, 7, 8, 9, 33] {
+                let d: Vec<f64> = (0..len)
+                    .map(|k| match k % 7 {
+                        0 => 0.0,
+                        1 => 1.0,
+                        2 => -0.3,
+                        3 => 1.7,
+                        4 if n == 17 => f64::NAN,
+                        _ => rng.next_f64(),
+                    })
+                    .collect();
+                let heights: Vec<f32> = (0..len).map(|_| rng.next_f64() as f32 * 3.0 - 1.0).collect();
+                let want: Vec<u32> = heights
+                    .iter()
+                    .zip(&d)
+                    .map(|(&h, &d)| weigh(h, -1.5, eval_curve(&points, 1.0 - d.clamp(0.0, 1.0))).to_bits())
+                    .collect();
+                let mut row = heights.clone();
+                table.weigh_row(-1.5, &mut row, &d);
+                assert_eq!(
+                    row.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    want,
+                    "{n} points, {len} cells"
+                );
+            }
+        }
+        assert!(CurveTable::new(&[0.5]).is_none() && CurveTable::new(&[0.0; 65]).is_none());
     }
 }
