@@ -65,7 +65,7 @@ use crate::analyze::Metrics;
 use crate::analyze::biomes::{Biome, BiomeMap, BiomeOptions, classify};
 use crate::hydro::{FlowPart, HydroLayers, LakePart, WaterLayers, carve_rivers_scaled};
 use crate::io::engine::{Engine, EngineImport};
-use crate::io::geojson::{rivers_geojson, write_json};
+use crate::io::geojson::{RiversGeojson, write_json, write_json_sorted};
 use crate::io::png::{PngLayout, write_png_rows};
 use crate::io::tiff::GeoTiffOptions;
 use crate::memory;
@@ -605,8 +605,8 @@ fn hydro_jobs<'s>(ctx: &'s Ctx, terrain: &'s Terrain, p: &'s Prepared, hy: &'s H
         }));
     }
     jobs.push(Job::new("rivers.geojson", move || {
-        let value = rivers_geojson(&hy.layers.rivers, h.cell_size(), ctx.height_scale);
-        write_json(&ctx.path("rivers.geojson"), &value)
+        let doc = RiversGeojson::new(&hy.layers.rivers, h.cell_size(), ctx.height_scale);
+        write_json_sorted(&ctx.path("rivers.geojson"), &doc)
     }));
     jobs
 }
