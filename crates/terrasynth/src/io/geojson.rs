@@ -161,14 +161,11 @@ pub fn write_json_sorted(path: &Path, value: &impl Serialize) -> Result<()> {
 
 /// Writes `value` as pretty JSON with a final newline, atomically and streamed (no text copy
 /// in memory). Objects are written with their keys sorted: `value` goes through a
-/// `serde_json::Value`, whose maps are ordered by key.
+/// `serde_json::Value`, whose maps are ordered by key, then [`write_json_sorted`].
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let json_err = |e: serde_json::Error| Error::Io { path: path.to_path_buf(), source: e.into() };
-    let value = serde_json::to_value(value).map_err(json_err)?;
-    atomic::write_atomic(path, |w| {
-        serde_json::to_writer_pretty(&mut *w, &value).map_err(json_err)?;
-        w.write_all(b"\n").map_err(|e| Error::Io { path: path.to_path_buf(), source: e })
-    })
+    let value =
+        serde_json::to_value(value).map_err(|e| Error::Io { path: path.to_path_buf(), source: e.into() })?;
+    write_json_sorted(path, &value)
 }
 
 #[cfg(test)]
