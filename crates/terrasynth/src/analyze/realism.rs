@@ -77,6 +77,7 @@ use serde::{Deserialize, Serialize};
 use terrasynth_noise::detmath;
 
 use super::fft::{Complex, fft2};
+use crate::grid::Donors;
 use crate::hydro::{D8Router, DepressionFiller};
 use crate::{Error, Heightmap, Result};
 
@@ -795,24 +796,8 @@ pub(crate) fn network_figures(
         }
     }
     let land_km2 = land.iter().filter(|&&l| l).count() as f64 * cell_m2 * 1e-6;
-    // Donor lists (CSR) to walk main stems upstream.
-    let mut start = vec![0u32; n + 1];
-    for (c, &r) in receivers.iter().enumerate() {
-        if r as usize != c {
-            start[r as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut donors = vec![0u32; start[n] as usize];
-    for (c, &r) in receivers.iter().enumerate() {
-        if r as usize != c {
-            donors[fill[r as usize] as usize] = c as u32;
-            fill[r as usize] += 1;
-        }
-    }
+    // Donor lists to walk main stems upstream.
+    let donors = Donors::new(receivers, |c, r| r as usize != c);
     let mut points = Vec::new();
     for root in 0..n {
         if receivers[root] as usize != root || area[root] < 10.0 * channel_cells {
@@ -821,7 +806,7 @@ pub(crate) fn network_figures(
         let mut c = root;
         while area[c] >= channel_cells {
             points.push((log10(area[c] * cell_m2), log10(length[c])));
-            let ds = &donors[start[c] as usize..start[c + 1] as usize];
+            let ds = donors.of(c);
             // The donor of largest area; ties to the lowest index (deterministic).
             match ds.iter().map(|&d| d as usize).max_by(|&a, &b| area[a].total_cmp(&area[b]).then(b.cmp(&a)))
             {

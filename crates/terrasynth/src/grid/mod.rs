@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+mod donors;
 mod neighbours;
 
+pub(crate) use donors::Donors;
 pub use neighbours::{Boundary, D8, Neighbourhood};
 pub(crate) use neighbours::{Stencil, Topology};
 

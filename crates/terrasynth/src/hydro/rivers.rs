@@ -15,6 +15,7 @@ use terrasynth_noise::detmath;
 use super::fill::{DepressionFiller, check_dem};
 use super::flow::{FlowField, steepest_lower};
 use super::lakes::{LakeMap, lakes_from_fill};
+use crate::grid::Donors;
 use crate::step::params::choice_enum;
 use crate::{Error, Grid, Heightmap, Result};
 
@@ -225,27 +226,14 @@ pub fn strahler_orders(rivers: &[River]) -> Vec<Vec<u32>> {
             receiver[a] = b;
         }
     }
-    // Donor lists, packed (CSR).
-    let mut first = vec![0usize; n + 1];
-    for &r in receiver.iter().filter(|&&r| r != u32::MAX) {
-        first[r as usize + 1] += 1;
-    }
-    for k in 1..=n {
-        first[k] += first[k - 1];
-    }
-    let mut fill = first.clone();
-    let mut donors = vec![0u32; first[n]];
-    for (a, &r) in receiver.iter().enumerate().filter(|(_, r)| **r != u32::MAX) {
-        donors[fill[r as usize]] = a as u32;
-        fill[r as usize] += 1;
-    }
+    let donors = Donors::new(&receiver, |_, r| r != u32::MAX);
     // Kahn's algorithm from the sources (the order does not depend on which ready cell goes
     // first); cells in a cycle, and below one (none for D8 rivers), keep order 1.
-    let mut pending: Vec<usize> = (0..n).map(|i| first[i + 1] - first[i]).collect();
+    let mut pending: Vec<usize> = (0..n).map(|i| donors.of(i).len()).collect();
     let mut order = vec![1u32; n];
     let mut ready: Vec<u32> = (0..n as u32).filter(|&i| pending[i as usize] == 0).collect();
     while let Some(node) = ready.pop() {
-        let ins = &donors[first[node as usize]..first[node as usize + 1]];
+        let ins = donors.of(node as usize);
         let top = ins.iter().map(|&d| order[d as usize]).max().unwrap_or(1);
         let at_top = ins.iter().filter(|&&d| order[d as usize] == top).count();
         order[node as usize] = if at_top >= 2 { top + 1 } else { top };
