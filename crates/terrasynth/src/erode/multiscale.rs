@@ -26,7 +26,7 @@ use terrasynth_noise::detmath;
 
 use super::droplets::{DropletEroder, DropletParams};
 use super::steps::STREAM_POWER;
-use super::stream_power::{StreamPowerEroder, StreamPowerParams, base_level};
+use super::stream_power::{Parts, StreamPowerEroder, StreamPowerParams, base_level};
 use super::{Eroder, check_finite};
 use crate::step::params::check_number;
 use crate::{Error, Grid, Heightmap, Result};
@@ -38,8 +38,9 @@ use crate::{Error, Grid, Heightmap, Result};
 pub struct CoarseToFine {
     factor: usize,
     params: StreamPowerParams,
-    /// The starting map, then (after the coarse steps) the prolonged one.
-    fine_start: Grid<f64>,
+    /// The starting map, then (after the coarse steps) the prolonged one; moved into the
+    /// full-resolution eroder when that is built (exactly one of the two is held).
+    fine_start: Option<Grid<f64>>,
     /// Base level of the full grid, from the starting map.
     base: Grid<bool>,
     coarse_before: Grid<f64>,
@@ -93,7 +94,7 @@ impl CoarseToFine {
         Ok(Self {
             factor,
             params,
-            fine_start,
+            fine_start: Some(fine_start),
             base,
             coarse_before,
             coarse: Some(coarse),
@@ -114,24 +115,32 @@ impl CoarseToFine {
                 after.cell_size(),
                 after.as_slice().iter().zip(self.coarse_before.as_slice()).map(|(a, b)| a - b).collect(),
             )?;
+            let fine =
+                self.fine_start.as_mut().expect("the coarse phase ends before the fine eroder is built");
             // Base level never moves, even where the interpolation reaches it.
-            prolong_add(&change, self.factor, &mut self.fine_start, self.base.as_slice());
+            prolong_add(&change, self.factor, fine, self.base.as_slice());
         }
         Ok(())
     }
 
     /// One full-resolution step, from the prolonged map (building the eroder the first time).
     fn fine_step(&mut self) -> Result<()> {
-        let fine = match &mut self.fine {
-            Some(fine) => fine,
-            None => {
-                let map = self.fine_start.par_map(|&v| v as f32);
-                // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
-                let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
-                self.fine.insert(StreamPowerEroder::new(&map, params)?.with_base_level(&self.base)?)
+        if self.fine.is_none() {
+            // Another ρ8 stream than the coarse steps', so the fine draws are not the same.
+            let params = StreamPowerParams { seed: self.params.seed ^ 0x5EED_F1AE, ..self.params };
+            let start = self.fine_start.as_mut().expect("held until the fine eroder is built");
+            let parts = Parts::new(start.width(), start.height(), params, 1)?;
+            // The eroder starts from the prolonged map rounded to `f32` (the map's precision
+            // between steps), rounded in place, and moved into it with a copy of the base level.
+            start.as_mut_slice().par_iter_mut().for_each(|v| *v = *v as f32 as f64);
+            if let Some(v) = start.as_slice().iter().find(|v| !v.is_finite()) {
+                return Err(crate::Error::param("height", v, "finite heights (no NaN or infinity)"));
             }
-        };
-        fine.run_one_step()
+            let surface = self.fine_start.take().expect("checked above");
+            let base = crate::memory::to_vec_par(self.base.as_slice());
+            self.fine = Some(StreamPowerEroder::from_parts(parts, surface, base));
+        }
+        self.fine.as_mut().expect("built above").run_one_step()
     }
 }
 
@@ -152,9 +161,10 @@ impl Eroder for CoarseToFine {
     }
 
     fn surface(&self) -> &Grid<f64> {
-        match &self.fine {
-            Some(fine) => fine.surface(),
-            None => &self.fine_start,
+        match (&self.fine, &self.fine_start) {
+            (Some(fine), _) => fine.surface(),
+            (None, Some(start)) => start,
+            (None, None) => unreachable!("the map is held by the fine eroder or as the start"),
         }
     }
 

@@ -305,17 +305,21 @@ fn table_entries_portable(
 /// (n ≠ 1), and at most this many direct solves per step for n = 1.
 pub const MAX_DEPOSITION_PASSES: usize = 12;
 
-impl StreamPowerEroder {
-    /// Starts from `map`. Errors on bad parameters or non-finite heights.
-    pub fn new(map: &Heightmap, params: StreamPowerParams) -> Result<Self> {
-        Self::with_grid_step(map, params, 1)
-    }
+/// What a [`StreamPowerEroder`] of one size needs besides its heights and base level, checked:
+/// the parameters, the memory its buffers will take and its rate fields. Made before the
+/// heights are handed over, so that building the eroder cannot fail once they are.
+pub(crate) struct Parts {
+    params: StreamPowerParams,
+    uplift_factor: Vec<f64>,
+    k_factor: Vec<f64>,
+    hillslope_weights: Vec<f64>,
+}
 
-    /// [`StreamPowerEroder::new`] on a grid whose cell `(X, Y)` is world cell `(X·step,
-    /// Y·step)`, for the rate fields (a coarse grid of [`CoarseToFine`](super::CoarseToFine)).
-    pub(crate) fn with_grid_step(map: &Heightmap, params: StreamPowerParams, step: usize) -> Result<Self> {
+impl Parts {
+    /// Checks `params` and that the buffers of a `w × h` eroder fit in memory, and samples the
+    /// rate fields on a grid whose cell `(X, Y)` is world cell `(X·step, Y·step)`.
+    pub(crate) fn new(w: usize, h: usize, params: StreamPowerParams, step: usize) -> Result<Self> {
         params.check()?;
-        let (w, h) = (map.width(), map.height());
         // Heights and scratch (16), the mask (1), the router's padded heights, area,
         // receivers, stack, basins, directions and donors (30), the stack's pieces while it is
         // built (4), and its links around depressions (16 bytes each: counted as one per cell,
@@ -329,13 +333,24 @@ impl StreamPowerEroder {
         let blend = if hillslope_weights.is_empty() { 0 } else { 8 };
         let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields + blend;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
-        check_finite(map)?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
         let k_factor = if rates.has_rock() { rates.rock_factors(w, h, step)? } else { Vec::new() };
-        let base = base_level(map, params.sea_level);
-        let surface = to_f64(map);
-        Ok(Self {
-            scratch: Grid::from_vec(w, h, surface.cell_size(), memory::to_vec_par(surface.as_slice()))?,
+        Ok(Self { params, uplift_factor, k_factor, hillslope_weights })
+    }
+
+    /// The eroder on `surface` with base level `base` (both of the size given to [`Parts::new`]).
+    fn assemble(self, surface: Grid<f64>, base: Vec<bool>) -> StreamPowerEroder {
+        let Self { params, uplift_factor, k_factor, hillslope_weights } = self;
+        debug_assert_eq!(base.len(), surface.len());
+        let scratch = Grid::from_vec(
+            surface.width(),
+            surface.height(),
+            surface.cell_size(),
+            memory::to_vec_par(surface.as_slice()),
+        )
+        .expect("the same size as the surface");
+        StreamPowerEroder {
+            scratch,
             surface,
             base,
             params,
@@ -351,7 +366,31 @@ impl StreamPowerEroder {
             unblended: None,
             hillslope_weights,
             balance_table: balance_table(params.aspect_balance),
-        })
+        }
+    }
+}
+
+impl StreamPowerEroder {
+    /// Starts from `map`. Errors on bad parameters or non-finite heights.
+    pub fn new(map: &Heightmap, params: StreamPowerParams) -> Result<Self> {
+        Self::with_grid_step(map, params, 1)
+    }
+
+    /// [`StreamPowerEroder::new`] on a grid whose cell `(X, Y)` is world cell `(X·step,
+    /// Y·step)`, for the rate fields (a coarse grid of [`CoarseToFine`](super::CoarseToFine)).
+    pub(crate) fn with_grid_step(map: &Heightmap, params: StreamPowerParams, step: usize) -> Result<Self> {
+        let parts = Parts::new(map.width(), map.height(), params, step)?;
+        check_finite(map)?;
+        Ok(parts.assemble(to_f64(map), base_level(map, params.sea_level)))
+    }
+
+    /// [`StreamPowerEroder::new`] on a surface already in `f64` (every height an `f32` value)
+    /// and its base-level mask, both moved in: the full-resolution eroder of
+    /// [`CoarseToFine`](super::CoarseToFine) takes its prolonged map this way, without an `f32`
+    /// copy, a second `f64` copy and a base level computed only to be replaced (about 13 bytes
+    /// a cell of fresh pages). `parts` from [`Parts::new`] for this size: nothing here can fail.
+    pub(crate) fn from_parts(parts: Parts, surface: Grid<f64>, base: Vec<bool>) -> Self {
+        parts.assemble(surface, base)
     }
 
     /// Replaces the base-level mask (`true` = outlet, fixed height).
