@@ -985,7 +985,9 @@ fn preset_pits(name: &str, edit: impl FnOnce(&mut terrasynth::Recipe)) -> (f64, 
 /// 78.0, 21.2 and 49.1 in session 11). Since session 28 the droplets run on a grid twice as
 /// coarse between the coarse and the full-resolution stream-power steps, which drain what they
 /// leave: 18.5 per 10k cells (7.2 under the sea), 57.8 under the sea without the sea level,
-/// 13.2 and 9.1 without the droplets. So: the sea level must keep the pits the droplets add
+/// 13.2 and 9.1 without the droplets (session 40, one full-resolution step of 10 instead of two
+/// of 5: 14.0 per 10k cells, 4.9 under the sea; 10.6 and 5.1 with the two steps). So: the sea
+/// level must keep the pits the droplets add
 /// under the sea to under half of what they add without it (11.4 against 37.2), and the
 /// erosion presets stay below 100 pits per 10k cells,
 /// under the real DEM's density (Jacksboro, docs/ANALYZE.md: 1.35 per km² at 92.6 m cells, 116
@@ -1096,7 +1098,7 @@ fn default_droplets_carve_gullies_without_pitting_the_island() {
 /// act alike per metre). What they do not do is smooth the map below their grid: the
 /// full-resolution droplets' brushes level the noise's small bumps (peaks on land 66.8 → 26.0
 /// per 10 000 cells), the coarse ones leave them and add their own deposits' (→ 114.7), which
-/// is why `eroded-island` follows them with two full-resolution stream-power steps. So peaks
+/// is why `eroded-island` follows them with a full-resolution stream-power step. So peaks
 /// are bounded at twice the starting count, well under the orange-peel pitting of session 9's
 /// droplets (4.9×). Measured when written: V share 0.049 → 0.108 (full resolution: 0.075),
 /// material moved 0.98 of the full-resolution droplets'.
@@ -1188,7 +1190,9 @@ fn coarse_to_fine_presets_run_on_maps_too_small_for_the_coarse_grid() {
 /// channel area on cells under 31.6 m is 100 cells, and seeds 41, 1 and 3 give 0.58, 0.51 and
 /// 0.55 (0.5–0.6; 0.51–0.59 at seeds 4–11, docs/EROSION.md "Session 31"). Since session 35
 /// (hillslopes without one-cell rills) seed 1's exponent is 0.496, just under the range, and
-/// the test takes seeds 41, 2 and 3 (0.52, 0.55, 0.54).
+/// the test takes seeds 41, 2 and 3 (0.52, 0.55, 0.54). Since session 40 (one full-resolution
+/// step of 10 after the droplets instead of two of 5) H8 reads 0.0056, 0.0016, 0.0060 there and
+/// Hack's exponent 0.52, 0.55, 0.53.
 #[test]
 fn eroded_island_preset_stays_inside_the_real_ranges() {
     assert_inside_every_range("eroded-island", &[41, 2, 3]);
