@@ -116,9 +116,9 @@ pub(crate) fn check_range(name: &str, value: f64, min: f64, max: f64) -> Result<
     }
 }
 
-/// Rejects a heightmap holding NaN or infinite heights.
-pub(crate) fn check_finite(map: &Heightmap) -> Result<()> {
-    if let Some(v) = map.as_slice().iter().find(|v| !v.is_finite()) {
+/// Rejects a heightmap (or an eroder's `f64` surface) holding NaN or infinite heights.
+pub(crate) fn check_finite<T: Copy + Into<f64>>(map: &Grid<T>) -> Result<()> {
+    if let Some(v) = map.as_slice().iter().map(|&v| v.into()).find(|v: &f64| !v.is_finite()) {
         return Err(crate::Error::param("height", v, "finite heights (no NaN or infinity)"));
     }
     Ok(())

@@ -133,9 +133,7 @@ impl CoarseToFine {
             // The eroder starts from the prolonged map rounded to `f32` (the map's precision
             // between steps), rounded in place, and moved into it with a copy of the base level.
             start.as_mut_slice().par_iter_mut().for_each(|v| *v = *v as f32 as f64);
-            if let Some(v) = start.as_slice().iter().find(|v| !v.is_finite()) {
-                return Err(crate::Error::param("height", v, "finite heights (no NaN or infinity)"));
-            }
+            check_finite(start)?;
             let surface = self.fine_start.take().expect("checked above");
             let base = crate::memory::to_vec_par(self.base.as_slice());
             self.fine = Some(StreamPowerEroder::from_parts(parts, surface, base));

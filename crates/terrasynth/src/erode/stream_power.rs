@@ -342,13 +342,9 @@ impl Parts {
     fn assemble(self, surface: Grid<f64>, base: Vec<bool>) -> StreamPowerEroder {
         let Self { params, uplift_factor, k_factor, hillslope_weights } = self;
         debug_assert_eq!(base.len(), surface.len());
-        let scratch = Grid::from_vec(
-            surface.width(),
-            surface.height(),
-            surface.cell_size(),
-            memory::to_vec_par(surface.as_slice()),
-        )
-        .expect("the same size as the surface");
+        // A copy written by the rayon threads (no size or memory check that could fail here:
+        // `Parts::new` counted this buffer).
+        let scratch = surface.par_map(|&v| v);
         StreamPowerEroder {
             scratch,
             surface,
