@@ -114,13 +114,31 @@ impl<'a> PointIndex<'a> {
         Self { points, origin: [x0, y0], bucket, cols, rows, starts, order }
     }
 
+    /// The bucket `(column, row)` holding `(x, y)`, clamped to the index (a position outside it
+    /// searches from the nearest bucket).
+    fn bucket_of(&self, x: f64, y: f64) -> (i64, i64) {
+        let cx = (((x - self.origin[0]) / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
+        let cy = (((y - self.origin[1]) / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
+        (cx, cy)
+    }
+
+    /// Inserts the points `ids` into `out`, the `k` nearest to `(x, y)` so far (squared
+    /// distance, index; see [`insert_sorted`]).
+    #[inline]
+    fn insert_nearer(&self, ids: &[u32], x: f64, y: f64, k: usize, out: &mut Vec<(f64, u32)>) {
+        for &i in ids {
+            let p = self.points[i as usize];
+            let d = (p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y);
+            insert_sorted(out, k, (d, i));
+        }
+    }
+
     /// The `k` nearest points to `(x, y)` as (squared distance, index), nearest first; ties
     /// broken by index so the result never depends on the search order. Fills `out` (cleared).
     pub(crate) fn nearest(&self, x: f64, y: f64, k: usize, out: &mut Vec<(f64, u32)>) {
         out.clear();
         let k = k.min(self.points.len());
-        let cx = (((x - self.origin[0]) / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
-        let cy = (((y - self.origin[1]) / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
+        let (cx, cy) = self.bucket_of(x, y);
         let max_ring = self.cols.max(self.rows) as i64;
         for ring in 0..=max_ring {
             for by in cy - ring..=cy + ring {
@@ -132,11 +150,7 @@ impl<'a> PointIndex<'a> {
                 while bx <= cx + ring {
                     if bx >= 0 && bx < self.cols as i64 {
                         let b = by as usize * self.cols + bx as usize;
-                        for &i in &self.order[self.starts[b]..self.starts[b + 1]] {
-                            let p = self.points[i as usize];
-                            let d = (p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y);
-                            insert_sorted(out, k, (d, i));
-                        }
+                        self.insert_nearer(&self.order[self.starts[b]..self.starts[b + 1]], x, y, k, out);
                     }
                     bx += if edge_row || ring == 0 { 1 } else { 2 * ring };
                 }
@@ -182,8 +196,7 @@ impl PointIndex<'_> {
         block: &mut Block,
     ) {
         const R: i64 = 1;
-        let cx = (((x - self.origin[0]) / self.bucket) as i64).clamp(0, self.cols as i64 - 1);
-        let cy = (((y - self.origin[1]) / self.bucket) as i64).clamp(0, self.rows as i64 - 1);
+        let (cx, cy) = self.bucket_of(x, y);
         if block.centre != Some((cx, cy)) {
             block.centre = Some((cx, cy));
             block.points.clear();
@@ -213,11 +226,7 @@ impl PointIndex<'_> {
         if k == 0 {
             return;
         }
-        for &i in &block.points {
-            let p = self.points[i as usize];
-            let d = (p[0] - x) * (p[0] - x) + (p[1] - y) * (p[1] - y);
-            insert_sorted(out, k, (d, i));
-        }
+        self.insert_nearer(&block.points, x, y, k, out);
         let [x0, x1, y0, y1] = block.sides;
         let reach = (x - x0).min(x1 - x).min(y - y0).min(y1 - y);
         if out.len() == k && out[k - 1].0 < reach * reach * (1.0 - 1e-9) {
