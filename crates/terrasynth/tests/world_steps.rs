@@ -8,7 +8,7 @@
 //! big window's bit for bit. The steps must also change the input (a test of a step that does
 //! nothing could not fail).
 
-use terrasynth::recipe::registry;
+use terrasynth::recipe::{Pipeline, PipelineProgress, registry};
 use terrasynth::step::{Frame, ParamValue, Params, Reach, Step, StepContext, Terrain, WorldFrame};
 use terrasynth::{Error, Heightmap, Progress};
 
@@ -347,6 +347,59 @@ fn world_recipe(extra: &str) -> terrasynth::Recipe {
         "#
     );
     terrasynth::Recipe::from_toml_str(&text).unwrap()
+}
+
+/// A map recipe (no `[world]` table) that sets world-only keys is refused before it runs, one
+/// problem per key naming it, since a finite map would ignore them; keys left at their default
+/// (as report.json's resolved recipe writes `spacing-m = 2000`) pass, and the same steps
+/// without the world keys run.
+#[test]
+fn map_recipes_refuse_world_only_keys() {
+    let steps = r#"
+        [[steps]]
+        type = "falloff"
+        centre-m = [0.0, 0.0]
+        radius-m = 900.0
+        [[steps]]
+        type = "perturb"
+        magnitude-m = 60.0
+        spacing-m = 2000.0
+        [[steps]]
+        type = "thermal"
+        iterations = 1
+        talus-slope = 0.4
+        [[steps]]
+        type = "droplets"
+        droplets-per-cell = 0.2
+        "#;
+    let mut map = world_recipe(steps);
+    map.world = None;
+    let e = Pipeline::new(map.clone(), &registry()).unwrap_err().to_string();
+    for (step, key) in [
+        ("step 1 (noise)", "feature-size-m"),
+        ("step 3 (falloff)", "centre-m"),
+        ("step 3 (falloff)", "radius-m"),
+        ("step 4 (perturb)", "magnitude-m"),
+        ("step 5 (thermal)", "talus-slope"),
+        ("step 6 (droplets)", "droplets-per-cell"),
+    ] {
+        let said = format!("{step}: invalid parameter `{key}`");
+        assert!(e.contains(&said) && e.contains("only in a world recipe"), "{said}: {e}");
+    }
+    assert!(!e.contains("spacing-m"), "{e}");
+    // The world recipe itself is accepted.
+    let world = Pipeline::new(world_recipe(steps), &registry()).map(drop);
+    assert!(world.is_ok(), "{world:?}");
+    // Without the world keys the map recipe runs.
+    for entry in &mut map.steps {
+        for key in
+            ["feature-size-m", "centre-m", "radius-m", "magnitude-m", "talus-slope", "droplets-per-cell"]
+        {
+            entry.params.remove(key);
+        }
+    }
+    let run = Pipeline::new(map, &registry()).and_then(|p| p.run(&PipelineProgress::new()));
+    assert!(run.is_ok(), "{run:?}");
 }
 
 /// The steps chained in a world recipe: the pipeline grows each window by the reaches of the

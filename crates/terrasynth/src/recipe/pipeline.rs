@@ -2,6 +2,7 @@
 //! its run with progress, cancellation, per-step time and peak memory, and a
 //! [`RunObserver`] hook before and after every step.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -12,8 +13,8 @@ use crate::progress::Stopwatch;
 use crate::recipe::mask;
 use crate::recipe::model::Recipe;
 use crate::recipe::observe::{RunObserver, StepEvent};
-use crate::step::Params;
 use crate::step::{Category, Frame, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
+use crate::step::{ParamSpec, ParamValue, Params};
 use crate::{Error, Problem, Progress, Result};
 
 /// One validated, runnable step of a pipeline.
@@ -132,6 +133,23 @@ pub fn world_frame(recipe: &Recipe, x0: i64, y0: i64) -> Option<WorldFrame> {
     Some(WorldFrame { x0, y0, cell_size: recipe.cell_size, height_range: spec.height_range })
 }
 
+/// The world-only parameters ([`ParamSpec::world_only`]: lengths in world metres, world
+/// centres, droplets per world cell, talus as a slope) that a finite map's step is given: one
+/// problem each, since the map would ignore them. A key left at its default passes (absent,
+/// an empty list, or the default a resolved recipe such as report.json's writes out).
+fn world_only_on_map(specs: &[ParamSpec], given: &BTreeMap<String, ParamValue>) -> Vec<Problem> {
+    let ignored = |s: &ParamSpec| {
+        let v = given.get(s.name)?;
+        let unset = matches!(v, ParamValue::Absent) || matches!(v, ParamValue::List(l) if l.is_empty());
+        (!unset && *v != s.default.to_value()).then(|| {
+            let allowed = "only in a world recipe (one with a [world] table); a finite map would \
+                           ignore it (its map-relative keys apply: see docs/WORLDS.md)";
+            Problem::from_error(Error::param(s.name, v, allowed))
+        })
+    };
+    specs.iter().filter(|s| s.world_only()).filter_map(ignored).collect()
+}
+
 /// Cuts `m` cells off every side of a terrain (heights and water; derived layers, which no
 /// chunkable step makes, are dropped).
 fn crop_margin(terrain: &mut Terrain, m: usize) -> Result<()> {
@@ -175,6 +193,9 @@ impl Pipeline {
                     continue;
                 }
             };
+            if recipe.world.is_none() {
+                problems.extend(world_only_on_map(info.params, &entry.params).into_iter().map(at));
+            }
             match (info.build)(&params) {
                 Ok(step) if entry.enabled => steps.push(PlannedStep {
                     index,

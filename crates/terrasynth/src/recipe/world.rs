@@ -254,12 +254,13 @@ mod tests {
         r.world = Some(crate::recipe::WorldSpec { height_range: [5.0, 5.0] });
         let e = World::new(r).unwrap_err().to_string();
         assert!(e.contains("invalid `world.height-range` = [5, 5]"), "{e}");
-        // A map recipe refuses `feature-size-m` when it runs.
+        // A map recipe refuses `feature-size-m` (its noise would ignore it) before it runs.
         let mut r = point_world();
         r.world = None;
         r.steps.truncate(1);
-        let e = Pipeline::new(r, &registry()).unwrap().run(&PipelineProgress::new()).unwrap_err();
-        assert!(e.to_string().contains("only in a world recipe"), "{e}");
+        let e = Pipeline::new(r, &registry()).unwrap_err().to_string();
+        assert!(e.contains("step 1 (noise): invalid parameter `feature-size-m`"), "{e}");
+        assert!(e.contains("only in a world recipe"), "{e}");
     }
 
     #[test]
