@@ -119,7 +119,7 @@ const CENTRE_M: crate::step::ParamSpec = crate::step::ParamSpec {
     default: DefaultValue::List(&[]),
     unit: "m",
     doc: "World recipes only: centre [x, y] in world metres; none (the default) leaves the \
-          terrain unchanged, an endless continent. Ignored on a single map.",
+          terrain unchanged, an endless continent. Refused in a map recipe.",
 };
 
 /// `radius-m`: a world radius in metres.
@@ -130,7 +130,7 @@ const RADIUS_M: crate::step::ParamSpec = crate::step::ParamSpec {
     default: DefaultValue::Absent,
     unit: "m",
     doc: "World recipes only (required with `centre-m`): distance from the centre at which the \
-          weight reaches its border value. Ignored on a single map.",
+          weight reaches its border value. Refused in a map recipe.",
 };
 
 /// The world keys of `falloff` and `island`.
@@ -576,8 +576,8 @@ step_params! {
                 default: DefaultValue::List(&[]),
                 unit: "m",
                 doc: "World recipes only: island centres as x, y pairs in world metres; empty = \
-                      islands hashed per square of `spacing-m` (or none without it). Ignored on a \
-                      single map.",
+                      islands hashed per square of `spacing-m` (or none without it). Refused in a \
+                      map recipe.",
             },
         radius_m: Option<f64> = ParamSpec {
                 name: "radius-m",

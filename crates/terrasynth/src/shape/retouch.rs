@@ -109,7 +109,7 @@ step_params! {
             default: DefaultValue::Number(2000.0),
             unit: "m",
             doc: "World recipes only: lattice spacing of the displacement field's coarsest pass, \
-                  in place of `frequency`. Ignored on a single map.",
+                  in place of `frequency`. A map recipe may only leave it at its default.",
         },
     }
 }
