@@ -37,11 +37,11 @@ def harmonics(z, land):
 
 
 def isotropic_amplitude(z):
-    """|FFT| of `z` averaged over rings of equal wavenumber."""
-    n_y, n_x = z.shape
+    """|FFT| of the square map `z` averaged over rings one wavenumber wide."""
+    side = z.shape[0]
     amplitude = np.abs(np.fft.fft2(z - z.mean()))
-    k = np.hypot(np.fft.fftfreq(n_x)[None, :] * n_x, np.fft.fftfreq(n_y)[:, None] * n_y)
-    ring = np.rint(k).astype(int)
+    k = np.hypot(np.fft.fftfreq(side)[None, :], np.fft.fftfreq(side)[:, None])
+    ring = np.minimum((k * side).astype(int), side)
     mean = np.bincount(ring.ravel(), amplitude.ravel()) / np.maximum(np.bincount(ring.ravel()), 1)
     return mean[ring]
 
