@@ -1,6 +1,8 @@
 //! The iteration loop every erosion step runs, with a hook on the surface after each iteration
 //! (Olsen's erosion score and its trace live in [`crate::analyze`], which calls this loop).
 
+use rayon::prelude::*;
+
 use super::Eroder;
 use crate::step::IterationHook;
 use crate::{Error, Progress, Result};
@@ -42,9 +44,21 @@ pub fn run_iterations(
     Ok(())
 }
 
-/// The first non-finite value of `values`, if any. The scan without an early exit runs on
-/// blocks of 16 (the compiler vectorises it); only a block that has one is searched.
+/// The first non-finite value of `values`, if any: pieces of [`PIECE`] values scanned on the
+/// rayon threads, the first piece (in order) that has one answering, so the value found does
+/// not depend on the thread count. Every iteration of every erosion is checked, so on a large
+/// map this is a pass over the surface each time (134 MB at 4097²): on two threads it takes
+/// half as long.
 fn first_non_finite(values: &[f64]) -> Option<f64> {
+    values.par_chunks(PIECE).find_map_first(first_non_finite_in)
+}
+
+/// Values per piece of [`first_non_finite`] (512 KiB).
+const PIECE: usize = 1 << 16;
+
+/// [`first_non_finite`] of one piece: the scan without an early exit runs on blocks of 16 (the
+/// compiler vectorises it); only a block that has one is searched.
+fn first_non_finite_in(values: &[f64]) -> Option<f64> {
     const BLOCK: usize = 16;
     let blocks = values.chunks_exact(BLOCK);
     let tail = blocks.remainder();
@@ -62,7 +76,7 @@ mod tests {
 
     #[test]
     fn the_first_non_finite_value_is_found_wherever_it_is() {
-        for n in [0, 1, 15, 16, 17, 40, 1000] {
+        for n in [0, 1, 15, 16, 17, 40, 1000, 3 * PIECE + 5] {
             let clean = vec![1.5f64; n];
             assert_eq!(first_non_finite(&clean), None, "n = {n}");
             for at in [0, n / 2, n.saturating_sub(1)].into_iter().filter(|&k| k < n) {
