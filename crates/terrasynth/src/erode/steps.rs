@@ -330,7 +330,9 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: DefaultValue::Bool(true),
         unit: "",
-        doc: "Cells below the terrain's sea level are base level (outlets), besides the map edges.",
+        doc: "The open sea is base level (outlets), besides the map edges: the cells below the terrain's sea \
+              level that join the edge through such cells (a pocket below sea level inside the land drains \
+              across its pass like any hollow).",
     },
     float(
         "uplift-variation",

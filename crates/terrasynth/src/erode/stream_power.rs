@@ -144,8 +144,9 @@ impl StreamPowerParams {
 /// 4. linear hillslope diffusion `Kd·∇²h`, explicit 5-point stencil, zero flux at the map
 ///    edge, base level fixed, sub-stepped for stability.
 ///
-/// Base level: the map edges and the cells below `sea_level` (at construction), or a mask
-/// given with [`StreamPowerEroder::with_base_level`]; base cells never change. At steady
+/// Base level: the map edges and the open sea, the cells below `sea_level` that join the edge
+/// through such cells (at construction; [`base_level`]), or a mask given with
+/// [`StreamPowerEroder::with_base_level`]; base cells never change. At steady
 /// state (n = 1 or not) each cell sits `L·(U/(K·A^m))^(1/n)` above its receiver.
 ///
 /// Deterministic: routing and diffusion are per-cell gathers (ρ8's draws hash the seed, the
@@ -193,21 +194,76 @@ pub struct StreamPowerEroder {
 /// to the nearest step (an error under 1.3·10⁻⁴ in `b²`).
 const BALANCE_STEPS: usize = 2048;
 
-/// The default base level of `map`: its edge cells and, with `sea_level`, the cells below it.
+/// The default base level of `map`: its edge cells and, with `sea_level`, the open sea: the
+/// cells below it that join the map's edge through cells below it (8-connected, as D8 flow
+/// runs). A pocket below sea level inside the land is not sea: it is land in a hollow, which
+/// the routing drains across its lowest pass like any depression. (Until session 41 every cell
+/// below sea level was an outlet, so the land around an inland pocket eroded down towards it,
+/// a fixed outlet below the sea, and the pocket grew into a closed basin: `highlands` at 513²,
+/// seed 29, kept a fifth of its land in one, 25 m deep on average.)
 pub(crate) fn base_level(map: &Heightmap, sea_level: Option<f64>) -> Vec<bool> {
     let (w, h) = (map.width(), map.height());
     let mut out = Vec::new();
     memory::resize_par(&mut out, w * h, false);
-    // Row by row (no division per cell to find the row and column), rows in parallel.
-    out.par_chunks_mut(w.max(1)).zip(map.as_slice().par_chunks(w.max(1))).enumerate().for_each(
-        |(y, (out, row))| {
-            let edge_row = y == 0 || y + 1 == h;
-            for (x, (o, &z)) in out.iter_mut().zip(row).enumerate() {
-                *o = edge_row || x == 0 || x + 1 == w || sea_level.is_some_and(|s| (z as f64) < s);
-            }
-        },
-    );
+    // The edge first: rows in parallel (no division per cell to find the row and column).
+    out.par_chunks_mut(w.max(1)).enumerate().for_each(|(y, row)| {
+        if y == 0 || y + 1 == h {
+            row.fill(true);
+        } else {
+            let last = row.len() - 1;
+            (row[0], row[last]) = (true, true);
+        }
+    });
+    if let Some(sea) = sea_level {
+        open_sea(&mut out, map.as_slice(), sea, w, h);
+    }
     out
+}
+
+/// Marks in `mask` (already true on the map's edge) every cell below `sea` that joins an edge
+/// cell below it through such cells, 8-connected: a scan-line flood from the edge over a state
+/// per cell (land, below the sea, open sea), each run of cells below the sea marked once, then
+/// the rows above and below it (one column beyond each end, for the diagonals) searched for
+/// runs not reached yet.
+fn open_sea(mask: &mut [bool], z: &[f32], sea: f64, w: usize, h: usize) {
+    const LAND: u8 = 0;
+    const BELOW: u8 = 1;
+    const OPEN: u8 = 2;
+    if w == 0 || h == 0 {
+        return;
+    }
+    let mut state: Vec<u8> = z.par_iter().map(|&v| if (v as f64) < sea { BELOW } else { LAND }).collect();
+    let edge = (0..w).flat_map(|x| [(0, x), (h - 1, x)]).chain((0..h).flat_map(|y| [(y, 0), (y, w - 1)]));
+    let mut pending: Vec<(usize, usize)> = edge.filter(|&(y, x)| state[y * w + x] == BELOW).collect();
+    while let Some((y, x)) = pending.pop() {
+        let row = &mut state[y * w..(y + 1) * w];
+        if row[x] != BELOW {
+            continue;
+        }
+        let (mut left, mut right) = (x, x);
+        while left > 0 && row[left - 1] == BELOW {
+            left -= 1;
+        }
+        while right + 1 < w && row[right + 1] == BELOW {
+            right += 1;
+        }
+        row[left..=right].fill(OPEN);
+        let (from, to) = (left.saturating_sub(1), (right + 1).min(w - 1));
+        for ny in [y.wrapping_sub(1), y + 1] {
+            if ny >= h {
+                continue;
+            }
+            let mut in_run = false;
+            for (nx, &s) in state[ny * w + from..=ny * w + to].iter().enumerate() {
+                let open = s == BELOW;
+                if open && !in_run {
+                    pending.push((ny, from + nx));
+                }
+                in_run = open;
+            }
+        }
+    }
+    mask.par_iter_mut().zip(&state).for_each(|(m, &s)| *m |= s == OPEN);
 }
 
 /// The passes of [`StreamPowerEroder::deposit_and_incise`] stop when no height moves by more
@@ -1213,6 +1269,46 @@ impl Eroder for StreamPowerEroder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The base level is the edge and the open sea: below-sea cells joined to the edge through
+    /// below-sea cells (8-connected, so a diagonal joint counts), not a pocket below sea level
+    /// inside the land; without a sea level, the edge alone.
+    #[test]
+    fn base_level_is_the_edge_and_the_open_sea_not_inland_pockets() {
+        // 0 = below sea level, 1 = land. A bay from the west edge that turns and narrows to a
+        // diagonal joint (rows 4–5), and a pocket (rows 2–3, columns 6–7) closed by land.
+        let rows = [
+            "1111111111",
+            "1111111111",
+            "1111110011",
+            "0001110011",
+            "1101111111",
+            "1110011111",
+            "1111001111",
+            "1111111111",
+        ];
+        let (w, h) = (rows[0].len(), rows.len());
+        let heights: Vec<f32> = rows.concat().bytes().map(|b| if b == b'0' { 0.0 } else { 1.0 }).collect();
+        let map = Heightmap::from_vec(w, h, 1.0, heights).unwrap();
+        let base = base_level(&map, Some(0.5));
+        let expected: Vec<bool> = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+                let open_sea =
+                    [(3, 0), (3, 1), (3, 2), (4, 2), (5, 3), (5, 4), (6, 4), (6, 5)].contains(&(y, x));
+                edge || open_sea
+            })
+            .collect();
+        assert_eq!(base, expected);
+        let edge_only = base_level(&map, None);
+        assert!(
+            edge_only
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i % w == 0 || i / w == 0 || i % w == w - 1 || i / w == h - 1))
+        );
+    }
 
     /// [`whole_cells`] is the division's rounding for whole areas (sums of cell areas), areas
     /// a hair either side of a half cell, random areas and huge ones, on cell sizes whose
