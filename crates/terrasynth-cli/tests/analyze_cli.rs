@@ -29,6 +29,8 @@ fn folder_and_preset_give_the_same_figures() {
         "land_fraction",
         "spectral_beta",
         "isotropy_h8",
+        "isotropy_c8",
+        "isotropy_s8",
     ] {
         let (a, b) = (folder[key].as_f64().unwrap(), preset[key].as_f64().unwrap());
         assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{key}: {a} vs {b}");

@@ -461,7 +461,8 @@ def analyze(
     ``depression_tolerance`` metres), ``depression_fraction``, ``mean_fill_depth_m``,
     ``hack_exponent``, ``drainage_density_per_km`` (channels from ``channel_area`` m²; by
     default 10⁵ m², or 100 cells where that is less), the grid
-    signatures ``isotropy_h4`` and ``isotropy_h8``, ``pits_per_10k_cells``, and
+    signatures ``isotropy_h4`` and ``isotropy_h8`` with their signed parts ``isotropy_c4``,
+    ``isotropy_s4``, ``isotropy_c8`` and ``isotropy_s8``, ``pits_per_10k_cells``, and
     ``real_ranges``: one dict per judged figure with ``figure``, ``low``, ``high``, ``value``
     and ``inside`` (``None`` where the figure cannot be measured on this map).
 

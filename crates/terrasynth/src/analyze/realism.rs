@@ -260,6 +260,20 @@ pub struct Realism {
     pub isotropy_h4: f64,
     /// 8-fold harmonic, in [0, 1].
     pub isotropy_h8: f64,
+    /// The 4-fold harmonic's signed parts, `Σ s·cos 4θ / Σ s` and `Σ s·sin 4θ / Σ s`
+    /// (`H4 = √(c4² + s4²)`): `c4 > 0` gathers the aspects on the grid's axes, `c4 < 0` on its
+    /// diagonals. `s4` changes sign when the map is mirrored, so a generator that treats
+    /// mirrored directions alike has `s4 = 0` on average over seeds: the spread of `s4` over
+    /// seeds is the statistic's own chance scatter, a bias shows in `c4` alone.
+    pub isotropy_c4: f64,
+    /// See [`Realism::isotropy_c4`].
+    pub isotropy_s4: f64,
+    /// The 8-fold harmonic's signed parts (`H8 = √(c8² + s8²)`): `c8 > 0` gathers the aspects
+    /// on the eight grid directions (D8 combing), `c8 < 0` halfway between them (22.5° off);
+    /// `s8`, like `s4`, averages to zero over seeds and measures the chance scatter.
+    pub isotropy_c8: f64,
+    /// See [`Realism::isotropy_c8`].
+    pub isotropy_s8: f64,
 }
 
 /// Checks the options: one error naming the bad one and its allowed range.
@@ -388,6 +402,10 @@ impl Realism {
             channel_area_m2: options.channel_area_for(dx),
             isotropy_h4: grad.h4,
             isotropy_h8: grad.h8,
+            isotropy_c4: grad.c4,
+            isotropy_s4: grad.s4,
+            isotropy_c8: grad.c8,
+            isotropy_s8: grad.s8,
         })
     }
 
@@ -469,6 +487,10 @@ impl Realism {
                 self.drainage_density_per_km, self.channel_area_m2
             ),
             format!("isotropy H4 / H8       {:.4} / {:.4}", self.isotropy_h4, self.isotropy_h8),
+            format!(
+                "  signed c4 s4 / c8 s8 {:+.4} {:+.4} / {:+.4} {:+.4}",
+                self.isotropy_c4, self.isotropy_s4, self.isotropy_c8, self.isotropy_s8
+            ),
             format!("pits per 10k cells     {:.1}", self.pits_per_10k_cells()),
             self.real_ranges_text(),
         ]
@@ -594,6 +616,10 @@ struct GradientFigures {
     mean_deg: f64,
     h4: f64,
     h8: f64,
+    c4: f64,
+    s4: f64,
+    c8: f64,
+    s8: f64,
 }
 
 /// Horn gradients over interior land cells: slope percentiles and mean (degrees) and the
@@ -646,11 +672,16 @@ fn horn_gradients(map: &Heightmap, land: &[bool], scale: f64) -> GradientFigures
     // correctly rounded everywhere (wasm32's gave H4 one ulp off x86-64's on `highlands` at
     // 97², session 32), while `sqrt` is. The sums are at most `total`, far from overflow.
     let harmonic = |c: f64, s: f64| if total > 0.0 { (c * c + s * s).sqrt() / total } else { 0.0 };
+    let part = |v: f64| if total > 0.0 { v / total } else { 0.0 };
     GradientFigures {
         percentiles: [pct(0.10), pct(0.25), pct(0.50), pct(0.75), pct(0.90)],
         mean_deg,
         h4: harmonic(c4, s4),
         h8: harmonic(c8, s8),
+        c4: part(c4),
+        s4: part(s4),
+        c8: part(c8),
+        s8: part(s8),
     }
 }
 
@@ -1003,6 +1034,35 @@ mod tests {
         // Isotropic fBm: both small.
         let f = Realism::compute(&fbm(256, 2.4, 5), &opts()).unwrap();
         assert!(f.isotropy_h4 < 0.08 && f.isotropy_h8 < 0.08, "fbm {} {}", f.isotropy_h4, f.isotropy_h8);
+    }
+
+    /// The signed harmonics: a plane's aspect θ gives `cos kθ` and `sin kθ` exactly (every
+    /// cell has it); mirroring a map left to right (θ → 180° − θ) keeps `c4`, `c8` and the
+    /// moduli and negates `s4`, `s8`, the property that makes the spread of `s8` over seeds a
+    /// measure of chance (`Realism::isotropy_c4`).
+    #[test]
+    fn signed_harmonics_give_the_aspect_and_flip_with_a_mirror() {
+        let theta = 10f64.to_radians();
+        let plane =
+            Heightmap::from_fn(40, 30, 1.0, |x, y| (theta.cos() * x as f64 + theta.sin() * y as f64) as f32)
+                .unwrap();
+        let r = Realism::compute(&plane, &opts()).unwrap();
+        let expected = [(4.0 * theta).cos(), (4.0 * theta).sin(), (8.0 * theta).cos(), (8.0 * theta).sin()];
+        let got = [r.isotropy_c4, r.isotropy_s4, r.isotropy_c8, r.isotropy_s8];
+        for (g, e) in got.iter().zip(expected) {
+            assert!((g - e).abs() < 1e-3, "signed harmonics {got:?}, expected {expected:?}");
+        }
+        let map = fbm(128, 2.4, 7);
+        let (w, h) = (map.width(), map.height());
+        let mirrored = Heightmap::from_fn(w, h, 1.0, |x, y| map.as_slice()[y * w + w - 1 - x]).unwrap();
+        let (a, b) =
+            (Realism::compute(&map, &opts()).unwrap(), Realism::compute(&mirrored, &opts()).unwrap());
+        let close = |p: f64, q: f64| (p - q).abs() <= 1e-12;
+        assert!(close(a.isotropy_c4, b.isotropy_c4) && close(a.isotropy_c8, b.isotropy_c8));
+        assert!(close(a.isotropy_s4, -b.isotropy_s4) && close(a.isotropy_s8, -b.isotropy_s8));
+        assert!(a.isotropy_s8.abs() > 1e-4, "the fBm's s8 is not zero by accident: {}", a.isotropy_s8);
+        assert!(close(a.isotropy_h8, a.isotropy_c8.hypot(a.isotropy_s8)));
+        assert!(close(a.isotropy_h4, a.isotropy_c4.hypot(a.isotropy_s4)));
     }
 
     /// Without a channel area the default rule applies (`min(10⁵ m², 100 cells)`: 100 cells of
