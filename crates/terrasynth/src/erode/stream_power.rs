@@ -163,17 +163,17 @@ pub struct StreamPowerEroder {
     scratch: Grid<f64>,
     /// Steps run so far (ρ8 draws a new stream per step).
     steps: u64,
-    /// With deposition: the heights after uplift `h*` (reused buffer), and for n ≠ 1 each
-    /// cell's sediment volume from upstream `S`, kept from step to step as the next first
-    /// guess; for n = 1 the constant parts `ΣP` of the sums from upstream (reused buffer).
+    /// With deposition and n ≠ 1: the heights after uplift `h*` (reused buffer), each cell's
+    /// sediment volume from upstream `S`, kept from step to step as the next first guess, and
+    /// each pass's net sediment leaving each cell (reused buffer; see `deposit_and_incise`).
     deposit_from: Vec<f64>,
     sediment: Vec<f64>,
-    /// With deposition: for n ≠ 1 each pass's net sediment leaving each cell, for n = 1 the
-    /// linear parts `ΣR` of the sums from upstream (reused buffer; see `solve_deposition`).
     outflow: Vec<f64>,
-    /// With deposition and n = 1: whether each cell fills (not incised), as the solve's first
-    /// sweep guessed it (reused buffer).
-    fills: Vec<bool>,
+    /// With deposition and n = 1: the cells in stack order with what the solve reads and
+    /// writes of each ([`Node`]), and each cell's place in the stack (reused buffers; see
+    /// `solve_deposition`).
+    nodes: Vec<Node>,
+    places: Vec<u32>,
     /// With [`RateFields`]: each cell's uplift multiplier and erodibility multiplier (empty
     /// when uniform).
     uplift_factor: Vec<f64>,
@@ -380,14 +380,20 @@ impl Parts {
         // receivers, stack, basins, directions and donors (30), the stack's pieces while it is
         // built (4), and its links around depressions (16 bytes each: counted as one per cell,
         // which rough terrain reaches; white noise has up to 4): about 72 bytes per cell, and
-        // 25 more for deposition (h*, two sums from upstream, whether each cell fills), 8 more
-        // per rate field, 8 more for the hillslope blend's unblended factors.
+        // for deposition 60 more with n = 1 (a 56-byte node per cell and its place in the
+        // stack) or 24 with n ≠ 1 (h* and two sums), 8 more per rate field, 8 more for the
+        // hillslope blend's unblended factors.
         let rates = params.rates;
         let fields = 8 * (rates.has_uplift() as u64 + rates.has_rock() as u64);
         // The blend's weights say whether it runs (an area of at most one cell blends nothing).
         let hillslope_weights = hillslope_weights(params.hillslope_area);
         let blend = if hillslope_weights.is_empty() { 0 } else { 8 };
-        let per_cell = if params.g > 0.0 { 97 } else { 72 } + fields + blend;
+        let deposition = match (params.g > 0.0, params.n == 1.0) {
+            (false, _) => 0,
+            (true, true) => 60,
+            (true, false) => 24,
+        };
+        let per_cell = 72 + deposition + fields + blend;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
         let k_factor = if rates.has_rock() { rates.rock_factors(w, h, step)? } else { Vec::new() };
@@ -411,7 +417,8 @@ impl Parts {
             deposit_from: Vec::new(),
             sediment: Vec::new(),
             outflow: Vec::new(),
-            fills: Vec::new(),
+            nodes: Vec::new(),
+            places: Vec::new(),
             uplift_factor,
             k_factor,
             power_table: Vec::new(),
@@ -745,132 +752,76 @@ impl StreamPowerEroder {
     /// 2–2.8 in the first steps from rough diamond-square noise (the hydro bench). The
     /// Gauss–Seidel passes it replaces for n = 1 shrank the error about 5× per pass and often
     /// stopped at their cap before [`DEPOSITION_TOLERANCE`].
+    ///
+    /// The sweeps run on a copy of each run laid out in stack order ([`Node`], [`solve_run`]):
+    /// a cell's receiver is then usually a few nodes back, where indexing eight arrays by cell
+    /// sent every sweep to scattered memory. Since session 42; one step with deposition at
+    /// 4096² (the hydro bench) 5.1–5.4 → 1.9 s on one thread, 2.5–2.6 → 1.0 s on two.
     fn solve_deposition(&mut self) {
         self.factors();
         self.balance_factors();
         let StreamPowerParams { g, dx, .. } = self.params;
         let a = dx * dx;
         let flow = &self.flow;
-        let factor = self.scratch.as_slice();
-        let h = self.surface.as_mut_slice();
-        let len = h.len();
-        // Written in parallel pieces: on the first step, a fresh buffer's page faults.
-        let mut h_star = std::mem::take(&mut self.deposit_from);
-        memory::copy_par(&mut h_star, h);
-        let mut sum_p = std::mem::take(&mut self.sediment);
-        memory::resize_par(&mut sum_p, len, 0.0);
-        let mut sum_r = std::mem::take(&mut self.outflow);
-        memory::resize_par(&mut sum_r, len, 0.0);
-        let mut fills = std::mem::take(&mut self.fills);
-        memory::resize_par(&mut fills, len, false);
-        let runs = flow.runs();
         let base = &self.base;
-        // The cell's `w` and `γ`.
-        let weights = |i: usize, filling: bool| {
-            let area = flow.area[i];
-            let c = 1.0 + g * a / area;
-            let w = if filling { 1.0 } else { 1.0 / (1.0 + factor[i] / c) };
-            (w, g / (area * c))
-        };
-        let (ps, rs) = (TreeCells::new(&mut sum_p), TreeCells::new(&mut sum_r));
-        let (heights, filling) = (TreeCells::new(h), TreeCells::new(&mut fills));
-        // One solve of `cells`, whole trees in stack order; pushes the ranges (in `cells`) of
-        // the trees where a cell changed regime onto `dirty`.
-        let solve = |cells: &[u32], dirty: &mut Vec<(usize, usize)>| {
-            for &i in cells {
-                // SAFETY: `cells` are whole trees: no other task touches them.
-                unsafe {
-                    ps.set(i as usize, 0.0);
-                    rs.set(i as usize, 0.0);
-                }
+        let len = flow.stack.len();
+        // The sweeps visit the cells in stack order: they read and write each cell's values in
+        // one node of a buffer laid out in that order, where a cell's receiver is usually a
+        // few nodes back, instead of eight arrays indexed by cell (on large maps, most of a
+        // solve's time went to waiting on those). Filled per run in parallel: each cell's place in
+        // the stack, then its node (heights after uplift, `w`, `γ`, receiver's place), read
+        // back into the surface after the solve. The same arithmetic in the same order as per
+        // cell, so the same bits.
+        let factor = self.scratch.as_slice();
+        let mut nodes = std::mem::take(&mut self.nodes);
+        memory::resize_par(&mut nodes, len, Node::default());
+        let mut places = std::mem::take(&mut self.places);
+        memory::resize_par(&mut places, len, 0);
+        let runs = flow.runs();
+        let mut pieces = Vec::with_capacity(runs.len());
+        let mut rest = nodes.as_mut_slice();
+        let mut first = 0usize;
+        for run in &runs {
+            let (here, after) = rest.split_at_mut(run.len());
+            pieces.push((first, *run, here));
+            first += run.len();
+            rest = after;
+        }
+        let h = TreeCells::new(self.surface.as_mut_slice());
+        let place = TreeCells::new(&mut places);
+        pieces.into_par_iter().for_each(|(first, run, nodes)| {
+            for (k, &i) in run.iter().enumerate() {
+                // SAFETY: a run holds whole trees: no other task touches its cells.
+                unsafe { place.set(i as usize, (first + k) as u32) };
             }
-            // Donors first: each cell's affine sediment `Q = P + R·h_r` into its receiver.
-            for &i in cells.iter().rev() {
+            for (node, &i) in nodes.iter_mut().zip(run) {
                 let i = i as usize;
                 let r = flow.receiver[i] as usize;
-                if r == i || base[i] {
-                    continue;
-                }
-                // SAFETY: as above (`r` is in the same tree).
-                let (p, q, hr) = unsafe { (ps.get(i), rs.get(i), heights.get(r)) };
-                // The regime guessed from the receiver's latest height.
-                let gamma = weights(i, true).1;
-                let fills = (h_star[i] + gamma * p) / (1.0 - gamma * q) <= hr;
-                // SAFETY: as above.
-                unsafe { filling.set(i, fills) };
-                let (w, gamma) = weights(i, fills);
-                let d = 1.0 - w * gamma * q;
-                let (alpha, beta) = (w * (h_star[i] + gamma * p) / d, (1.0 - w) / d);
-                // SAFETY: as above.
-                unsafe {
-                    ps.set(r, ps.get(r) + a * h_star[i] + p + (q - a) * alpha);
-                    rs.set(r, rs.get(r) + (q - a) * beta);
-                }
-            }
-            // Receivers first: the heights, each cell's regime from its receiver's height.
-            let (mut tree, mut changed) = (0, false);
-            for (k, &i) in cells.iter().enumerate() {
-                let i = i as usize;
-                let r = flow.receiver[i] as usize;
-                if r == i {
-                    // A root starts the next tree.
-                    if changed {
-                        dirty.push((tree, k));
-                    }
-                    (tree, changed) = (k, false);
-                    continue;
-                }
-                if base[i] {
-                    continue;
-                }
-                // SAFETY: as above.
-                let (p, q, was, hr) = unsafe { (ps.get(i), rs.get(i), filling.get(i), heights.get(r)) };
-                // The cell fills iff its filled height is not above its receiver (then the
-                // incised solution would not be above it either, and conversely).
-                let (w, gamma) = weights(i, false);
-                let filled = (h_star[i] + gamma * p) / (1.0 - gamma * q);
-                let fills = filled <= hr;
-                let hi = if fills {
-                    filled
-                } else {
-                    (w * (h_star[i] + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q)
+                let area = flow.area[i];
+                let c = 1.0 + g * a / area;
+                // SAFETY: as above (`r` is in the same run).
+                let (height, receiver) = unsafe { (h.get(i), place.get(r) as usize - first) };
+                *node = Node {
+                    h_star: height,
+                    height,
+                    w: 1.0 / (1.0 + factor[i] / c),
+                    gamma: g / (area * c),
+                    p: 0.0,
+                    q: 0.0,
+                    receiver: receiver as u32,
+                    root: r == i,
+                    fixed: r == i || base[i],
+                    fills: false,
                 };
-                changed |= fills != was;
+            }
+            solve_run(nodes, a);
+            for (node, &i) in nodes.iter().zip(run) {
                 // SAFETY: as above.
-                unsafe {
-                    heights.set(i, hi);
-                    filling.set(i, fills);
-                }
-            }
-            if changed {
-                dirty.push((tree, cells.len()));
-            }
-        };
-        // Each run solves its trees; a tree where a cell changed regime sent wrong sums
-        // downstream and is solved again, alone, until no regime changes.
-        runs.par_iter().for_each(|run| {
-            let (mut dirty, mut again) = (Vec::new(), Vec::new());
-            solve(run, &mut dirty);
-            for _ in 1..MAX_DEPOSITION_PASSES {
-                if dirty.is_empty() {
-                    break;
-                }
-                for &(start, end) in &dirty {
-                    let found = again.len();
-                    solve(&run[start..end], &mut again);
-                    // The ranges found are relative to the tree's slice.
-                    for range in &mut again[found..] {
-                        *range = (range.0 + start, range.1 + start);
-                    }
-                }
-                std::mem::swap(&mut dirty, &mut again);
-                again.clear();
+                unsafe { h.set(i as usize, node.height) };
             }
         });
-        self.deposit_from = h_star;
-        self.sediment = sum_p;
-        self.outflow = sum_r;
-        self.fills = fills;
+        self.nodes = nodes;
+        self.places = places;
     }
 
     fn diffuse(&mut self) {
@@ -918,6 +869,102 @@ impl StreamPowerEroder {
             });
             std::mem::swap(&mut self.surface, &mut self.scratch);
         }
+    }
+}
+
+/// One cell of [`StreamPowerEroder::solve_deposition`], in stack order: its heights after
+/// uplift (`h*`) and in the solve, its weights `w` (incised) and `γ`, the sums `ΣP`, `ΣR` from
+/// its donors, its receiver's place in the run, whether it is a root (its own receiver) or
+/// fixed (a root or base level: never solved), and whether it fills.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    h_star: f64,
+    height: f64,
+    w: f64,
+    gamma: f64,
+    p: f64,
+    q: f64,
+    receiver: u32,
+    root: bool,
+    fixed: bool,
+    fills: bool,
+}
+
+/// The solve of one run of whole trees laid out as [`Node`]s (receivers' places relative to
+/// the run), see [`StreamPowerEroder::solve_deposition`]: both sweeps over the run, then each
+/// tree where a cell changed regime again, alone, until none does (at most
+/// [`MAX_DEPOSITION_PASSES`] solves).
+fn solve_run(nodes: &mut [Node], a: f64) {
+    let (mut dirty, mut again) = (Vec::new(), Vec::new());
+    solve_nodes(nodes, 0, a, &mut dirty);
+    for _ in 1..MAX_DEPOSITION_PASSES {
+        if dirty.is_empty() {
+            break;
+        }
+        for &(start, end) in &dirty {
+            solve_nodes(&mut nodes[..end], start, a, &mut again);
+        }
+        std::mem::swap(&mut dirty, &mut again);
+        again.clear();
+    }
+}
+
+/// One solve of the whole trees `nodes[from..]` (their receivers' places index `nodes`);
+/// pushes the ranges of the trees where a cell changed regime onto `dirty`.
+fn solve_nodes(nodes: &mut [Node], from: usize, a: f64, dirty: &mut Vec<(usize, usize)>) {
+    for node in &mut nodes[from..] {
+        (node.p, node.q) = (0.0, 0.0);
+    }
+    // Donors first: each cell's affine sediment `Q = P + R·h_r` into its receiver.
+    for k in (from..nodes.len()).rev() {
+        let n = nodes[k];
+        if n.fixed {
+            continue;
+        }
+        let r = n.receiver as usize;
+        let (p, q, hr, gamma) = (n.p, n.q, nodes[r].height, n.gamma);
+        // The regime guessed from the receiver's latest height.
+        let fills = (n.h_star + gamma * p) / (1.0 - gamma * q) <= hr;
+        nodes[k].fills = fills;
+        let w = if fills { 1.0 } else { n.w };
+        let d = 1.0 - w * gamma * q;
+        let (alpha, beta) = (w * (n.h_star + gamma * p) / d, (1.0 - w) / d);
+        let to = &mut nodes[r];
+        // Summed in the order of the per-cell formula (not `+=`): the same bits.
+        to.p = to.p + a * n.h_star + p + (q - a) * alpha;
+        to.q += (q - a) * beta;
+    }
+    // Receivers first: the heights, each cell's regime from its receiver's height.
+    let (mut tree, mut changed) = (from, false);
+    for k in from..nodes.len() {
+        let n = nodes[k];
+        if n.root {
+            // A root starts the next tree.
+            if changed {
+                dirty.push((tree, k));
+            }
+            (tree, changed) = (k, false);
+            continue;
+        }
+        if n.fixed {
+            continue;
+        }
+        let hr = nodes[n.receiver as usize].height;
+        // The cell fills iff its filled height is not above its receiver (then the incised
+        // solution would not be above it either, and conversely).
+        let (w, gamma, p, q) = (n.w, n.gamma, n.p, n.q);
+        let filled = (n.h_star + gamma * p) / (1.0 - gamma * q);
+        let fills = filled <= hr;
+        let hi = if fills {
+            filled
+        } else {
+            (w * (n.h_star + gamma * p) + (1.0 - w) * hr) / (1.0 - w * gamma * q)
+        };
+        changed |= fills != n.fills;
+        (nodes[k].height, nodes[k].fills) = (hi, fills);
+    }
+    if changed {
+        dirty.push((tree, nodes.len()));
     }
 }
 
@@ -1529,7 +1576,7 @@ mod tests {
                 let mut relaxed = e.clone();
                 relaxed.deposit_and_incise(2000, 1e-13);
                 e.solve_deposition();
-                filled += e.fills.iter().filter(|&&f| f).count();
+                filled += e.nodes.iter().filter(|n| n.fills && !n.fixed).count();
                 let worst = e
                     .surface
                     .as_slice()
