@@ -1208,10 +1208,12 @@ fn coarse_to_fine_presets_run_on_maps_too_small_for_the_coarse_grid() {
 /// (hillslopes without one-cell rills) seed 1's exponent is 0.496, just under the range, and
 /// the test takes seeds 41, 2 and 3 (0.52, 0.55, 0.54). Since session 40 (one full-resolution
 /// step of 10 after the droplets instead of two of 5) H8 reads 0.0056, 0.0016, 0.0060 there and
-/// Hack's exponent 0.52, 0.55, 0.53.
+/// Hack's exponent 0.52, 0.55, 0.53. Since session 43 (the fall-off's edge margin, which keeps
+/// land off the map's border) seed 1 is inside again: Hack 0.52 at seeds 41, 1 and 3, 0.56 at
+/// seed 2; H8 0.0058, 0.0083, 0.0049, 0.0030.
 #[test]
 fn eroded_island_preset_stays_inside_the_real_ranges() {
-    assert_inside_every_range("eroded-island", &[41, 2, 3]);
+    assert_inside_every_range("eroded-island", &[41, 1, 2, 3]);
 }
 
 /// Every verdict of [`preset_realism`] of preset `name` at each seed is measured and inside

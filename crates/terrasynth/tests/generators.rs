@@ -740,3 +740,65 @@ fn the_coast_warp_turns_the_circle_into_bays_and_headlands() {
     assert_eq!(r9, coast_radii(&warped, 9));
     assert!(plain.clone().with_coast(1.5, 0.3).is_err() && plain.with_coast(0.3, 0.0).is_err());
 }
+
+/// `edge-margin`: a warped coast can reach the map's border (the island cut off by the frame);
+/// with a margin the border cells sink to the map's floor whatever the warp, cells farther in
+/// than the band keep their bits, and a margin of 0 changes nothing. The warp and curve are
+/// `eroded-island`'s, whose warp put land on the border at 9 of seeds 1–36 at 513².
+#[test]
+fn the_edge_margin_keeps_the_border_at_the_floor_whatever_the_warp() {
+    let curve = vec![0.0, 0.55, 0.85, 1.0, 1.0];
+    let warped =
+        shape::Falloff::new(shape::FalloffShape::Circle, curve).unwrap().with_coast(0.4, 0.5).unwrap();
+    let guarded = warped.clone().with_edge_margin(0.15).unwrap();
+    let (w, h) = (97, 81);
+    let band = (0.15 * (h as f64 * 0.5)).ceil() as usize; // R = half the shorter side
+    let mut touched = 0;
+    for seed in 0..12u64 {
+        let start = Heightmap::from_fn(w, h, 1.0, |x, y| 1.0 + ((x * 7 + y * 3 + seed as usize) % 11) as f32)
+            .unwrap();
+        let lo = start.min_max().unwrap().0;
+        let (mut a, mut b) = (start.clone(), start.clone());
+        warped.apply_seeded(&mut a, seed).unwrap();
+        guarded.apply_seeded(&mut b, seed).unwrap();
+        let border = |m: &Heightmap, f: &mut dyn FnMut(f32)| {
+            for x in 0..w {
+                f(m[(x, 0)]);
+                f(m[(x, h - 1)]);
+            }
+            for y in 0..h {
+                f(m[(0, y)]);
+                f(m[(w - 1, y)]);
+            }
+        };
+        border(&a, &mut |v| touched += usize::from(v > lo + 1e-3));
+        border(&b, &mut |v| assert_eq!(v, lo, "seed {seed}: a border cell above the floor"));
+        for y in band..h - band {
+            for x in band..w - band {
+                assert_eq!(
+                    a[(x, y)].to_bits(),
+                    b[(x, y)].to_bits(),
+                    "seed {seed} ({x}, {y}) inside the band"
+                );
+            }
+        }
+        // Without a warp, the same rule (the per-cell path).
+        let (mut c, mut d) = (start.clone(), start.clone());
+        let plain = shape::Falloff::new(shape::FalloffShape::Rectangle, vec![0.3, 1.0]).unwrap();
+        plain.apply(&mut c);
+        plain.clone().with_edge_margin(0.15).unwrap().apply(&mut d);
+        border(&d, &mut |v| assert_eq!(v, lo));
+        assert_eq!(c[(w / 2, h / 2)], d[(w / 2, h / 2)]);
+        assert_eq!(
+            plain.clone().with_edge_margin(0.15).unwrap().coefficient(0, h / 2, w, h),
+            0.0,
+            "the coefficient on the border"
+        );
+        // A margin of 0 is the step without one, bit for bit.
+        let mut e = start.clone();
+        warped.clone().with_edge_margin(0.0).unwrap().apply_seeded(&mut e, seed).unwrap();
+        assert_eq!(e.as_slice(), a.as_slice());
+    }
+    assert!(touched > 0, "the warp alone should put some border cells above the floor");
+    assert!(warped.clone().with_edge_margin(-0.1).is_err() && warped.with_edge_margin(1.5).is_err());
+}

@@ -179,30 +179,28 @@ fn world_droplets_are_chunkable() {
     assert_window_is_crop(&*s);
 }
 
-/// World-only keys missing in a world: one error naming the key.
+/// `step` run on a window of a world fails with one error naming `key`, whose allowed values
+/// say `allowed`.
+fn assert_refused_in_a_world(step: &dyn Step, key: &str, allowed_says: &str) {
+    match run_window(step, 1, 0, 0, 9, 9) {
+        Err(Error::InvalidParameter { name, allowed, .. }) => {
+            assert_eq!(name, key);
+            assert!(allowed.contains(allowed_says), "{allowed}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// World-only keys missing in a world, and map-only keys set in one: one error naming the key.
 #[test]
 fn world_keys_are_required_in_a_world() {
-    let s = step("thermal", &[("iterations", num(1.0))]);
-    match run_window(&*s, 1, 0, 0, 9, 9) {
-        Err(Error::InvalidParameter { name, allowed, .. }) => {
-            assert_eq!(name, "talus-slope");
-            assert!(allowed.contains("world"), "{allowed}");
-        }
-        other => panic!("{other:?}"),
-    }
-    let s = step("droplets", &[]);
-    assert!(
-        matches!(run_window(&*s, 1, 0, 0, 9, 9), Err(Error::InvalidParameter { name, .. }) if name == "droplets-per-cell")
-    );
+    assert_refused_in_a_world(&*step("thermal", &[("iterations", num(1.0))]), "talus-slope", "world");
+    assert_refused_in_a_world(&*step("droplets", &[]), "droplets-per-cell", "world");
     // Coarse droplets are for maps: refused in a world, naming the key and what is allowed.
     let s = step("droplets", &[("droplets-per-cell", num(0.3)), ("coarse", num(2.0))]);
-    match run_window(&*s, 1, 0, 0, 9, 9) {
-        Err(Error::InvalidParameter { name, allowed, .. }) => {
-            assert_eq!(name, "coarse");
-            assert!(allowed.contains("maps only"), "{allowed}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_refused_in_a_world(&*s, "coarse", "maps only");
+    // A world has no border: a fall-off's edge margin is refused, naming the key.
+    assert_refused_in_a_world(&*step("falloff", &[("edge-margin", num(0.1))]), "edge-margin", "world recipe");
 }
 
 /// Stream power and the hydrology steps are global: their reach says so (world recipes refuse
