@@ -351,19 +351,14 @@ impl Falloff {
     /// of the distance to the nearer end, 0 there and 1 from `edge-margin · r` cells in. A cell's
     /// taper is the smaller of its column's and its row's. `None` without a margin.
     fn edge_taper(&self, n: usize, r: f64) -> Option<Vec<f64>> {
-        if self.edge_margin <= 0.0 {
-            return None;
-        }
-        let band = self.edge_margin * r;
-        Some(
-            (0..n)
-                .map(|i| {
-                    let e = i.min(n - 1 - i) as f64;
-                    let s = (e / band).clamp(0.0, 1.0);
-                    s * s * (3.0 - 2.0 * s)
-                })
-                .collect(),
-        )
+        (self.edge_margin > 0.0).then(|| (0..n).map(|i| self.taper_at(i, n, r)).collect())
+    }
+
+    /// The edge taper of column or row `i` of a side of `n` cells (see [`Self::edge_taper`]).
+    fn taper_at(&self, i: usize, n: usize, r: f64) -> f64 {
+        let e = i.min(n - 1 - i) as f64;
+        let s = (e / (self.edge_margin * r)).clamp(0.0, 1.0);
+        s * s * (3.0 - 2.0 * s)
     }
 
     /// `d` of the shape at offset `(dx, dy)` from the centre, with half sides `(hw, hh)`.
@@ -385,10 +380,11 @@ impl Falloff {
         let (hw, hh) = (width as f64 * 0.5, height as f64 * 0.5);
         let d = self.distance(x as f64 - hw, y as f64 - hh, hw, hh);
         let c = eval_curve(&self.curve, 1.0 - d.clamp(0.0, 1.0));
-        match (self.edge_taper(width, hw.min(hh)), self.edge_taper(height, hw.min(hh))) {
-            (Some(tx), Some(ty)) => c * tx[x].min(ty[y]),
-            _ => c,
+        if self.edge_margin > 0.0 {
+            let r = hw.min(hh);
+            return c * self.taper_at(x, width, r).min(self.taper_at(y, height, r));
         }
+        c
     }
 
     /// Applies to a heightmap, without a coast warp (`coast-warp` is ignored: see
