@@ -97,10 +97,6 @@ impl CurveTable {
         self.weigh_row_lanes(lo, row, d)
     }
 
-    /// [`CurveTable::weigh_row`], inlined into each instruction set's copy. [`eval_curve`]'s
-    /// arithmetic: the segment index is the truncation of `u` ≤ 63 (as `i32`, which SIMD
-    /// lanes convert to, then masked so that the compiler sees it in range: it already is).
-    #[inline(always)]
     /// [`CurveTable::weigh_row`] with each cell's coefficient multiplied by `taper` (the edge
     /// margin's; a factor of 1 keeps the coefficient's bits), on AVX2 lanes where the CPU has
     /// them, as [`CurveTable::weigh_row`].
@@ -128,6 +124,10 @@ impl CurveTable {
         }
     }
 
+    /// [`CurveTable::weigh_row`], inlined into each instruction set's copy. [`eval_curve`]'s
+    /// arithmetic: the segment index is the truncation of `u` ≤ 63 (as `i32`, which SIMD
+    /// lanes convert to, then masked so that the compiler sees it in range: it already is).
+    #[inline(always)]
     fn weigh_row_lanes(&self, lo: f32, row: &mut [f32], d: &[f64]) {
         let (top, last) = ((self.n - 1) as f64, (self.n - 2) as i32);
         for (v, &d) in row.iter_mut().zip(d) {
