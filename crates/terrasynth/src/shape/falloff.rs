@@ -6,6 +6,7 @@ use terrasynth_noise::{CellRegion, NoiseKind};
 
 use super::basic::range;
 use super::world::{centre, dist2, floor_of, metres, required, warp_fields, world_of};
+use crate::generate::common::smoothstep;
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
@@ -357,8 +358,7 @@ impl Falloff {
     /// The edge taper of column or row `i` of a side of `n` cells (see [`Self::edge_taper`]).
     fn taper_at(&self, i: usize, n: usize, r: f64) -> f64 {
         let e = i.min(n - 1 - i) as f64;
-        let s = (e / (self.edge_margin * r)).clamp(0.0, 1.0);
-        s * s * (3.0 - 2.0 * s)
+        smoothstep((e / (self.edge_margin * r)).clamp(0.0, 1.0))
     }
 
     /// `d` of the shape at offset `(dx, dy)` from the centre, with half sides `(hw, hh)`.
@@ -391,15 +391,7 @@ impl Falloff {
     /// [`Falloff::apply_seeded`]).
     pub fn apply(&self, map: &mut Heightmap) {
         let (w, h) = (map.width(), map.height());
-        let r = (w as f64 * 0.5).min(h as f64 * 0.5);
-        let (hw, hh) = (w as f64 * 0.5, h as f64 * 0.5);
-        match (self.edge_taper(w, r), self.edge_taper(h, r)) {
-            (Some(tx), Some(ty)) => apply_weight(map, |x, y| {
-                let d = self.distance(x as f64 - hw, y as f64 - hh, hw, hh);
-                eval_curve(&self.curve, 1.0 - d.clamp(0.0, 1.0)) * tx[x].min(ty[y])
-            }),
-            _ => apply_weight(map, |x, y| self.coefficient(x, y, w, h)),
-        }
+        apply_weight(map, |x, y| self.coefficient(x, y, w, h));
     }
 
     /// Applies to a heightmap with the step seed `seed`, which draws the coast warp (see the
@@ -430,13 +422,13 @@ impl Falloff {
                     let dy = y as f64 - hh + reach * ny as f64;
                     *d = self.distance(dx, dy, hw, hh);
                 }
-                // The edge margin's taper of this row's cells, if any is below 1 (a factor of 1
-                // leaves the coefficient's bits as they are).
-                let taper = tapers.as_ref().and_then(|(tx, ty)| {
+                // The edge margin's taper of this row's cells (a factor of 1 leaves the
+                // coefficient's bits as they are).
+                let taper = tapers.as_ref().map(|(tx, ty)| {
                     for (t, &tx) in taper.iter_mut().zip(tx) {
                         *t = tx.min(ty[y]);
                     }
-                    taper.iter().any(|&t| t < 1.0).then_some(&taper[..])
+                    &taper[..]
                 });
                 match (&table, taper) {
                     (Some(table), None) => table.weigh_row(lo, row, d),
