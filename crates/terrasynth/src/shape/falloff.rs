@@ -84,57 +84,42 @@ impl CurveTable {
     }
 
     /// `weigh(v, lo, eval_curve(points, 1 − clamp(d, 0, 1)))` for each cell `v` of `row` and
-    /// its `d`: the same bits as cell by cell.
-    fn weigh_row(&self, lo: f32, row: &mut [f32], d: &[f64]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[target_feature(enable = "avx2")]
-            fn avx2(table: &CurveTable, lo: f32, row: &mut [f32], d: &[f64]) {
-                table.weigh_row_lanes(lo, row, d)
+    /// its `d`, the coefficient multiplied by the cell's `taper` when there is one (the edge
+    /// margin's; a factor of 1 keeps the coefficient's bits): the same bits as cell by cell, on
+    /// AVX2 lanes where the CPU has them.
+    fn weigh_row(&self, lo: f32, row: &mut [f32], d: &[f64], taper: Option<&[f64]>) {
+        #[inline(always)]
+        fn rows(table: &CurveTable, lo: f32, row: &mut [f32], d: &[f64], taper: Option<&[f64]>) {
+            match taper {
+                None => table.weigh_row_lanes::<false>(lo, row, d, &[]),
+                Some(taper) => table.weigh_row_lanes::<true>(lo, row, d, taper),
             }
-            // SAFETY: the CPU has AVX2 (tested just above).
-            return unsafe { avx2(self, lo, row, d) };
         }
-        self.weigh_row_lanes(lo, row, d)
-    }
-
-    /// [`CurveTable::weigh_row`] with each cell's coefficient multiplied by `taper` (the edge
-    /// margin's; a factor of 1 keeps the coefficient's bits), on AVX2 lanes where the CPU has
-    /// them, as [`CurveTable::weigh_row`].
-    fn weigh_row_tapered(&self, lo: f32, row: &mut [f32], d: &[f64], taper: &[f64]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             #[target_feature(enable = "avx2")]
-            fn avx2(table: &CurveTable, lo: f32, row: &mut [f32], d: &[f64], taper: &[f64]) {
-                table.weigh_row_tapered_lanes(lo, row, d, taper)
+            fn avx2(table: &CurveTable, lo: f32, row: &mut [f32], d: &[f64], taper: Option<&[f64]>) {
+                rows(table, lo, row, d, taper)
             }
             // SAFETY: the CPU has AVX2 (tested just above).
             return unsafe { avx2(self, lo, row, d, taper) };
         }
-        self.weigh_row_tapered_lanes(lo, row, d, taper)
+        rows(self, lo, row, d, taper)
     }
 
-    /// [`CurveTable::weigh_row_tapered`], inlined into each instruction set's copy.
+    /// [`CurveTable::weigh_row`], inlined into each instruction set's copy, with (`TAPERED`,
+    /// `taper` at least as long as `row`) or without the taper. [`eval_curve`]'s arithmetic:
+    /// the segment index is the truncation of `u` ≤ 63 (as `i32`, which SIMD lanes convert to,
+    /// then masked so that the compiler sees it in range: it already is).
     #[inline(always)]
-    fn weigh_row_tapered_lanes(&self, lo: f32, row: &mut [f32], d: &[f64], taper: &[f64]) {
+    fn weigh_row_lanes<const TAPERED: bool>(&self, lo: f32, row: &mut [f32], d: &[f64], taper: &[f64]) {
         let (top, last) = ((self.n - 1) as f64, (self.n - 2) as i32);
-        for ((v, &d), &t) in row.iter_mut().zip(d).zip(taper) {
+        let taper = &taper[..if TAPERED { row.len() } else { 0 }];
+        for (k, (v, &d)) in row.iter_mut().zip(d).enumerate() {
             let u = (1.0 - d.clamp(0.0, 1.0)).clamp(0.0, 1.0) * top;
             let i = ((u as i32).min(last) as usize) & (Self::POINTS - 1);
-            *v = weigh(*v, lo, (self.points[i] + self.steps[i] * (u - i as f64)) * t);
-        }
-    }
-
-    /// [`CurveTable::weigh_row`], inlined into each instruction set's copy. [`eval_curve`]'s
-    /// arithmetic: the segment index is the truncation of `u` ≤ 63 (as `i32`, which SIMD
-    /// lanes convert to, then masked so that the compiler sees it in range: it already is).
-    #[inline(always)]
-    fn weigh_row_lanes(&self, lo: f32, row: &mut [f32], d: &[f64]) {
-        let (top, last) = ((self.n - 1) as f64, (self.n - 2) as i32);
-        for (v, &d) in row.iter_mut().zip(d) {
-            let u = (1.0 - d.clamp(0.0, 1.0)).clamp(0.0, 1.0) * top;
-            let i = ((u as i32).min(last) as usize) & (Self::POINTS - 1);
-            *v = weigh(*v, lo, self.points[i] + self.steps[i] * (u - i as f64));
+            let c = self.points[i] + self.steps[i] * (u - i as f64);
+            *v = weigh(*v, lo, if TAPERED { c * taper[k] } else { c });
         }
     }
 }
@@ -430,10 +415,9 @@ impl Falloff {
                     }
                     &taper[..]
                 });
-                match (&table, taper) {
-                    (Some(table), None) => table.weigh_row(lo, row, d),
-                    (Some(table), Some(taper)) => table.weigh_row_tapered(lo, row, d, taper),
-                    (None, taper) => {
+                match &table {
+                    Some(table) => table.weigh_row(lo, row, d, taper),
+                    None => {
                         for (x, (v, &d)) in row.iter_mut().zip(d.iter()).enumerate() {
                             let c = eval_curve(curve, 1.0 - d.clamp(0.0, 1.0));
                             *v = weigh(*v, lo, taper.map_or(c, |t| c * t[x]));
@@ -912,7 +896,7 @@ mod tests {
                     .map(|(&h, &d)| weigh(h, -1.5, eval_curve(&points, 1.0 - d.clamp(0.0, 1.0))).to_bits())
                     .collect();
                 let mut row = heights.clone();
-                table.weigh_row(-1.5, &mut row, &d);
+                table.weigh_row(-1.5, &mut row, &d, None);
                 assert_eq!(
                     row.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                     want,
@@ -930,7 +914,7 @@ mod tests {
                     })
                     .collect();
                 let mut row = heights.clone();
-                table.weigh_row_tapered(-1.5, &mut row, &d, &taper);
+                table.weigh_row(-1.5, &mut row, &d, Some(&taper));
                 let got: Vec<u32> = row.iter().map(|v| v.to_bits()).collect();
                 assert_eq!(got, want_tapered, "{n} points, {len} cells, tapered");
                 for k in (0..len).step_by(3) {
