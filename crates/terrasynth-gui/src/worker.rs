@@ -275,18 +275,19 @@ mod tests {
 
     use super::*;
 
-    /// Reads the step's progress at every iteration of the watched steps.
+    /// Reads the step's progress at every iteration of the watched steps (with the step's
+    /// place in the recipe).
     struct Seen<'a> {
         progress: &'a PipelineProgress,
-        fractions: Vec<(usize, usize, f64)>,
+        fractions: Vec<(usize, usize, usize, f64)>,
     }
 
     impl RunObserver for Seen<'_> {
         fn watches_iterations(&self, step: &StepEvent) -> bool {
             step.name == "stream-power"
         }
-        fn on_iteration(&mut self, _: &StepEvent, done: usize, total: usize, _: &Grid<f64>) {
-            self.fractions.push((done, total, self.progress.step_fraction()));
+        fn on_iteration(&mut self, step: &StepEvent, done: usize, total: usize, _: &Grid<f64>) {
+            self.fractions.push((step.step, done, total, self.progress.step_fraction()));
         }
     }
 
@@ -298,12 +299,22 @@ mod tests {
         let progress = PipelineProgress::new();
         let mut seen = Seen { progress: &progress, fractions: Vec::new() };
         pipeline.run_with(&progress, &mut seen).unwrap();
-        let n = seen.fractions[0].1;
-        assert!(n >= 10, "{n} iterations");
-        assert_eq!(seen.fractions.len(), n + 1);
-        // When iteration k's hook runs, the k − 1 iterations before it are reported done.
-        for &(done, total, f) in &seen.fractions[1..] {
-            assert_eq!(f, (done - 1) as f64 / total as f64);
+        // The preset's two stream-power steps (coarse, then full resolution), each reported
+        // from its own start.
+        let steps: Vec<usize> = seen.fractions.iter().map(|f| f.0).collect();
+        let firsts: Vec<usize> =
+            steps.iter().enumerate().filter(|&(i, s)| i == 0 || steps[i - 1] != *s).map(|(i, _)| i).collect();
+        assert_eq!(firsts.len(), 2, "{steps:?}");
+        assert!(seen.fractions[0].2 >= 10, "{} iterations", seen.fractions[0].2);
+        for (k, &first) in firsts.iter().enumerate() {
+            let end = firsts.get(k + 1).copied().unwrap_or(seen.fractions.len());
+            let one = &seen.fractions[first..end];
+            let n = one[0].2;
+            assert_eq!(one.len(), n + 1, "step {}", one[0].0);
+            // When iteration k's hook runs, the k − 1 iterations before it are reported done.
+            for &(_, done, total, f) in &one[1..] {
+                assert_eq!(f, (done - 1) as f64 / total as f64);
+            }
         }
     }
 
