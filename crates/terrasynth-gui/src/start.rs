@@ -86,13 +86,18 @@ impl StartScreen {
             ui.add_space(6.0);
             ui.strong("Main parameters of the recipe");
             let reg = registry();
-            egui::Grid::new("start-params").striped(true).show(ui, |ui| {
+            // A step that sets many parameters (stream power sets up to a dozen) wraps its line
+            // inside the window instead of running past its edge: the parameters' column is
+            // at most the width left after the step names' (about 130 points).
+            let line_width = (ui.available_width() - 140.0).max(200.0);
+            egui::Grid::new("start-params").striped(true).max_col_width(line_width).show(ui, |ui| {
                 for (k, step) in recipe.steps.iter().enumerate() {
                     ui.label(format!("{}. {}", k + 1, step.kind));
                     let specs = reg.iter().find(|s| s.name == step.kind).map(|s| s.params).unwrap_or(&[]);
                     let set: Vec<String> =
                         step.params.iter().map(|(key, v)| setting(specs, key, v)).collect();
-                    ui.label(if set.is_empty() { "(defaults)".to_string() } else { set.join(", ") })
+                    let text = if set.is_empty() { "(defaults)".to_string() } else { set.join(", ") };
+                    ui.add(egui::Label::new(text).wrap())
                         .on_hover_text("Set by the recipe; every other parameter has its default.");
                     ui.end_row();
                 }

@@ -46,6 +46,32 @@ fn the_start_screen_shows_the_parameters_and_generate_opens_the_editor() {
     h.get_by_label("Terraform");
 }
 
+/// A step that sets many parameters wraps its line inside the window: `rivers`' coarse
+/// stream-power step (a dozen parameters, about 1 400 points on one line) at a window 1 000
+/// points wide.
+#[test]
+fn the_start_screens_long_parameter_lines_wrap_inside_the_window() {
+    let width = 1000.0;
+    let mut h = harness(HarnessSpec {
+        size: egui::vec2(width, 800.0),
+        options: start_options(),
+        ..HarnessSpec::default()
+    });
+    let rivers = terrasynth::recipe::preset("rivers").unwrap().recipe().unwrap();
+    h.state_mut().doc.recipe = rivers;
+    h.step();
+    h.step();
+    let line = h.get_by_label_contains("Coarse factor 3").rect();
+    assert!(line.max.x <= width, "the line ends at x = {} in a window {width} wide", line.max.x);
+    assert!(line.height() > 25.0, "wrapped over two lines or more (one is about 15 points): {line:?}");
+    // The line is whole: its last parameter is there too.
+    h.get_by_label_contains(
+        "Coarse factor 3, Coarse time step 10, Time step 5, Full-resolution steps 0, Deposition G 0.5, \
+         Hillslope area 13 cells, Iterations 15, Erodibility K 0.2, Hillslope diffusion 0.05 cells²/dt, \
+         Area exponent m 0.4, Slope exponent n 1, Uplift rate 0.005 height/dt",
+    );
+}
+
 #[test]
 fn without_the_start_screen_option_the_editor_opens_directly() {
     let h = harness(HarnessSpec::default());
