@@ -301,14 +301,10 @@ mod tests {
         pipeline.run_with(&progress, &mut seen).unwrap();
         // The preset's two stream-power steps (coarse, then full resolution), each reported
         // from its own start.
-        let steps: Vec<usize> = seen.fractions.iter().map(|f| f.0).collect();
-        let firsts: Vec<usize> =
-            steps.iter().enumerate().filter(|&(i, s)| i == 0 || steps[i - 1] != *s).map(|(i, _)| i).collect();
-        assert_eq!(firsts.len(), 2, "{steps:?}");
-        assert!(seen.fractions[0].2 >= 10, "{} iterations", seen.fractions[0].2);
-        for (k, &first) in firsts.iter().enumerate() {
-            let end = firsts.get(k + 1).copied().unwrap_or(seen.fractions.len());
-            let one = &seen.fractions[first..end];
+        let steps: Vec<&[(usize, usize, usize, f64)]> = seen.fractions.chunk_by(|a, b| a.0 == b.0).collect();
+        assert_eq!(steps.len(), 2, "{:?}", seen.fractions);
+        assert!(steps[0][0].2 >= 10, "{} iterations", steps[0][0].2);
+        for one in steps {
             let n = one[0].2;
             assert_eq!(one.len(), n + 1, "step {}", one[0].0);
             // When iteration k's hook runs, the k − 1 iterations before it are reported done.
