@@ -437,7 +437,9 @@ impl Sim<'_> {
                 return drop.sediment;
             }
             // Where the droplet will likely be after this step, if it keeps its direction.
-            prefetch_around(rows, w, next.0 + dir.0, next.1 + dir.1, self.brush.reach);
+            if w >= STEP_PREFETCH_WIDTH {
+                prefetch_around(rows, w, next.0 + dir.0, next.1 + dir.1, self.brush.reach);
+            }
             let (nx0, ny0) = (next.0 as usize, next.1 as usize);
             let there = (nx0, ny0, next.0 - nx0 as f64, next.1 - ny0 as f64);
             let erode = |rows: &mut Rows, amount: f64| {
@@ -712,6 +714,14 @@ impl Eroder for WorldDropletEroder {
         &self.surface
     }
 }
+
+/// Narrowest map on which a droplet asks for the cells of its next step ahead
+/// ([`prefetch_around`] at every step). Its 16 hints per step cost more than they save where
+/// the rows a droplet works on stay in the caches: on one thread, 4 rounds of droplets on a
+/// 513² map took 0.103 s without them against 0.111 s with them, and 0.128 against 0.136 s
+/// on a 1025² map; on a 2049² map they save 8 % (0.73 against 0.79 s; medians of 5). The
+/// hint for the next droplet's start is kept on every map.
+const STEP_PREFETCH_WIDTH: usize = 1536;
 
 /// Asks the processor to start loading the cells a droplet at `(x, y)` will read and erode
 /// (rows `y − reach ..= y + reach + 1`, columns `x − reach ..= x + reach + 1`) while it works

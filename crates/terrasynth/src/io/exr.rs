@@ -82,25 +82,27 @@ const BAND_BLOCKS: usize = 64;
 /// The encoding of the written layer (ZIP over [`ZIP_LINES`] scan lines, increasing y).
 const ENCODING: Encoding = Encoding::SMALL_LOSSLESS;
 
-/// One block of OpenEXR's ZIP compression (see [`write_zip`]).
+/// One block of OpenEXR's ZIP compression (see [`write_zip`]). A sample's little-endian bytes
+/// `b0 b1 b2 b3` are two byte pairs, so its even bytes `b0 b2` go to the first half and its
+/// odd bytes `b1 b3` to the second, in sample order; then each byte but the first becomes its
+/// difference to the one before it, plus 128.
 fn zip_block(samples: &[f32], level: u8) -> Vec<u8> {
-    let raw: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let half = raw.len().div_ceil(2);
-    let mut split = vec![0u8; raw.len()];
-    for (i, pair) in raw.chunks(2).enumerate() {
-        split[i] = pair[0];
-        if let Some(&odd) = pair.get(1) {
-            split[half + i] = odd;
-        }
+    let n = 4 * samples.len();
+    let mut split = vec![0u8; n];
+    let (even, odd) = split.split_at_mut(n / 2);
+    for ((v, e), o) in samples.iter().zip(even.chunks_exact_mut(2)).zip(odd.chunks_exact_mut(2)) {
+        let b = v.to_le_bytes();
+        (e[0], e[1], o[0], o[1]) = (b[0], b[2], b[1], b[3]);
     }
-    let mut previous = split.first().copied().unwrap_or(0);
-    for b in split.iter_mut().skip(1) {
-        let here = *b;
-        *b = here.wrapping_sub(previous).wrapping_add(128);
-        previous = here;
+    let mut delta = vec![0u8; n];
+    if let (Some(d), Some(&s)) = (delta.first_mut(), split.first()) {
+        *d = s;
     }
-    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&split, level);
-    if packed.len() < raw.len() { packed } else { raw }
+    for (d, (&here, &before)) in delta.iter_mut().skip(1).zip(split.iter().skip(1).zip(&split)) {
+        *d = here.wrapping_sub(before).wrapping_add(128);
+    }
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&delta, level);
+    if packed.len() < n { packed } else { samples.iter().flat_map(|v| v.to_le_bytes()).collect() }
 }
 
 /// Reads an EXR heightmap; see [`decode`].
