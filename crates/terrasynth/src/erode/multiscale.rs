@@ -334,19 +334,26 @@ fn prolong_add(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool
     let (w, cw, ch) = (fine.width(), change.width(), change.height());
     let c = change.as_slice();
     let inv = 1.0 / f as f64;
-    // Rows in parallel (each cell's arithmetic is the same on any thread count).
+    // Rows in parallel (each cell's arithmetic is the same on any thread count); a row is
+    // walked `f` cells at a time, the cells between lattice points `x0` and `x0 + 1`, so no
+    // cell divides its column by `f`: its weight is `k·(1/f)`, `k = x mod f`, as before.
     fine.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
         let (y0, ty) = (y / f, (y % f) as f64 * inv);
         let y1 = (y0 + 1).min(ch - 1);
-        for (x, v) in row.iter_mut().enumerate() {
-            if !fixed.is_empty() && fixed[y * w + x] {
-                continue;
-            }
-            let (x0, tx) = (x / f, (x % f) as f64 * inv);
+        let (top_row, bottom_row) = (&c[y0 * cw..(y0 + 1) * cw], &c[y1 * cw..(y1 + 1) * cw]);
+        let fixed_row = (!fixed.is_empty()).then(|| &fixed[y * w..(y + 1) * w]);
+        for (x0, cells) in row.chunks_mut(f).enumerate() {
             let x1 = (x0 + 1).min(cw - 1);
-            let top = c[y0 * cw + x0] * (1.0 - tx) + c[y0 * cw + x1] * tx;
-            let bottom = c[y1 * cw + x0] * (1.0 - tx) + c[y1 * cw + x1] * tx;
-            *v += top * (1.0 - ty) + bottom * ty;
+            let (nw, ne, sw, se) = (top_row[x0], top_row[x1], bottom_row[x0], bottom_row[x1]);
+            for (k, v) in cells.iter_mut().enumerate() {
+                if fixed_row.is_some_and(|fixed| fixed[x0 * f + k]) {
+                    continue;
+                }
+                let tx = k as f64 * inv;
+                let top = nw * (1.0 - tx) + ne * tx;
+                let bottom = sw * (1.0 - tx) + se * tx;
+                *v += top * (1.0 - ty) + bottom * ty;
+            }
         }
     });
 }
@@ -496,6 +503,49 @@ mod tests {
             for x in 0..9 {
                 let want = if (x, y) == (4, 4) { 0.0 } else { 0.5 * x as f64 - 2.0 * y as f64 };
                 assert!((out[(x, y)] - want).abs() < 1e-12, "({x}, {y})");
+            }
+        }
+    }
+
+    /// The prolongation cell by cell, each cell's lattice points and weights from its own
+    /// column (`x / f`, `x mod f`): the oracle of [`prolong_add`]'s walk `f` cells at a time.
+    fn prolong_add_reference(change: &Grid<f64>, f: usize, fine: &mut Grid<f64>, fixed: &[bool]) {
+        let (w, h, cw, ch) = (fine.width(), fine.height(), change.width(), change.height());
+        let c = change.as_slice();
+        let inv = 1.0 / f as f64;
+        for y in 0..h {
+            let (y0, ty) = (y / f, (y % f) as f64 * inv);
+            let y1 = (y0 + 1).min(ch - 1);
+            for x in 0..w {
+                if !fixed.is_empty() && fixed[y * w + x] {
+                    continue;
+                }
+                let (x0, tx) = (x / f, (x % f) as f64 * inv);
+                let x1 = (x0 + 1).min(cw - 1);
+                let top = c[y0 * cw + x0] * (1.0 - tx) + c[y0 * cw + x1] * tx;
+                let bottom = c[y1 * cw + x0] * (1.0 - tx) + c[y1 * cw + x1] * tx;
+                fine.as_mut_slice()[y * w + x] += top * (1.0 - ty) + bottom * ty;
+            }
+        }
+    }
+
+    #[test]
+    fn prolongation_equals_the_cell_by_cell_formula_bit_for_bit() {
+        for f in 2..=4 {
+            // Sides that are and are not one more than a multiple of f (a last partial run).
+            for (w, h) in [(4 * f + 1, 3 * f + 1), (4 * f + 3, 3 * f + 2), (2 * f + 1, 5 * f)] {
+                let fine = Grid::from_fn(w, h, 1.0, |x, y| ((x * 31 + y * 17) % 23) as f64 * 0.31).unwrap();
+                let coarse = restrict(&fine, f).unwrap();
+                let change = coarse.map(|&v| (v * 7.3).sin() * 1e-3);
+                let fixed: Vec<bool> = (0..w * h).map(|i| i % 7 == 3).collect();
+                for fixed in [&[][..], &fixed[..]] {
+                    let (mut a, mut b) = (fine.clone(), fine.clone());
+                    prolong_add(&change, f, &mut a, fixed);
+                    prolong_add_reference(&change, f, &mut b, fixed);
+                    let bits = |g: &Grid<f64>| g.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&a), bits(&b), "factor {f}, {w}×{h}, fixed {}", fixed.len());
+                    assert_ne!(bits(&a), bits(&fine), "factor {f}, {w}×{h}: nothing added");
+                }
             }
         }
     }
