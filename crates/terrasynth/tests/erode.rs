@@ -1145,7 +1145,7 @@ fn preset_realism_at(name: &str, seed: u64, side: Option<usize>) -> terrasynth::
 }
 
 /// Issue 13's "Done means" for `rivers` (the full table is in docs/EROSION.md): at 513², at
-/// its own seed and seeds 1 and 3, every figure of the library's real-DEM ranges is measurable
+/// its own seed and seeds 1, 2 and 3, every figure of the library's real-DEM ranges is measurable
 /// and inside. Until session 34 this test kept the tighter two-DEM bounds of sessions 10–14
 /// (H8 ≤ 0.007 among them) at seeds 1301, 1, 2, 3. Since session 35 the preset's hillslopes
 /// carry no one-cell rills (`hillslope-area`, `kd` 0.05, `aspect-balance`): smoother hillslopes
@@ -1157,10 +1157,12 @@ fn preset_realism_at(name: &str, seed: u64, side: Option<usize>) -> terrasynth::
 /// seeds 1–72 at 513² and 1025² inside every range instead of 116; docs/EROSION.md
 /// "Session 45"): H8 0.0012 and 0.0019 at seeds 1301 and 1, and seed 3 is out at 513² (H8
 /// 0.0116, inside the statistic's chance scatter at that size, about 0.005), while seed 2 is
-/// back in (Hack 0.584, H8 0.0069): the test takes seed 2 again.
+/// back in (Hack 0.584, H8 0.0069): the test takes seed 2 again. Since session 46 its coarse
+/// stage is 10 steps of 15 instead of 15 of 10 (129 of 144 runs inside, within the chance
+/// scatter of 131), and seed 3 is inside again at 513² (H8 0.0078): the test takes it back.
 #[test]
 fn rivers_preset_stays_inside_the_real_ranges() {
-    assert_inside_every_range("rivers", &[1301, 1, 2]);
+    assert_inside_every_range("rivers", &[1301, 1, 2, 3]);
 }
 
 /// Issue 13's "Done means" for `highlands`, the game-map preset (table in docs/EROSION.md): at
