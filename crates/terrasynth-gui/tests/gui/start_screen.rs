@@ -66,8 +66,8 @@ fn the_start_screens_long_parameter_lines_wrap_inside_the_window() {
     assert!(line.height() > 25.0, "wrapped over two lines or more (one is about 15 points): {line:?}");
     // The line is whole: its last parameter is there too.
     h.get_by_label_contains(
-        "Coarse factor 3, Coarse time step 10, Time step 5, Full-resolution steps 0, Deposition G 0.5, \
-         Hillslope area 13 cells, Iterations 15, Erodibility K 0.2, Hillslope diffusion 0.05 cells²/dt, \
+        "Coarse factor 3, Coarse time step 15, Time step 5, Full-resolution steps 0, Deposition G 0.5, \
+         Hillslope area 13 cells, Iterations 10, Erodibility K 0.2, Hillslope diffusion 0.05 cells²/dt, \
          Area exponent m 0.4, Slope exponent n 1, Uplift rate 0.005 height/dt",
     );
 }
