@@ -31,6 +31,7 @@
 
 mod droplets;
 mod exchange;
+mod floodplain;
 mod hydraulic;
 mod level_tiles;
 mod multiscale;

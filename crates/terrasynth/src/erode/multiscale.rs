@@ -84,7 +84,14 @@ impl CoarseToFine {
         let fine_start = super::to_f64(map);
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_map = restrict(&fine_start, factor)?.par_map(|&v| v as f32);
-        let coarse_params = StreamPowerParams { dx: params.dx * factor as f64, dt: coarse_dt, ..params };
+        // Floodplains are planed at full resolution only, after the fine steps.
+        let coarse_params = StreamPowerParams {
+            dx: params.dx * factor as f64,
+            dt: coarse_dt,
+            floodplain_area: 0.0,
+            floodplain_depth: 0.0,
+            ..params
+        };
         // The coarse cell X is the fine cell X·factor for the rate fields.
         let coarse = StreamPowerEroder::with_grid_step(&coarse_map, coarse_params, factor)?;
         // The change is measured from the coarse eroder's own start (the restriction rounded
@@ -156,6 +163,13 @@ impl Eroder for CoarseToFine {
         }
         self.refine()?;
         self.fine_step()
+    }
+
+    /// The fine eroder's floodplains, if full-resolution steps ran.
+    fn finish(&mut self) {
+        if let Some(fine) = self.fine.as_mut() {
+            fine.finish();
+        }
     }
 
     fn surface(&self) -> &Grid<f64> {

@@ -287,6 +287,27 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         "Exponent γ: incision times b^γ, b = max(|∂h/∂x|, |∂h/∂y|)/|∇h| (1 facing a grid axis, \
          1/√2 a diagonal); evens out the slope directions the grid favours. 0 = off.",
     ),
+    float(
+        "floodplain-area",
+        "Floodplain area",
+        0.0,
+        1e9,
+        0.0,
+        "cells",
+        "Rivers draining at least this many cells get a flat floor beside them after the last \
+         full-resolution step: cells of small height above their river are planed down to it. \
+         0 = no floodplains.",
+    ),
+    float(
+        "floodplain-depth",
+        "Floodplain depth",
+        0.0,
+        1e6,
+        0.0,
+        "height",
+        "Height above the river below which its valley floor is planed flat, where it drains \
+         `floodplain-area`; it grows downstream as (area ratio)^0.4. 0 = no floodplains.",
+    ),
     int(
         "coarse",
         "Coarse factor",
@@ -623,6 +644,8 @@ pub fn build_in(
                 rates: rate_fields(params, map, seed)?,
                 hillslope_area: params.f64("hillslope-area")?,
                 aspect_balance: params.f64("aspect-balance")?,
+                floodplain_area: params.f64("floodplain-area")?,
+                floodplain_depth: params.f64("floodplain-depth")?,
             };
             match params.usize("coarse")? {
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),

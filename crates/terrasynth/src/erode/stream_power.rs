@@ -57,6 +57,14 @@ pub struct StreamPowerParams {
     /// is measured, not derived (docs/EROSION.md, "Hillslopes without the comb"). 0 (default)
     /// = off; range [-2, 2].
     pub aspect_balance: f64,
+    /// Drainage area, in cells of the grid the eroder runs on, from which a river gets a
+    /// flat floor planed beside it after the last step (see [`super::floodplain`]). 0
+    /// (default) = no floodplains; range [0, 1e9].
+    pub floodplain_area: f64,
+    /// Flood depth, height units, that planes a river's floor where it drains
+    /// `floodplain_area`; it grows downstream as `(A/floodplain_area)^0.4`. Range [0, 1e6];
+    /// 0 = no floodplains.
+    pub floodplain_depth: f64,
 }
 
 impl Default for StreamPowerParams {
@@ -76,6 +84,8 @@ impl Default for StreamPowerParams {
             rates: RateFields::default(),
             hillslope_area: 0.0,
             aspect_balance: 0.0,
+            floodplain_area: 0.0,
+            floodplain_depth: 0.0,
         }
     }
 }
@@ -95,6 +105,8 @@ impl StreamPowerParams {
             ("g", self.g),
             ("hillslope-area", self.hillslope_area),
             ("aspect-balance", self.aspect_balance),
+            ("floodplain-area", self.floodplain_area),
+            ("floodplain-depth", self.floodplain_depth),
         ] {
             check_number(STREAM_POWER, name, v)?;
         }
@@ -1310,6 +1322,29 @@ impl Eroder for StreamPowerEroder {
 
     fn surface(&self) -> &Grid<f64> {
         &self.surface
+    }
+
+    /// Planes the floodplains (`floodplain_area`, `floodplain_depth`) from the last step's
+    /// routing; nothing when no step has run.
+    fn finish(&mut self) {
+        let StreamPowerParams { floodplain_area, floodplain_depth, dx, .. } = self.params;
+        let n = self.surface.len();
+        if floodplain_area <= 0.0 || floodplain_depth <= 0.0 || self.steps == 0 || self.flow.area.len() != n {
+            return;
+        }
+        let per_cell = 1.0 / (dx * dx);
+        let (area, width) = (&self.flow.area, self.surface.width());
+        super::floodplain::plane(
+            self.surface.as_mut_slice(),
+            width,
+            &self.flow.receiver,
+            &self.flow.stack,
+            |c| area[c] * per_cell,
+            &self.base,
+            floodplain_area,
+            floodplain_depth,
+            self.scratch.as_mut_slice(),
+        );
     }
 }
 
