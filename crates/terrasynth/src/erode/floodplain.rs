@@ -9,16 +9,17 @@
 //! at least `A_f` cells (`floodplain-area`), and take `HAND = z − z_k`, `z_k` the river's
 //! water level there: its height, or where it lies in a hollow of the channel (below the next
 //! river cell downstream; the routing climbs out of it) the level of its spill, so the floor
-//! beside a hollow is not planed down into a lake. Valley floors are the cells of small HAND. The flood depth that planes them grows downstream with the river as
-//! `D_k = D·(A_k/A_f)^0.4` (`D` = `floodplain-depth`; a channel's depth grows as discharge
-//! to the power 0.4, Leopold & Maddock 1953, USGS Professional Paper 252), so large rivers
-//! get wide floors and small ones narrow strips. A cell's new height is
+//! beside a hollow is not planed down into a lake. Valley floors are the cells of small HAND.
+//! The flood depth that planes them grows downstream with the river as `D_k = D·(A_k/A_f)^0.4`
+//! (`D` = `floodplain-depth`; a channel's depth grows as discharge to the power 0.4, Leopold &
+//! Maddock 1953, USGS Professional Paper 252), so large rivers get wide floors and small ones
+//! narrow strips. A cell's new height is
 //!
 //! `z' = z_k + r + (HAND − r)·s`, `s = smoothstep(HAND/D_k from 0.5 to 1)`,
 //! `r = min(HAND, max(0.05·HAND, 1.5·S_k·p))`,
 //!
-//! with `S_k` the slope of the river's level at `k` and `p` the cell's flow-path length to `k` in
-//! cells. Below `D_k/2` the floor is flat but for `r`, which tilts it towards the river
+//! with `S_k` the slope of the river's level at `k` and `p` the cell's flow-path length to
+//! `k` in cells. Below `D_k/2` the floor is flat but for `r`, which tilts it towards the river
 //! at one and a half times the river's slope (so water on the floor runs to the river, not
 //! beside it down the valley: without the tilt, floor cells drained in long parallel lines
 //! and Hack's exponent of `highlands` rose by 0.02–0.03), and above `D_k` the valley side is
@@ -137,7 +138,7 @@ mod tests {
     use crate::hydro::StreamPowerRouter;
 
     /// Routes `z` (`w × h`, outlets on the west edge) with the stream-power router and returns
-    /// (receivers, stack, area in cells).
+    /// (receivers, stack, area in cells, base level).
     fn route(z: &[f64], w: usize, h: usize) -> (Vec<u32>, Vec<u32>, Vec<f64>, Vec<bool>) {
         let base: Vec<bool> = (0..w * h).map(|i| i % w == 0).collect();
         let mut router = StreamPowerRouter::default();

@@ -405,7 +405,9 @@ impl Parts {
             (true, true) => 60,
             (true, false) => 24,
         };
-        let per_cell = 72 + deposition + fields + blend;
+        // The floodplains' rivers (24 bytes each; every cell at worst, with a tiny area).
+        let floodplain = if params.floodplain_area > 0.0 && params.floodplain_depth > 0.0 { 24 } else { 0 };
+        let per_cell = 72 + deposition + fields + blend + floodplain;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
         let k_factor = if rates.has_rock() { rates.rock_factors(w, h, step)? } else { Vec::new() };
