@@ -804,9 +804,7 @@ pub(crate) fn network_figures(
     channel_area_m2: f64,
 ) -> DrainageFigures {
     let n = receivers.len();
-    let step = |c: usize, r: usize| {
-        if c % w != r % w && c / w != r / w { dx * std::f64::consts::SQRT_2 } else { dx }
-    };
+    let step = |c: usize, r: usize| dx * crate::grid::d8_link_length(c, r, w);
     let mut area = vec![1.0f64; n];
     let mut length = vec![dx; n];
     for &c in order.iter().rev() {

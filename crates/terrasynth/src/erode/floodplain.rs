@@ -62,9 +62,7 @@ pub(crate) fn plane(
     }
     let n = z.len();
     debug_assert!(receiver.len() == n && stack.len() == n && base.len() == n && scratch.len() == n);
-    let step = |a: usize, b: usize| {
-        if a % width != b % width && a / width != b / width { std::f64::consts::SQRT_2 } else { 1.0 }
-    };
+    let step = |a: usize, b: usize| crate::grid::d8_link_length(a, b, width);
     // The river each cell drains to first and the length of the path there, walked from the
     // outlets up so a receiver is known before its donors; each cell is planed as soon as they
     // are known. Each cell's entry of `scratch` packs the two (no new buffer to fault in): the

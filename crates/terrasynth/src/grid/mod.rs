@@ -14,7 +14,7 @@ mod donors;
 mod neighbours;
 
 pub(crate) use donors::Donors;
-pub use neighbours::{Boundary, D8, Neighbourhood};
+pub use neighbours::{Boundary, D8, Neighbourhood, d8_link_length};
 pub(crate) use neighbours::{Stencil, Topology};
 
 /// Largest width or height accepted, in cells (2^20).

@@ -16,6 +16,14 @@ use crate::{Error, Result};
 /// equally steep neighbours go to the lowest `k`.
 pub const D8: [(i32, i32); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
 
+/// The length, in cells, of the link between cells `a` and `b` (row-major indices on a grid
+/// `width` cells wide) that are [`D8`] neighbours: √2 diagonally, else 1 (a cell and itself
+/// give 1). Flow-path lengths (Hack's law, the floodplains) add these up.
+#[inline]
+pub fn d8_link_length(a: usize, b: usize, width: usize) -> f64 {
+    if a % width != b % width && a / width != b / width { std::f64::consts::SQRT_2 } else { 1.0 }
+}
+
 /// Which cells count as neighbours of a cell (Olsen 2004, Fig. 13; seed 001 §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Neighbourhood {
@@ -182,6 +190,19 @@ impl Stencil {
 
 #[cfg(test)]
 mod tests {
+
+    /// Side links are 1 cell long, diagonal ones √2, on every D8 direction of an inner cell.
+    #[test]
+    fn d8_link_lengths_are_one_and_root_two() {
+        let w = 7usize;
+        let c = 3 * w + 3;
+        for &(dx, dy) in D8.iter() {
+            let n = (c as i64 + dy as i64 * w as i64 + dx as i64) as usize;
+            let want = if dx != 0 && dy != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
+            assert_eq!(d8_link_length(c, n, w), want, "({dx}, {dy})");
+            assert_eq!(d8_link_length(n, c, w), want, "({dx}, {dy}) back");
+        }
+    }
     use super::*;
 
     #[test]
