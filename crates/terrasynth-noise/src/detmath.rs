@@ -471,6 +471,26 @@ pub fn ln_1pf(x: f32) -> f32 {
     ln(1.0 + f64::from(x)) as f32
 }
 
+/// The cubic smoothstep `t²(3 − 2t)` of `t` clamped to [0, 1]: 0 at 0, 1 at 1, flat at both
+/// ends. Three correctly rounded operations in a fixed order, so the same bits everywhere;
+/// NaN stays NaN. The one copy behind every smooth edge of the library (brushes, falloffs, step
+/// masks, spectral and fault interpolation, floodplains); Perlin's noise keeps the tutorial's
+/// `3t² − 2t³` order (`perlin.rs`), which rounds differently.
+#[inline]
+pub fn smoothstep(t: f64) -> f64 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// [`smoothstep`] in f32 between two edges, as GLSL's `smoothstep(e0, e1, x)`: 0 below `e0`,
+/// 1 above `e1` (`e0 < e1`), `t²(3 − 2t)` of `t = (x − e0)/(e1 − e0)` between, in f32
+/// arithmetic (the biomes' per-cell weights, in SIMD lanes).
+#[inline(always)]
+pub fn smoothstep_between(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@
 //! 5. **Splat weights** (sand, grass, rock, snow), smooth versions of the same rules:
 //!    `snow = smoothstep(snow_line − 0.08, snow_line + 0.04, t)`,
 //!    `rock = smoothstep(rock_slope − 10°, rock_slope, slope)`,
-//!    `sand = max(smoothstep(beach, 0, t), 1 − smoothstep(0.1, 0.2, m))` (under water: sand),
+//!    `sand = max(smoothstep(beach, 0, t), 1 − detmath::smoothstep_between(0.1, 0.2, m))` (under water: sand),
 //!    grass takes what is left; then `rock` and `snow` are scaled so the total is 1 and the
 //!    four are rounded to bytes summing to exactly 255 (largest remainder).
 //!
@@ -432,12 +432,6 @@ pub fn classify(
     })
 }
 
-#[inline(always)]
-fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
-    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
-
 /// Rounds non-negative weights summing to 1 into bytes summing to exactly 255 (largest
 /// remainder; ties go to the lower index). Written without a sort or libm's `floor`
 /// (the build has no SSE4.1 `roundps`): the splat map calls it for every land cell.
@@ -534,10 +528,14 @@ impl BiomeMap {
             return [255, 0, 0, 0]; // all sand: to_bytes([1, 0, 0, 0])
         }
         let (t, s, m) = (self.elevation[i], self.slope_deg[i], self.moisture[i]);
-        let snow = smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
-        let rock = smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
-        let beach = if opts.beach_height > 0.0 { 1.0 - smoothstep(0.0, opts.beach_height, t) } else { 0.0 };
-        let dry = 1.0 - smoothstep(0.1, 0.2, m);
+        let snow = detmath::smoothstep_between(opts.snow_line - 0.08, opts.snow_line + 0.04, t);
+        let rock = detmath::smoothstep_between(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s);
+        let beach = if opts.beach_height > 0.0 {
+            1.0 - detmath::smoothstep_between(0.0, opts.beach_height, t)
+        } else {
+            0.0
+        };
+        let dry = 1.0 - detmath::smoothstep_between(0.1, 0.2, m);
         let sand = beach.max(dry) * (1.0 - snow);
         let hard = (rock + snow).min(1.0);
         let (rock, snow) = if rock + snow > 0.0 {
@@ -600,10 +598,14 @@ impl BiomeMap {
             fn each(f: impl Fn(usize) -> f32) -> [f32; L] {
                 std::array::from_fn(f)
             }
-            let snow = each(|k| smoothstep(opts.snow_line - 0.08, opts.snow_line + 0.04, t[k]));
-            let rock = each(|k| smoothstep(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s[k]));
-            let beach = each(|k| if beach_on { 1.0 - smoothstep(0.0, opts.beach_height, t[k]) } else { 0.0 });
-            let dry = each(|k| 1.0 - smoothstep(0.1, 0.2, m[k]));
+            let snow =
+                each(|k| detmath::smoothstep_between(opts.snow_line - 0.08, opts.snow_line + 0.04, t[k]));
+            let rock =
+                each(|k| detmath::smoothstep_between(opts.rock_slope_deg - 10.0, opts.rock_slope_deg, s[k]));
+            let beach = each(|k| {
+                if beach_on { 1.0 - detmath::smoothstep_between(0.0, opts.beach_height, t[k]) } else { 0.0 }
+            });
+            let dry = each(|k| 1.0 - detmath::smoothstep_between(0.1, 0.2, m[k]));
             let sand = each(|k| beach[k].max(dry[k]) * (1.0 - snow[k]));
             let hard = each(|k| (rock[k] + snow[k]).min(1.0));
             let both = each(|k| rock[k] + snow[k]);

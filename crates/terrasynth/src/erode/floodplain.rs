@@ -114,7 +114,7 @@ pub(crate) fn plane(
             // The valley side above the flood keeps its bits.
             continue;
         }
-        let s = s * s * (3.0 - 2.0 * s);
+        let s = terrasynth_noise::detmath::smoothstep(s);
         let rise = (FLOOR_RISE * hand).max(FLOOR_TILT * slope * p as f64).min(hand);
         // `min`: never above the cell's own height, whatever the rounding.
         z[c] = (level + rise + (hand - rise) * s).min(z[c]);

@@ -37,12 +37,6 @@ pub(crate) fn lattice_value(seed: u64, ix: i64, iy: i64) -> f64 {
     (h >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
 }
 
-/// The cubic smoothstep `3t² − 2t³`.
-#[inline]
-pub(crate) fn smoothstep(t: f64) -> f64 {
-    t * t * (3.0 - 2.0 * t)
-}
-
 /// A reproducible `u64` for world lattice point `(ix, iy)` of stream `seed` (the hash behind
 /// [`lattice_value`]): a pure function of its inputs, so every window of a world sees the same
 /// value at the same point.

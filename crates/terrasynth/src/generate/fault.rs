@@ -1,9 +1,9 @@
 //! Fault formation: random lines that raise one side and lower the other.
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath::smoothstep;
 use terrasynth_noise::rng::SplitMix64;
 
-use super::common::smoothstep;
 use super::{Generator, GeneratorStep};
 use crate::step::params::step_params;
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};

@@ -4,13 +4,14 @@ use rayon::prelude::*;
 use terrasynth_noise::rng::derive_seed;
 
 use super::common::{
-    field_window, lattice_value, refuse_world_length, smoothstep, with_feature_size_m,
-    world_generator_methods, world_length,
+    field_window, lattice_value, refuse_world_length, with_feature_size_m, world_generator_methods,
+    world_length,
 };
 use super::{Generator, GeneratorStep};
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
+use terrasynth_noise::detmath::smoothstep;
 
 choice_enum! {
     /// How a lattice layer is interpolated between its points.

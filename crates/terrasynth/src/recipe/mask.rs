@@ -30,6 +30,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use terrasynth_noise::detmath::smoothstep;
 
 use super::model::{Recipe, StepEntry};
 use super::project::map_scale;
@@ -258,12 +259,6 @@ fn refused_in_world(key: &str) -> Problem {
         "height and slope masks only in a world recipe: a painted or image mask covers one map, \
          not an endless world (docs/WORLDS.md)",
     )
-}
-
-/// `smoothstep(t) = t²(3 − 2t)` on `t` clamped to [0, 1].
-fn smoothstep(t: f64) -> f64 {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 /// 1 on `[lo, hi]`, `smoothstep(1 − d / edge)` at distance `d` outside it, 0 beyond the edge

@@ -219,8 +219,7 @@ fn disc_rect(c: [f64; 2], radius: f64) -> CellRect {
 /// same expression as the finite brush, so a stroke at the world origin has its bits).
 #[inline]
 fn falloff(t: f64) -> f64 {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
+    terrasynth_noise::detmath::smoothstep(t)
 }
 
 impl WorldEdit {

@@ -35,6 +35,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use terrasynth_noise::detmath::smoothstep;
 
 use crate::{Error, Heightmap, Result};
 
@@ -155,12 +156,6 @@ impl Edit {
     pub fn is_empty(&self) -> bool {
         self.rect.w == 0 || self.rect.h == 0
     }
-}
-
-#[inline]
-fn smoothstep(t: f64) -> f64 {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 impl Brush {

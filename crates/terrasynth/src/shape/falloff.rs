@@ -6,11 +6,11 @@ use terrasynth_noise::{CellRegion, NoiseKind};
 
 use super::basic::range;
 use super::world::{centre, dist2, floor_of, metres, required, warp_fields, world_of};
-use crate::generate::common::smoothstep;
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
+use terrasynth_noise::detmath::smoothstep;
 
 /// Multiplies heights by a weight field relative to the map's minimum:
 /// `h' = lo + (h − lo) · w(x, y)`, so weight 0 sends a cell to the lowest height (the sea floor)
@@ -343,7 +343,7 @@ impl Falloff {
     /// The edge taper of column or row `i` of a side of `n` cells (see [`Self::edge_taper`]).
     fn taper_at(&self, i: usize, n: usize, r: f64) -> f64 {
         let e = i.min(n - 1 - i) as f64;
-        smoothstep((e / (self.edge_margin * r)).clamp(0.0, 1.0))
+        smoothstep(e / (self.edge_margin * r))
     }
 
     /// `d` of the shape at offset `(dx, dy)` from the centre, with half sides `(hw, hh)`.
@@ -749,10 +749,7 @@ impl Archipelago {
 
     /// Applies to the window `map` of `world` with the step seed (see the type's "In a world").
     pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
-        let dome = |x: f64, y: f64, [cx, cy, r]: [f64; 3]| {
-            let t = (1.0 - dist2(x, y, cx, cy).sqrt() / r).clamp(0.0, 1.0);
-            t * t * (3.0 - 2.0 * t)
-        };
+        let dome = |x: f64, y: f64, [cx, cy, r]: [f64; 3]| smoothstep(1.0 - dist2(x, y, cx, cy).sqrt() / r);
         let h0 = self.h0;
         let lo = floor_of(world);
         let Some(radius) = self.world_radius()? else { return Ok(()) };
@@ -825,8 +822,7 @@ impl Archipelago {
         apply_weight(map, |x, y| {
             let p = islands.iter().fold(0.0f64, |best, &[cx, cy, r]| {
                 let d = ((x as f64 - cx).powi(2) + (y as f64 - cy).powi(2)).sqrt();
-                let t = (1.0 - d / r).clamp(0.0, 1.0);
-                best.max(t * t * (3.0 - 2.0 * t))
+                best.max(smoothstep(1.0 - d / r))
             });
             p * h0
         });
