@@ -743,13 +743,22 @@ fn the_coast_warp_turns_the_circle_into_bays_and_headlands() {
 
 /// `edge-margin`: a warped coast can reach the map's border (the island cut off by the frame);
 /// with a margin the border cells sink to the map's floor whatever the warp, cells farther in
-/// than the band keep their bits, and a margin of 0 changes nothing. The warp and curve are
-/// `eroded-island`'s, whose warp put land on the border at 9 of seeds 1–36 at 513².
+/// than the band keep their bits, and a margin of 0 changes nothing. The curve is
+/// `eroded-island`'s; so is the warp, 0.7 over 0.35 of the radius since session 48 (its warp
+/// until then, 0.4 over 0.5, put land on the border at 9 of seeds 1–36 at 513²: both tested).
 #[test]
 fn the_edge_margin_keeps_the_border_at_the_floor_whatever_the_warp() {
+    for (warp, size) in [(0.7, 0.35), (0.4, 0.5)] {
+        edge_margin_keeps_the_border_at_the_floor(warp, size);
+    }
+}
+
+fn edge_margin_keeps_the_border_at_the_floor(coast_warp: f64, coast_size: f64) {
     let curve = vec![0.0, 0.55, 0.85, 1.0, 1.0];
-    let warped =
-        shape::Falloff::new(shape::FalloffShape::Circle, curve).unwrap().with_coast(0.4, 0.5).unwrap();
+    let warped = shape::Falloff::new(shape::FalloffShape::Circle, curve)
+        .unwrap()
+        .with_coast(coast_warp, coast_size)
+        .unwrap();
     let guarded = warped.clone().with_edge_margin(0.15).unwrap();
     let (w, h) = (97, 81);
     let band = (0.15 * (h as f64 * 0.5)).ceil() as usize; // R = half the shorter side
