@@ -63,10 +63,44 @@ pub const FINE_DRAG: f64 = 10.0;
 /// around the default, `default / 10 ..= default · 10` on a logarithmic scale when the range is
 /// positive and spans more than 100×, else `default ± 10 · max(|default|, 1)` on a linear scale;
 /// cut to `min ..= max`, and widened to hold `current` (so a typed value is never outside its
-/// slider). None when the range is not finite.
+/// slider). None when the range is not finite. See [`slider_range_from`] for numbers that are
+/// off (0) by default.
 pub fn slider_range(min: f64, max: f64, default: f64, current: f64) -> Option<(f64, f64, bool)> {
+    slider_range_from(min, max, default, current, f64::NAN)
+}
+
+/// Decades a logarithmic slider from 0 shows above its left end (the left end itself is 0).
+pub const DECADES_FROM_ZERO: i32 = 3;
+
+/// The lowest positive value of the logarithmic slider `0 ..= hi` (egui's `smallest_positive`):
+/// [`DECADES_FROM_ZERO`] decades below `hi`. A slider whose `lo` is above 0 starts at `lo`.
+pub fn log_floor(lo: f64, hi: f64) -> f64 {
+    if lo > 0.0 { lo } else { hi / 10f64.powi(DECADES_FROM_ZERO) }
+}
+
+/// [`slider_range`] with an `anchor`: the value the number had when no pointer button was last
+/// held (the editor keeps it while a slider is dragged, so the range stays put under the
+/// pointer). A number that is off by default (`min` and `default` 0, e.g. `floodplain-area`,
+/// `hillslope-area`, `floodplain-depth`) and on here (`anchor` > 0, the range reaching 100× past
+/// it) gets a logarithmic slider from 0 (the left end: off) to two decades above the anchor's
+/// decade, `10^(⌊log₁₀ anchor⌋ + 2)`, showing [`DECADES_FROM_ZERO`] decades: the anchor sits
+/// near the middle, whatever its unit (30 cells on `0 ..= 1000`, 0.03 height units on
+/// `0 ..= 1`). The range only moves when the value leaves its decade. Any other number: as
+/// [`slider_range`].
+pub fn slider_range_from(
+    min: f64,
+    max: f64,
+    default: f64,
+    current: f64,
+    anchor: f64,
+) -> Option<(f64, f64, bool)> {
     if !(min.is_finite() && max.is_finite() && max > min) {
         return None;
+    }
+    if min == 0.0 && default == 0.0 && anchor > 0.0 && anchor.is_finite() && max >= 100.0 * anchor {
+        let top = 10f64.powi(anchor.log10().floor() as i32 + 2).min(max);
+        let hi = if current.is_finite() && current <= max { top.max(current) } else { top };
+        return Some((0.0, hi, true));
     }
     let d = if default.is_finite() { default.clamp(min, max) } else { min };
     let log = min > 0.0 && max / min > 100.0;
@@ -86,10 +120,16 @@ pub fn slider_range(min: f64, max: f64, default: f64, current: f64) -> Option<(f
 
 /// The value after a fine drag (Shift held) of `dx_px` pixels on a slider `width_px` wide over
 /// `lo ..= hi`: the pointer moves the value [`FINE_DRAG`] times less than a plain drag would
-/// (on the slider's own scale, logarithmic or linear), kept inside `lo ..= hi`.
+/// (on the slider's own scale, logarithmic or linear), kept inside `lo ..= hi`. On a
+/// logarithmic slider from 0, a value of 0 moves from [`log_floor`].
 pub fn fine_drag(value: f64, dx_px: f64, width_px: f64, (lo, hi, log): (f64, f64, bool)) -> f64 {
     let t = dx_px / width_px.max(1.0) / FINE_DRAG;
-    let v = if log { (value.max(lo).ln() + t * (hi / lo).ln()).exp() } else { value + t * (hi - lo) };
+    let v = if log {
+        let floor = log_floor(lo, hi);
+        (value.max(floor).ln() + t * (hi / floor).ln()).exp()
+    } else {
+        value + t * (hi - lo)
+    };
     v.clamp(lo, hi)
 }
 
@@ -288,6 +328,30 @@ mod tests {
         assert_eq!(slider_range(0.0, 1.0, 0.5, 0.5), Some((0.0, 1.0, false)));
         assert_eq!(fine_drag(0.5, 10.0, 100.0, (0.0, 1.0, false)), 0.51);
         assert_eq!(slider_range(0.0, f64::INFINITY, 1.0, 1.0), None);
+        // Off by default, on here: a log slider from 0 with the anchor near its middle,
+        // whatever the unit; a value typed past the top widens it; no anchor, as before.
+        assert_eq!(slider_range_from(0.0, 1e9, 0.0, 400.0, 400.0), Some((0.0, 1e4, true)));
+        assert_eq!(slider_range_from(0.0, 1e6, 0.0, 30.0, 30.0), Some((0.0, 1e3, true)));
+        let (lo, hi, log) = slider_range_from(0.0, 1e6, 0.0, 0.03, 0.03).unwrap();
+        assert!(lo == 0.0 && (hi - 1.0).abs() < 1e-12 && log, "{hi}");
+        assert_eq!(slider_range_from(0.0, 1e6, 0.0, 2e4, 30.0), Some((0.0, 2e4, true)));
+        assert_eq!(slider_range_from(0.0, 1e6, 0.0, 0.0, f64::NAN), Some((0.0, 10.0, false)));
+        assert_eq!(slider_range_from(0.0, 100.0, 0.0, 30.0, 30.0), Some((0.0, 30.0, false)), "no room");
+        assert_eq!(slider_range_from(0.0, 1e6, 0.05, 0.5, 0.5), slider_range(0.0, 1e6, 0.05, 0.5));
+        // Where the knob sits on egui's scale (log from `log_floor` up): near the middle.
+        let at = |v: f64, (lo, hi, _): (f64, f64, bool)| {
+            let floor = log_floor(lo, hi);
+            (v / floor).ln() / (hi / floor).ln()
+        };
+        for (v, key) in [(400.0, 1e9), (30.0, 1e6), (0.03, 1e6), (1600.0, 1e9)] {
+            let t = at(v, slider_range_from(0.0, key, 0.0, v, v).unwrap());
+            assert!((0.3..=0.7).contains(&t), "{v}: {t}");
+        }
+        // A fine drag from 0 leaves the floor; one to the far left stays at 0's end.
+        let r = slider_range_from(0.0, 1e9, 0.0, 400.0, 400.0).unwrap();
+        let up = fine_drag(0.0, 100.0, 100.0, r);
+        assert!((up / 10.0 - 10f64.powf(0.3)).abs() < 1e-9, "{up}");
+        assert_eq!(fine_drag(400.0, -1e6, 100.0, r), 0.0);
         // Every parameter of every step gets a slider of at most two decades (log) or
         // 20 × its default's size (linear), holding its default.
         for step in reg.iter() {

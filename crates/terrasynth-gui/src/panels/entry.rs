@@ -100,6 +100,7 @@ pub fn fine_slider(ui: &mut egui::Ui, value: &mut f64, range: (f64, f64, bool)) 
     let r = ui.add(
         egui::Slider::new(value, lo..=hi)
             .logarithmic(log)
+            .smallest_positive(crate::limits::log_floor(lo, hi))
             .show_value(false)
             .clamping(egui::SliderClamping::Edits),
     );

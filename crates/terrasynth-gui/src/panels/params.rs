@@ -17,8 +17,9 @@ const SLIDER_WIDTH: f32 = 80.0;
 const FIELD_WIDTH: f32 = 60.0;
 
 /// Sliders and fields for `specs`, editing `entry.params`. Numbers have a slider (dragging
-/// previews live; its range is a usable part of the spec's around the default,
-/// [`limits::slider_range`], and Shift drags ten times finer) with a typed field beside it that
+/// previews live; its range is a usable part of the spec's around the default, or around the
+/// value for a key that is off by default, [`limits::slider_range_from`], and Shift drags ten
+/// times finer) with a typed field beside it that
 /// takes the spec's whole range; text, lists and numbers without a finite range
 /// have the typed field alone. Typed fields commit on Enter or focus loss, checked with the
 /// spec (no clamping); a bad value shows its error under the row and changes nothing. An
@@ -85,9 +86,27 @@ pub fn params_ui(
                 ParamValue::Number(d) => d,
                 _ => f64::NAN,
             };
+            // The value the slider's range is built around: the current one, held while a
+            // pointer button is down and in the frame it is released (egui still sets a
+            // dragged slider's value from the pointer then), so a drag never moves the range
+            // under the pointer.
+            let anchor = match &current {
+                ParamValue::Number(v) => {
+                    let id = ui.scope_id().with((salt, spec.name, "slider anchor"));
+                    let held = ui.input(|i| i.pointer.any_down() || i.pointer.any_released());
+                    ui.data_mut(|d| {
+                        let a = d.get_temp_mut_or_insert_with(id, || *v);
+                        if !held {
+                            *a = *v;
+                        }
+                        *a
+                    })
+                }
+                _ => f64::NAN,
+            };
             let slider = |v: f64| {
                 let (min, max) = limits::number_range(spec).map_or((0.0, 0.0), |r| (*r.start(), *r.end()));
-                limits::slider_range(min, max, default, v)
+                limits::slider_range_from(min, max, default, v, anchor)
             };
             match (spec.kind, &current) {
                 (ParamKind::Float { .. }, ParamValue::Number(v)) if slider(*v).is_some() => {
