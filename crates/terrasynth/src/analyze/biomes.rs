@@ -20,7 +20,7 @@
 //! 5. **Splat weights** (sand, grass, rock, snow), smooth versions of the same rules:
 //!    `snow = smoothstep(snow_line − 0.08, snow_line + 0.04, t)`,
 //!    `rock = smoothstep(rock_slope − 10°, rock_slope, slope)`,
-//!    `sand = max(smoothstep(beach, 0, t), 1 − detmath::smoothstep_between(0.1, 0.2, m))` (under water: sand),
+//!    `sand = max(smoothstep(beach, 0, t), 1 − smoothstep(0.1, 0.2, m))` (under water: sand),
 //!    grass takes what is left; then `rock` and `snow` are scaled so the total is 1 and the
 //!    four are rounded to bytes summing to exactly 255 (largest remainder).
 //!

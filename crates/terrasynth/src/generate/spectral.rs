@@ -1,6 +1,7 @@
 //! Spectral synthesis: a sum of interpolated random lattices (seed 001 §1.1.2).
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath::smoothstep;
 use terrasynth_noise::rng::derive_seed;
 
 use super::common::{
@@ -11,7 +12,6 @@ use super::{Generator, GeneratorStep};
 use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, DefaultValue, ParamKind, StepInfo};
 use crate::{Heightmap, Progress, Result};
-use terrasynth_noise::detmath::smoothstep;
 
 choice_enum! {
     /// How a lattice layer is interpolated between its points.

@@ -1,6 +1,7 @@
 //! Fall-off maps (seed 003), island weighting (seed 004 §8) and archipelagos.
 
 use rayon::prelude::*;
+use terrasynth_noise::detmath::smoothstep;
 use terrasynth_noise::rng::{SplitMix64, derive_seed};
 use terrasynth_noise::{CellRegion, NoiseKind};
 
@@ -10,7 +11,6 @@ use crate::step::params::{Choice, choice_enum, step_params};
 use crate::step::{Category, Reach, Step, StepContext, StepInfo, Terrain, WorldFrame};
 use crate::step::{DefaultValue, ParamKind, Params};
 use crate::{Error, Heightmap, Result};
-use terrasynth_noise::detmath::smoothstep;
 
 /// Multiplies heights by a weight field relative to the map's minimum:
 /// `h' = lo + (h − lo) · w(x, y)`, so weight 0 sends a cell to the lowest height (the sea floor)
