@@ -154,6 +154,15 @@ impl Spectral {
     /// The sum of the passes at every cell, in f64 (amplitudes `p^i`, values in
     /// `[−Σp^i, Σp^i]`).
     pub(crate) fn field(&self, width: usize, height: usize, seed: u64) -> Vec<f64> {
+        let rows = self.rows(width, height, seed);
+        let mut out = vec![0.0f64; width * height];
+        out.par_chunks_mut(width).enumerate().for_each(|(y, row)| rows.row(y, row));
+        out
+    }
+
+    /// The field of [`Spectral::field`] row by row ([`FieldRows::row`]), for callers that use
+    /// each row at once instead of holding the whole field: the same values, bit for bit.
+    pub(crate) fn rows(&self, width: usize, height: usize, seed: u64) -> FieldRows {
         let spacings = self.spacings(width.max(height));
         let amps: Vec<f64> = self.amplitudes();
         let seeds: Vec<u64> = (0..self.passes as u64).map(|i| derive_seed(seed, i)).collect();
@@ -179,43 +188,59 @@ impl Spectral {
                 (weights, spans)
             })
             .collect();
-        let mut out = vec![0.0f64; width * height];
-        out.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
-            // Lattice values of the two lattice rows around y, one per lattice column.
-            let (mut top, mut bottom) = (Vec::new(), Vec::new());
-            for (i, &s) in spacings.iter().enumerate() {
-                let v = y as f64 / s;
-                let iy = v.floor();
-                let ty = if smooth { smoothstep(v - iy) } else { v - iy };
-                let iy = iy as i64;
-                let columns = ((width - 1) as f64 / s).floor() as i64 + 2;
-                top.clear();
-                bottom.clear();
-                top.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy)));
-                bottom.extend((0..columns).map(|ix| lattice_value(seeds[i], ix, iy + 1)));
-                let (weights, spans) = &passes[i];
-                let amp = amps[i];
-                for &(from, to, ix) in spans {
-                    let (t0, t1, b0, b1) = (top[ix], top[ix + 1], bottom[ix], bottom[ix + 1]);
-                    let value = |tx: f64| {
-                        let t = t0 + (t1 - t0) * tx;
-                        let b = b0 + (b1 - b0) * tx;
-                        amp * (t + (b - t) * ty)
-                    };
-                    let cells = row[from..to].iter_mut().zip(&weights[from..to]);
-                    if i == 0 {
-                        // The first pass writes without reading (the same `0.0 + v`): a fresh
-                        // page of `out` read before it is written is mapped to the shared zero
-                        // page, and replacing it costs an inter-processor TLB flush per 4 KiB
-                        // (perturbation at 4097² on 2 threads: 1.2 s of 1.5 s in those).
-                        cells.for_each(|(cell, &tx)| *cell = 0.0 + value(tx));
-                    } else {
-                        cells.for_each(|(cell, &tx)| *cell += value(tx));
-                    }
+        FieldRows { width, spacings, amps, seeds, smooth, passes }
+    }
+}
+
+/// A [`Spectral`] field ready to be computed row by row ([`Spectral::rows`]).
+pub(crate) struct FieldRows {
+    width: usize,
+    spacings: Vec<f64>,
+    amps: Vec<f64>,
+    seeds: Vec<u64>,
+    smooth: bool,
+    passes: Vec<PassColumns>,
+}
+
+impl FieldRows {
+    /// Row `y` of the field into `row` (`width` cells), which need not be zeroed: the first
+    /// pass writes without reading.
+    pub(crate) fn row(&self, y: usize, row: &mut [f64]) {
+        let width = self.width;
+        debug_assert_eq!(row.len(), width);
+        // Lattice values of the two lattice rows around y, one per lattice column.
+        let (mut top, mut bottom) = (Vec::new(), Vec::new());
+        for (i, &s) in self.spacings.iter().enumerate() {
+            let v = y as f64 / s;
+            let iy = v.floor();
+            let ty = if self.smooth { smoothstep(v - iy) } else { v - iy };
+            let iy = iy as i64;
+            let columns = ((width - 1) as f64 / s).floor() as i64 + 2;
+            top.clear();
+            bottom.clear();
+            top.extend((0..columns).map(|ix| lattice_value(self.seeds[i], ix, iy)));
+            bottom.extend((0..columns).map(|ix| lattice_value(self.seeds[i], ix, iy + 1)));
+            let (weights, spans) = &self.passes[i];
+            let amp = self.amps[i];
+            for &(from, to, ix) in spans {
+                let (t0, t1, b0, b1) = (top[ix], top[ix + 1], bottom[ix], bottom[ix + 1]);
+                let value = |tx: f64| {
+                    let t = t0 + (t1 - t0) * tx;
+                    let b = b0 + (b1 - b0) * tx;
+                    amp * (t + (b - t) * ty)
+                };
+                let cells = row[from..to].iter_mut().zip(&weights[from..to]);
+                if i == 0 {
+                    // The first pass writes without reading (the same `0.0 + v`): a fresh
+                    // page of the field read before it is written is mapped to the shared
+                    // zero page, and replacing it costs an inter-processor TLB flush per 4 KiB
+                    // (perturbation at 4097² on 2 threads: 1.2 s of 1.5 s in those).
+                    cells.for_each(|(cell, &tx)| *cell = 0.0 + value(tx));
+                } else {
+                    cells.for_each(|(cell, &tx)| *cell += value(tx));
                 }
             }
-        });
-        out
+        }
     }
 }
 

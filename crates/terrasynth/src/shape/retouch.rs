@@ -122,23 +122,35 @@ impl Perturb {
         Ok(s)
     }
 
-    /// The perturbed copy of `map`.
+    /// The perturbed copy of `map`. The two displacement fields are made row by row beside
+    /// the rows that read them (the values of [`unit_field`], bit for bit), so they are never
+    /// held whole: two `f64` grids less in memory (at 1025² on one thread the step takes
+    /// 19.7 ms instead of 26.7, but a whole run of `highlands` no less: the later steps fault
+    /// in the pages this step no longer leaves them).
     pub fn apply(&self, map: &Heightmap, seed: u64) -> Result<Heightmap> {
         let (w, h) = (map.width(), map.height());
         let spectral = Spectral::new(self.frequency, 2.0, 0.5, self.passes, Interpolation::Smooth)?;
-        let n1 = unit_field(&spectral, w, h, derive_seed(seed, 0));
-        let n2 = unit_field(&spectral, w, h, derive_seed(seed, 1));
+        let norm: f64 = spectral.amplitudes().iter().sum();
+        let fields = [0, 1].map(|k| spectral.rows(w, h, derive_seed(seed, k)));
         let reach = self.magnitude * w.max(h) as f64;
         // Zeros from fresh pages, first written below (in parallel), never read before.
         let mut out = Heightmap::from_vec(w, h, map.cell_size(), vec![0.0; w * h])?;
-        out.as_mut_slice().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-            for (x, v) in row.iter_mut().enumerate() {
-                let i = y * w + x;
-                let sx = reflect(x as f64 + reach * n1[i], w);
-                let sy = reflect(y as f64 + reach * n2[i], h);
-                *v = map.sample_bilinear(sx, sy);
-            }
-        });
+        out.as_mut_slice().par_chunks_mut(w).enumerate().for_each_init(
+            || (vec![0.0f64; w], vec![0.0f64; w]),
+            |(n1, n2), (y, row)| {
+                for (field, n) in fields.iter().zip([&mut *n1, &mut *n2]) {
+                    field.row(y, n);
+                    if norm > 0.0 {
+                        n.iter_mut().for_each(|v| *v /= norm);
+                    }
+                }
+                for (x, v) in row.iter_mut().enumerate() {
+                    let sx = reflect(x as f64 + reach * n1[x], w);
+                    let sy = reflect(y as f64 + reach * n2[x], h);
+                    *v = map.sample_bilinear(sx, sy);
+                }
+            },
+        );
         Ok(out)
     }
 
@@ -328,6 +340,37 @@ mod tests {
     use super::*;
     use crate::step::params::assert_ranges_enforced;
     use crate::step::{ParamSpec, ParamValue};
+
+    /// The perturbation made row by row has the bits of the whole-field formula: both
+    /// displacement fields made whole ([`unit_field`]), then every cell sampled.
+    #[test]
+    fn perturbation_by_rows_equals_the_whole_field_formula() {
+        let (w, h) = (83, 61);
+        let map = Heightmap::from_fn(w, h, 1.0, |x, y| {
+            ((x * 7 + y * 13) % 17) as f32 * 0.1 + (x as f32 * 0.05).sin()
+        })
+        .unwrap();
+        for (magnitude, frequency, passes, seed) in [(0.1, 4.0, 3, 5u64), (0.3, 2.0, 1, 9), (0.05, 7.5, 5, 0)]
+        {
+            let step = Perturb::new(magnitude, frequency, passes).unwrap();
+            let got = step.apply(&map, seed).unwrap();
+            let spectral = Spectral::new(frequency, 2.0, 0.5, passes, Interpolation::Smooth).unwrap();
+            let n1 = unit_field(&spectral, w, h, derive_seed(seed, 0));
+            let n2 = unit_field(&spectral, w, h, derive_seed(seed, 1));
+            let reach = magnitude * w.max(h) as f64;
+            for y in 0..h {
+                for x in 0..w {
+                    let i = y * w + x;
+                    let want = map.sample_bilinear(
+                        reflect(x as f64 + reach * n1[i], w),
+                        reflect(y as f64 + reach * n2[i], h),
+                    );
+                    assert_eq!(got[(x, y)].to_bits(), want.to_bits(), "({x}, {y}), seed {seed}");
+                }
+            }
+            assert!(got.as_slice() != map.as_slice(), "the step moved nothing");
+        }
+    }
 
     /// `reflect`'s shortcut gives the bits of the plain `rem_euclid` formula everywhere: at
     /// period boundaries and their neighbouring doubles, signed zeros, far outside, NaN and
