@@ -93,6 +93,12 @@ impl Default for StreamPowerParams {
 const MAX_DIFFUSION_SUBSTEPS: f64 = 1000.0;
 
 impl StreamPowerParams {
+    /// Whether floodplains are planed after the last step: both `floodplain_area` and
+    /// `floodplain_depth` above 0.
+    pub fn floodplains(&self) -> bool {
+        self.floodplain_area > 0.0 && self.floodplain_depth > 0.0
+    }
+
     fn check(&self) -> Result<()> {
         // The recipe keys' ranges come from the `stream-power` step's specs (one source).
         for (name, v) in [
@@ -406,7 +412,7 @@ impl Parts {
             (true, false) => 24,
         };
         // The floodplains' rivers (24 bytes each; every cell at worst, with a tiny area).
-        let floodplain = if params.floodplain_area > 0.0 && params.floodplain_depth > 0.0 { 24 } else { 0 };
+        let floodplain = if params.floodplains() { 24 } else { 0 };
         let per_cell = 72 + deposition + fields + blend + floodplain;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
@@ -1331,7 +1337,7 @@ impl Eroder for StreamPowerEroder {
     fn finish(&mut self) {
         let StreamPowerParams { floodplain_area, floodplain_depth, dx, .. } = self.params;
         let n = self.surface.len();
-        if floodplain_area <= 0.0 || floodplain_depth <= 0.0 || self.steps == 0 || self.flow.area.len() != n {
+        if !self.params.floodplains() || self.steps == 0 || self.flow.area.len() != n {
             return;
         }
         let per_cell = 1.0 / (dx * dx);

@@ -14,12 +14,17 @@ use crate::{Heightmap, Result};
 
 /// A spectral field scaled to [−1, 1] (divided by `Σ p^i`).
 fn unit_field(spectral: &Spectral, width: usize, height: usize, seed: u64) -> Vec<f64> {
-    let norm: f64 = spectral.amplitudes().iter().sum();
     let mut f = spectral.field(width, height, seed);
-    if norm > 0.0 {
-        f.iter_mut().for_each(|v| *v /= norm);
-    }
+    to_unit(&mut f, spectral);
     f
+}
+
+/// Scales values of `spectral`'s field to [−1, 1]: divided by `Σ p^i` (when positive).
+fn to_unit(values: &mut [f64], spectral: &Spectral) {
+    let norm: f64 = spectral.amplitudes().iter().sum();
+    if norm > 0.0 {
+        values.iter_mut().for_each(|v| *v /= norm);
+    }
 }
 
 /// Mirrors a sample position into `[0, n − 1]` (reflection about the first and last cell
@@ -130,7 +135,6 @@ impl Perturb {
     pub fn apply(&self, map: &Heightmap, seed: u64) -> Result<Heightmap> {
         let (w, h) = (map.width(), map.height());
         let spectral = Spectral::new(self.frequency, 2.0, 0.5, self.passes, Interpolation::Smooth)?;
-        let norm: f64 = spectral.amplitudes().iter().sum();
         let fields = [0, 1].map(|k| spectral.rows(w, h, derive_seed(seed, k)));
         let reach = self.magnitude * w.max(h) as f64;
         // Zeros from fresh pages, first written below (in parallel), never read before.
@@ -140,9 +144,7 @@ impl Perturb {
             |(n1, n2), (y, row)| {
                 for (field, n) in fields.iter().zip([&mut *n1, &mut *n2]) {
                     field.row(y, n);
-                    if norm > 0.0 {
-                        n.iter_mut().for_each(|v| *v /= norm);
-                    }
+                    to_unit(n, &spectral);
                 }
                 for (x, v) in row.iter_mut().enumerate() {
                     let sx = reflect(x as f64 + reach * n1[x], w);
@@ -283,12 +285,11 @@ impl SpectralOverlay {
     /// world").
     pub fn apply_world(&self, map: &mut Heightmap, world: &WorldFrame, seed: u64) -> Result<()> {
         let (w, h) = (map.width(), map.height());
-        let field = self.spectral.world_field((world.x0, world.y0), world.cell_size, (w, h), seed)?;
-        let norm: f64 = self.spectral.amplitudes().iter().sum();
+        let mut field = self.spectral.world_field((world.x0, world.y0), world.cell_size, (w, h), seed)?;
+        to_unit(&mut field, &self.spectral);
         let [lo, hi] = world.height_range;
         let scale = self.amplitude * (hi - lo);
         for (v, f) in map.as_mut_slice().iter_mut().zip(field) {
-            let f = if norm > 0.0 { f / norm } else { f };
             *v = (*v as f64 + scale * f) as f32;
         }
         Ok(())
