@@ -13,29 +13,46 @@
 //! The flood depth that planes them grows downstream with the river as `D_k = D·(A_k/A_f)^0.4`
 //! (`D` = `floodplain-depth`; a channel's depth grows as discharge to the power 0.4, Leopold &
 //! Maddock 1953, USGS Professional Paper 252), so large rivers get wide floors and small ones
-//! narrow strips. A cell's new height is
+//! narrow strips.
 //!
-//! `z' = z_k + r + (HAND − r)·s`, `s = smoothstep(HAND/D_k from 0.5 to 1)`,
-//! `r = min(HAND, max(0.05·HAND, 1.5·S_k·p))`,
+//! How far a cell is planed follows its neighbourhood's HAND, not its own: `H̄`, the mean HAND
+//! of the 3 × 3 cells around it (those draining to a river, river cells counting 0; session
+//! 49). On a hillside cut by rills a cell's own HAND changes from groove to rib every few
+//! cells, and floors planed by it had edges notched at every rill (sessions 47–48); the mean's
+//! contours are smoother. A wider mean (a 5 × 5 square or a disc of 21 cells) smoothed the
+//! edges a little more but put the grid's 8-fold signature of `highlands` out of range at 4
+//! more runs of 144 (docs/EROSION.md, "Session 49"). A cell's new height is
 //!
-//! with `S_k` the slope of the river's level at `k` and `p` the cell's flow-path length to
-//! `k` in cells. Below `D_k/2` the floor is flat but for `r`, which tilts it towards the river
-//! at one and a half times the river's slope (so water on the floor runs to the river, not
-//! beside it down the valley: without the tilt, floor cells drained in long parallel lines
-//! and Hack's exponent of `highlands` rose by 0.02–0.03), and above `D_k` the valley side is
-//! left as it was, with a smooth wall between. Cells only come down (lateral planation, not
-//! deposition: `z' ≤ z`), river cells keep their height, and wherever a flow path fell it
-//! still falls (both `HAND` and `p` shrink downstream, and `z'` grows with each), so no
-//! closed depression is made on a routing that descends (one that crosses a depression climbs
-//! to its pass, and there nothing is promised). Base level (the sea, the map's edges) is
-//! neither planed nor a river to plane towards: a river's mouth in the sea drains a whole
-//! basin, and planing the coast down to the sea floor would drown it. One pass down the
-//! stack: sequential, the same bytes on any thread count.
+//! `z' = max(min(z, z_k + r + (H̃ − r)·s), next_up(z'_rcv))`, `s = smoothstep(H̄/D_k from 0.5 to 1)`,
+//! `H̃ = H̄ + (HAND − H̄)·s`, `r = min(HAND, max(0.05·HAND, 1.5·S_k·p))`,
+//!
+//! with `S_k` the slope of the river's level at `k`, `p` the cell's flow-path length to `k` in
+//! cells and `z'_rcv` its receiver's new height. Below `H̄ = D_k/2` the floor is flat but for
+//! `r`, which tilts it towards the river at one and a half times the river's slope (so water on
+//! the floor runs to the river, not beside it down the valley: without the tilt, floor cells
+//! drained in long parallel lines and Hack's exponent of `highlands` rose by 0.02–0.03), and
+//! above `H̄ = D_k` the valley side is left as it was, with a smooth wall between whose relief
+//! `H̃` goes from the mean's to the cell's own. Cells only come down (lateral planation, not
+//! deposition: `z' ≤ z`), river cells keep their height, and wherever a flow path fell it still
+//! falls: a cell is planed after its receiver (down the stack) and stays above the receiver's
+//! new height (`next_up`, the next float up, which the cell's old height allows where the path
+//! fell), so no closed depression is made on a routing that descends (one that crosses a
+//! depression climbs to its pass, and there nothing is promised). Base level (the sea, the
+//! map's edges) is neither planed nor a river to plane towards: a river's mouth in the sea
+//! drains a whole basin, and planing the coast down to the sea floor would drown it. One pass
+//! down the stack for the rivers, one over the cells near a floor for the means, one down the
+//! stack to plane: sequential, the same bytes on any thread count.
 
 /// The floor's least rise over the river, as a share of the cell's height above it.
 const FLOOR_RISE: f64 = 0.05;
 /// The floor's tilt towards the river, in units of the river's own slope.
 const FLOOR_TILT: f64 = 1.5;
+/// Radius of the neighbourhood (a disc: cells within `√(R² + R)`; at 1 the 3 × 3 square)
+/// whose mean HAND decides how far a cell is planed.
+const SMOOTH_RADIUS: usize = 1;
+/// Cells at most this many flood depths above their river may be planed (their neighbourhood
+/// may lie lower than they do).
+const SMOOTH_REACH: f64 = 2.0;
 /// Exponent of the flood depth's growth with drainage area (Leopold & Maddock's depth–discharge
 /// exponent).
 const DEPTH_EXPONENT: f64 = 0.4;
@@ -43,8 +60,8 @@ const DEPTH_EXPONENT: f64 = 0.4;
 /// Planes the floodplains of `z` (`width` cells a row) from the routing it was last routed
 /// with: each cell's `receiver` (itself at outlets), the `stack` (every cell after its
 /// receiver) and the drainage area `cells` in cells; `base` marks base level. `area` = `A_f`
-/// in cells, `depth` = `D` in height units (either 0: nothing changes). `scratch` is any
-/// buffer of `z`'s length.
+/// in cells, `depth` = `D` in height units (either 0: nothing changes). `scratch` and
+/// `hands` are any buffers of `z`'s length.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn plane(
     z: &mut [f64],
@@ -56,25 +73,32 @@ pub(crate) fn plane(
     area: f64,
     depth: f64,
     scratch: &mut [f64],
+    hands: &mut [f64],
 ) {
     if !(area > 0.0 && depth > 0.0) || z.is_empty() {
         return;
     }
     let n = z.len();
-    debug_assert!(receiver.len() == n && stack.len() == n && base.len() == n && scratch.len() == n);
+    debug_assert!(
+        receiver.len() == n && stack.len() == n && base.len() == n && scratch.len() == n && hands.len() == n
+    );
     let step = |a: usize, b: usize| crate::grid::d8_link_length(a, b, width);
     // The river each cell drains to first and the length of the path there, walked from the
-    // outlets up so a receiver is known before its donors; each cell is planed as soon as they
-    // are known. Each cell's entry of `scratch` packs the two (no new buffer to fault in): the
-    // river's number in `rivers` in its high 32 bits (`NONE`: no river on the way), the path
-    // length as an `f32` in its low ones (0 for a river cell).
+    // outlets up so a receiver is known before its donors. Each cell's entry of `scratch`
+    // packs the two (no new buffer to fault in): the river's number in `rivers` in its high 32
+    // bits (`NONE`: no river on the way), the path length as an `f32` in its low ones (0 for a
+    // river cell).
     const NONE: u32 = u32::MAX;
     let pack = |k: u32, v: f32| f64::from_bits(((k as u64) << 32) | v.to_bits() as u64);
     let unpack = |e: f64| ((e.to_bits() >> 32) as u32, f32::from_bits(e.to_bits() as u32));
     scratch.fill(pack(NONE, 0.0));
     let mut rivers: Vec<River> = Vec::new();
+    // The cells close enough above their river to be planed, in stack order.
+    let mut near = Vec::new();
     for &c in stack {
         let c = c as usize;
+        // Each cell's HAND (0 for a river cell), NaN with no river downstream.
+        hands[c] = f64::NAN;
         if base[c] {
             continue;
         }
@@ -96,28 +120,65 @@ pub(crate) fn plane(
             };
             let flood = depth * terrasynth_noise::detmath::pow(a / area, DEPTH_EXPONENT);
             scratch[c] = pack(rivers.len() as u32, 0.0);
+            hands[c] = (z[c] - level).max(0.0);
             rivers.push(River { level, slope, flood });
             continue;
         }
         if r == c || down == NONE {
             continue;
         }
-        let p = before + step(c, r) as f32;
-        scratch[c] = pack(down, p);
-        let River { level, slope, flood } = rivers[down as usize];
-        let hand = z[c] - level;
-        if hand.is_nan() || hand <= 0.0 {
-            continue;
+        scratch[c] = pack(down, before + step(c, r) as f32);
+        let river = &rivers[down as usize];
+        let hand = z[c] - river.level;
+        hands[c] = hand.max(0.0);
+        if hand > 0.0 && hand < SMOOTH_REACH * river.flood {
+            near.push(c as u32);
         }
-        let s = ((hand / flood - 0.5) / 0.5).clamp(0.0, 1.0);
+    }
+    // Each of them gets the mean HAND of its neighbourhood (river cells count 0), read before
+    // anything is planed.
+    let height = n / width;
+    let means: Vec<f64> = near
+        .iter()
+        .map(|&c| {
+            let c = c as usize;
+            let (x, y) = (c % width, c / width);
+            let (mut sum, mut count) = (0.0, 0u32);
+            for ny in y.saturating_sub(SMOOTH_RADIUS)..(y + SMOOTH_RADIUS + 1).min(height) {
+                let dy = ny.abs_diff(y);
+                for nx in x.saturating_sub(SMOOTH_RADIUS)..(x + SMOOTH_RADIUS + 1).min(width) {
+                    let dx = nx.abs_diff(x);
+                    let hand = hands[ny * width + nx];
+                    // Outside the disc (at radius 1, nothing) or no river downstream.
+                    if dx * dx + dy * dy <= SMOOTH_RADIUS * SMOOTH_RADIUS + SMOOTH_RADIUS && !hand.is_nan() {
+                        sum += hand;
+                        count += 1;
+                    }
+                }
+            }
+            sum / count as f64
+        })
+        .collect();
+    // Planed from the outlets up, so each cell's receiver has its final height.
+    for (&c, &mean) in near.iter().zip(&means) {
+        let c = c as usize;
+        let (k, p) = unpack(scratch[c]);
+        let River { level, slope, flood } = rivers[k as usize];
+        let s = ((mean / flood - 0.5) / 0.5).clamp(0.0, 1.0);
         if s >= 1.0 {
             // The valley side above the flood keeps its bits.
             continue;
         }
+        let hand = z[c] - level;
         let s = terrasynth_noise::detmath::smoothstep(s);
         let rise = (FLOOR_RISE * hand).max(FLOOR_TILT * slope * p as f64).min(hand);
-        // `min`: never above the cell's own height, whatever the rounding.
-        z[c] = (level + rise + (hand - rise) * s).min(z[c]);
+        // The wall follows the mean HAND, the cell's own relief fading in towards its top.
+        let relief = mean + (hand - mean) * s;
+        // Never above the cell's own height, whatever the rounding; never down to its
+        // receiver's or below (where the path fell before, its old height allows that).
+        let planed = (level + rise + (relief - rise) * s).min(z[c]);
+        let above = z[receiver[c] as usize].next_up().min(z[c]);
+        z[c] = planed.max(above);
     }
 }
 
@@ -175,7 +236,18 @@ mod tests {
         let mut z = z0.clone();
         let mut scratch = vec![0.0; w * h];
         let (a_f, depth) = (200.0, 0.05);
-        plane(&mut z, w, &receiver, &stack, |c| area[c], &base, a_f, depth, &mut scratch);
+        plane(
+            &mut z,
+            w,
+            &receiver,
+            &stack,
+            |c| area[c],
+            &base,
+            a_f,
+            depth,
+            &mut scratch,
+            &mut vec![0.0; w * h],
+        );
         let river: Vec<bool> = area.iter().map(|&a| a >= a_f).collect();
         assert!(river.iter().filter(|&&r| r).count() > w / 2, "the middle row is a river");
         let mut floor = 0;
@@ -256,7 +328,18 @@ mod tests {
         assert!(z0[hollow] < z0[spill]);
         let (receiver, stack, area, base) = route(&z0, w, h);
         let mut z = z0.clone();
-        plane(&mut z, w, &receiver, &stack, |c| area[c], &base, 200.0, 0.05, &mut vec![0.0; w * h]);
+        plane(
+            &mut z,
+            w,
+            &receiver,
+            &stack,
+            |c| area[c],
+            &base,
+            200.0,
+            0.05,
+            &mut vec![0.0; w * h],
+            &mut vec![0.0; w * h],
+        );
         let beside: Vec<usize> = [hollow - w, hollow + w, hollow - w + 1, hollow + w + 1].into();
         assert!(beside.iter().any(|&c| z[c] < z0[c]), "nothing beside the hollow was planed");
         for c in beside {
@@ -271,7 +354,18 @@ mod tests {
         let (receiver, stack, area, base) = route(&z0, w, h);
         for (a_f, depth) in [(0.0, 0.05), (100.0, 0.0), (1e9, 0.05)] {
             let mut z = z0.clone();
-            plane(&mut z, w, &receiver, &stack, |c| area[c], &base, a_f, depth, &mut vec![0.0; w * h]);
+            plane(
+                &mut z,
+                w,
+                &receiver,
+                &stack,
+                |c| area[c],
+                &base,
+                a_f,
+                depth,
+                &mut vec![0.0; w * h],
+                &mut vec![0.0; w * h],
+            );
             assert!(z.iter().zip(&z0).all(|(a, b)| a.to_bits() == b.to_bits()), "{a_f}, {depth}");
         }
     }
@@ -285,9 +379,74 @@ mod tests {
         let z0: Vec<f64> = valley(w, h).iter().map(|v| v + 0.004 * rng.next_f64()).collect();
         let (receiver, stack, area, base) = route(&z0, w, h);
         let mut z = z0.clone();
-        plane(&mut z, w, &receiver, &stack, |c| area[c], &base, 30.0, 0.04, &mut vec![0.0; w * h]);
+        plane(
+            &mut z,
+            w,
+            &receiver,
+            &stack,
+            |c| area[c],
+            &base,
+            30.0,
+            0.04,
+            &mut vec![0.0; w * h],
+            &mut vec![0.0; w * h],
+        );
         assert!(z.iter().zip(&z0).all(|(a, b)| a <= b));
         assert!(z.iter().zip(&z0).filter(|(a, b)| a < b).count() > w * h / 20, "little was planed");
         assert_descent_kept(&z0, &z, &receiver);
+    }
+
+    /// Rills down the valley sides (grooves every 4 columns) make the cells' own HAND jagged
+    /// along the valley; the floor's edge follows the smoothed HAND, so the floor's width
+    /// varies far less from column to column than where HAND itself crosses half a flood depth.
+    #[test]
+    fn rills_on_the_sides_do_not_notch_the_floor() {
+        let (w, h) = (120, 61);
+        let mid = h / 2;
+        let z0: Vec<f64> = valley(w, h)
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let (x, y) = ((i % w) as f64, (i / w) as f64);
+                let groove = 0.5 + 0.5 * (std::f64::consts::TAU * x / 4.0).cos();
+                v + 0.04 * groove * ((y - mid as f64).abs() / 3.0).min(1.0)
+            })
+            .collect();
+        let (receiver, stack, area, base) = route(&z0, w, h);
+        let (a_f, depth) = (200.0, 0.025);
+        let mut z = z0.clone();
+        plane(
+            &mut z,
+            w,
+            &receiver,
+            &stack,
+            |c| area[c],
+            &base,
+            a_f,
+            depth,
+            &mut vec![0.0; w * h],
+            &mut vec![0.0; w * h],
+        );
+        assert_descent_kept(&z0, &z, &receiver);
+        // North of the river, per column of the lower valley: the rows planed (up to the top
+        // of the wall) and the rows whose own HAND is under the flood depth.
+        let (mut floor, mut own) = (Vec::new(), Vec::new());
+        for x in 6..w / 2 {
+            let k = mid * w + x;
+            if area[k] < a_f || receiver[k] as usize != k - 1 {
+                continue;
+            }
+            let flood = depth * terrasynth_noise::detmath::pow(area[k] / a_f, DEPTH_EXPONENT);
+            let rows = |f: &dyn Fn(usize) -> bool| (1..mid).take_while(|&d| f(k - d * w)).count();
+            floor.push(rows(&|c| z[c] < z0[c]));
+            own.push(rows(&|c| z0[c] - z0[k] < flood));
+        }
+        assert!(floor.len() > 30, "only {} columns", floor.len());
+        // How far the edge moves in all from column to column (the width shrinks upstream
+        // by a few rows: that much is the valley, the rest is notches).
+        let travel = |v: &[usize]| v.windows(2).map(|p| p[0].abs_diff(p[1])).sum::<usize>();
+        assert!(floor.iter().all(|&n| n >= 2), "no floor in some column: {floor:?}");
+        assert!(travel(&own) >= 20, "the rills do not notch HAND: {own:?}");
+        assert!(2 * travel(&floor) <= travel(&own), "the floor's edge is notched: {floor:?} (HAND: {own:?})");
     }
 }

@@ -411,8 +411,14 @@ impl Parts {
             (true, true) => 60,
             (true, false) => 24,
         };
-        // The floodplains' rivers (24 bytes each; every cell at worst, with a tiny area).
-        let floodplain = if params.floodplains() { 24 } else { 0 };
+        // The floodplains' rivers (24 bytes each; every cell at worst, with a tiny area), the
+        // cells near a floor and their mean HAND (12), and each cell's HAND (8, in the
+        // hillslope blend's buffer when there is one).
+        let floodplain = match (params.floodplains(), blend) {
+            (false, _) => 0,
+            (true, 0) => 44,
+            (true, _) => 36,
+        };
         let per_cell = 72 + deposition + fields + blend + floodplain;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
@@ -1342,6 +1348,15 @@ impl Eroder for StreamPowerEroder {
         }
         let per_cell = 1.0 / (dx * dx);
         let (area, width) = (&self.flow.area, self.surface.width());
+        // The hillslope blend's buffer is free by now (and already in memory).
+        let mut fresh = Vec::new();
+        let hands = match self.unblended.as_mut() {
+            Some(g) if g.len() == n => g.as_mut_slice(),
+            _ => {
+                fresh.resize(n, 0.0);
+                &mut fresh[..]
+            }
+        };
         super::floodplain::plane(
             self.surface.as_mut_slice(),
             width,
@@ -1352,6 +1367,7 @@ impl Eroder for StreamPowerEroder {
             floodplain_area,
             floodplain_depth,
             self.scratch.as_mut_slice(),
+            hands,
         );
     }
 }
