@@ -205,6 +205,23 @@ mod tests {
         (router.receiver.clone(), router.stack.clone(), router.area.clone(), base)
     }
 
+    /// The routing of `z0` (as [`route`]) and `z0` planed on it with `A_f` = `a_f` cells and
+    /// `D` = `depth`.
+    struct Planed {
+        z: Vec<f64>,
+        receiver: Vec<u32>,
+        area: Vec<f64>,
+        base: Vec<bool>,
+    }
+
+    fn planed(z0: &[f64], w: usize, h: usize, a_f: f64, depth: f64) -> Planed {
+        let (receiver, stack, area, base) = route(z0, w, h);
+        let mut z = z0.to_vec();
+        let (mut scratch, mut hands) = (vec![0.0; w * h], vec![0.0; w * h]);
+        plane(&mut z, w, &receiver, &stack, |c| area[c], &base, a_f, depth, &mut scratch, &mut hands);
+        Planed { z, receiver, area, base }
+    }
+
     /// A valley down to the west: a river along the middle row falling 0.002 a cell, sides
     /// rising 0.01 a cell away from it, and small bumps so the sides are not planes.
     fn valley(w: usize, h: usize) -> Vec<f64> {
@@ -232,22 +249,8 @@ mod tests {
     fn a_valley_gets_a_flat_floor_and_keeps_its_sides_and_river() {
         let (w, h) = (80, 41);
         let z0 = valley(w, h);
-        let (receiver, stack, area, base) = route(&z0, w, h);
-        let mut z = z0.clone();
-        let mut scratch = vec![0.0; w * h];
         let (a_f, depth) = (200.0, 0.05);
-        plane(
-            &mut z,
-            w,
-            &receiver,
-            &stack,
-            |c| area[c],
-            &base,
-            a_f,
-            depth,
-            &mut scratch,
-            &mut vec![0.0; w * h],
-        );
+        let Planed { z, receiver, area, base } = planed(&z0, w, h, a_f, depth);
         let river: Vec<bool> = area.iter().map(|&a| a >= a_f).collect();
         assert!(river.iter().filter(|&&r| r).count() > w / 2, "the middle row is a river");
         let mut floor = 0;
@@ -326,20 +329,7 @@ mod tests {
         let (hollow, spill) = (mid * w + 20, mid * w + 19);
         z0[hollow] -= 0.01;
         assert!(z0[hollow] < z0[spill]);
-        let (receiver, stack, area, base) = route(&z0, w, h);
-        let mut z = z0.clone();
-        plane(
-            &mut z,
-            w,
-            &receiver,
-            &stack,
-            |c| area[c],
-            &base,
-            200.0,
-            0.05,
-            &mut vec![0.0; w * h],
-            &mut vec![0.0; w * h],
-        );
+        let Planed { z, .. } = planed(&z0, w, h, 200.0, 0.05);
         let beside: Vec<usize> = [hollow - w, hollow + w, hollow - w + 1, hollow + w + 1].into();
         assert!(beside.iter().any(|&c| z[c] < z0[c]), "nothing beside the hollow was planed");
         for c in beside {
@@ -351,21 +341,8 @@ mod tests {
     fn no_area_or_depth_changes_nothing() {
         let (w, h) = (30, 21);
         let z0 = valley(w, h);
-        let (receiver, stack, area, base) = route(&z0, w, h);
         for (a_f, depth) in [(0.0, 0.05), (100.0, 0.0), (1e9, 0.05)] {
-            let mut z = z0.clone();
-            plane(
-                &mut z,
-                w,
-                &receiver,
-                &stack,
-                |c| area[c],
-                &base,
-                a_f,
-                depth,
-                &mut vec![0.0; w * h],
-                &mut vec![0.0; w * h],
-            );
+            let Planed { z, .. } = planed(&z0, w, h, a_f, depth);
             assert!(z.iter().zip(&z0).all(|(a, b)| a.to_bits() == b.to_bits()), "{a_f}, {depth}");
         }
     }
@@ -377,20 +354,7 @@ mod tests {
         let (w, h) = (64, 48);
         let mut rng = terrasynth_noise::rng::SplitMix64::new(3);
         let z0: Vec<f64> = valley(w, h).iter().map(|v| v + 0.004 * rng.next_f64()).collect();
-        let (receiver, stack, area, base) = route(&z0, w, h);
-        let mut z = z0.clone();
-        plane(
-            &mut z,
-            w,
-            &receiver,
-            &stack,
-            |c| area[c],
-            &base,
-            30.0,
-            0.04,
-            &mut vec![0.0; w * h],
-            &mut vec![0.0; w * h],
-        );
+        let Planed { z, receiver, .. } = planed(&z0, w, h, 30.0, 0.04);
         assert!(z.iter().zip(&z0).all(|(a, b)| a <= b));
         assert!(z.iter().zip(&z0).filter(|(a, b)| a < b).count() > w * h / 20, "little was planed");
         assert_descent_kept(&z0, &z, &receiver);
@@ -412,21 +376,8 @@ mod tests {
                 v + 0.04 * groove * ((y - mid as f64).abs() / 3.0).min(1.0)
             })
             .collect();
-        let (receiver, stack, area, base) = route(&z0, w, h);
         let (a_f, depth) = (200.0, 0.025);
-        let mut z = z0.clone();
-        plane(
-            &mut z,
-            w,
-            &receiver,
-            &stack,
-            |c| area[c],
-            &base,
-            a_f,
-            depth,
-            &mut vec![0.0; w * h],
-            &mut vec![0.0; w * h],
-        );
+        let Planed { z, receiver, area, .. } = planed(&z0, w, h, a_f, depth);
         assert_descent_kept(&z0, &z, &receiver);
         // North of the river, per column of the lower valley: the rows planed (up to the top
         // of the wall) and the rows whose own HAND is under the flood depth.
