@@ -85,7 +85,7 @@ pub fn log_floor(lo: f64, hi: f64) -> f64 {
 /// it) gets a logarithmic slider from 0 (the left end: off) to two decades above the anchor's
 /// decade, `10^(⌊log₁₀ anchor⌋ + 2)`, showing [`DECADES_FROM_ZERO`] decades: the anchor sits
 /// near the middle, whatever its unit (30 cells on `0 ..= 1000`, 0.03 height units on
-/// `0 ..= 1`). The range only moves when the value leaves its decade. Any other number: as
+/// `0 ..= 1`). The editor moves the anchor with [`reanchor`]. Any other number: as
 /// [`slider_range`].
 pub fn slider_range_from(
     min: f64,
@@ -116,6 +116,22 @@ pub fn slider_range_from(
         hi = hi.max(current);
     }
     Some((lo, hi, log && hi / lo > 20.0))
+}
+
+/// The anchor of [`slider_range_from`] once no pointer button is held, the value now being
+/// `value`: where the slider is a logarithmic one from 0 (a number off by default, on here) and
+/// the value is 0 or strictly inside the decades it shows, the anchor stays, so the range and
+/// the knob stay where the drag left them; at either end of those decades, or past them (a drag
+/// to the end, a typed or loaded value), the anchor becomes the value and the range moves to
+/// it (a drag to the right end then a second drag reaches two decades further). Any other
+/// number is anchored at its value (its range does not depend on the anchor).
+pub fn reanchor(min: f64, max: f64, default: f64, anchor: f64, value: f64) -> f64 {
+    match slider_range_from(min, max, default, f64::NAN, anchor) {
+        Some((lo, hi, true)) if lo == 0.0 && (value == 0.0 || (value > log_floor(lo, hi) && value < hi)) => {
+            anchor
+        }
+        _ => value,
+    }
 }
 
 /// The value after a fine drag (Shift held) of `dx_px` pixels on a slider `width_px` wide over
@@ -338,6 +354,16 @@ mod tests {
         assert_eq!(slider_range_from(0.0, 1e6, 0.0, 0.0, f64::NAN), Some((0.0, 10.0, false)));
         assert_eq!(slider_range_from(0.0, 100.0, 0.0, 30.0, 30.0), Some((0.0, 30.0, false)), "no room");
         assert_eq!(slider_range_from(0.0, 1e6, 0.05, 0.5, 0.5), slider_range(0.0, 1e6, 0.05, 0.5));
+        // After a drag: the anchor stays while the value is 0 or inside the decades shown
+        // (0.03's slider is 0 ..= 1, from 0.001), moves to a value at either end or past them.
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 0.1), 0.03);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 0.0015), 0.03);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 0.0), 0.03);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 1.0), 1.0);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 0.001), 0.001);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.03, 7.0), 7.0);
+        assert_eq!(reanchor(0.0, 1e6, 0.0, 0.0, 0.1), 0.1, "off: no log slider yet");
+        assert_eq!(reanchor(0.0, 1e6, 0.05, 0.5, 0.7), 0.7, "on by default: anchored at the value");
         // Where the knob sits on egui's scale (log from `log_floor` up): near the middle.
         let at = |v: f64, (lo, hi, _): (f64, f64, bool)| {
             let floor = log_floor(lo, hi);

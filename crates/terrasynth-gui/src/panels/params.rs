@@ -86,10 +86,12 @@ pub fn params_ui(
                 ParamValue::Number(d) => d,
                 _ => f64::NAN,
             };
-            // The value the slider's range is built around: the current one, held while a
-            // pointer button is down and in the frame it is released (egui still sets a
-            // dragged slider's value from the pointer then), so a drag never moves the range
-            // under the pointer.
+            let (min, max) = limits::number_range(spec).map_or((0.0, 0.0), |r| (*r.start(), *r.end()));
+            // The value the slider's range is built around: held while a pointer button is
+            // down and in the frame it is released (egui still sets a dragged slider's value
+            // from the pointer then), so a drag never moves the range under the pointer; then
+            // moved as `limits::reanchor` says (not while the value stays inside the range's
+            // decades, so the knob does not jump when the drag ends).
             let anchor = match &current {
                 ParamValue::Number(v) => {
                     let id = ui.scope_id().with((salt, spec.name, "slider anchor"));
@@ -97,17 +99,14 @@ pub fn params_ui(
                     ui.data_mut(|d| {
                         let a = d.get_temp_mut_or_insert_with(id, || *v);
                         if !held {
-                            *a = *v;
+                            *a = limits::reanchor(min, max, default, *a, *v);
                         }
                         *a
                     })
                 }
                 _ => f64::NAN,
             };
-            let slider = |v: f64| {
-                let (min, max) = limits::number_range(spec).map_or((0.0, 0.0), |r| (*r.start(), *r.end()));
-                limits::slider_range_from(min, max, default, v, anchor)
-            };
+            let slider = |v: f64| limits::slider_range_from(min, max, default, v, anchor);
             match (spec.kind, &current) {
                 (ParamKind::Float { .. }, ParamValue::Number(v)) if slider(*v).is_some() => {
                     let mut x = *v;
