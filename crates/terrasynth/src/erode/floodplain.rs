@@ -40,15 +40,15 @@
 //! depression climbs to its pass, and there nothing is promised). Base level (the sea, the
 //! map's edges) is neither planed nor a river to plane towards: a river's mouth in the sea
 //! drains a whole basin, and planing the coast down to the sea floor would drown it. One pass
-//! down the stack for the rivers, one over the cells near a floor for the means, one down the
-//! stack to plane: sequential, the same bytes on any thread count.
+//! down the stack for the rivers and HAND, one over the cells near a floor for the means, and
+//! one over those cells in stack order to plane: sequential, the same bytes on any thread
+//! count.
 
 /// The floor's least rise over the river, as a share of the cell's height above it.
 const FLOOR_RISE: f64 = 0.05;
 /// The floor's tilt towards the river, in units of the river's own slope.
 const FLOOR_TILT: f64 = 1.5;
-/// Radius of the neighbourhood (a disc: cells within `√(R² + R)`; at 1 the 3 × 3 square)
-/// whose mean HAND decides how far a cell is planed.
+/// Half the side of the square (3 × 3 cells) whose mean HAND decides how far a cell is planed.
 const SMOOTH_RADIUS: usize = 1;
 /// Cells at most this many flood depths above their river may be planed (their neighbourhood
 /// may lie lower than they do).
@@ -97,7 +97,8 @@ pub(crate) fn plane(
     let mut near = Vec::new();
     for &c in stack {
         let c = c as usize;
-        // Each cell's HAND (0 for a river cell), NaN with no river downstream.
+        // Each cell's HAND (0 for a river cell), NaN with no river downstream (the stack holds
+        // every cell once).
         hands[c] = f64::NAN;
         if base[c] {
             continue;
@@ -145,12 +146,9 @@ pub(crate) fn plane(
             let (x, y) = (c % width, c / width);
             let (mut sum, mut count) = (0.0, 0u32);
             for ny in y.saturating_sub(SMOOTH_RADIUS)..(y + SMOOTH_RADIUS + 1).min(height) {
-                let dy = ny.abs_diff(y);
                 for nx in x.saturating_sub(SMOOTH_RADIUS)..(x + SMOOTH_RADIUS + 1).min(width) {
-                    let dx = nx.abs_diff(x);
                     let hand = hands[ny * width + nx];
-                    // Outside the disc (at radius 1, nothing) or no river downstream.
-                    if dx * dx + dy * dy <= SMOOTH_RADIUS * SMOOTH_RADIUS + SMOOTH_RADIUS && !hand.is_nan() {
+                    if !hand.is_nan() {
                         sum += hand;
                         count += 1;
                     }
@@ -361,8 +359,9 @@ mod tests {
     }
 
     /// Rills down the valley sides (grooves every 4 columns) make the cells' own HAND jagged
-    /// along the valley; the floor's edge follows the smoothed HAND, so the floor's width
-    /// varies far less from column to column than where HAND itself crosses half a flood depth.
+    /// along the valley; the floor's edge follows the mean HAND, so where the planing stops
+    /// moves far less from column to column than where the cells' own HAND crosses the flood
+    /// depth (where it stopped before).
     #[test]
     fn rills_on_the_sides_do_not_notch_the_floor() {
         let (w, h) = (120, 61);
