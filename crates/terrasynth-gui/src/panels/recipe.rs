@@ -130,15 +130,17 @@ impl RecipePanel {
         // The progress bar's row is there whether a job runs or not, so the steps below never
         // move when one starts or ends (a dragged slider regenerates the preview: until session
         // 49 the bar's row appeared above it and moved it a row down under the pointer).
-        if let Some(a) = editor.active_job() {
+        let job = editor.active_job();
+        let bar = match &job {
             // The bar is the whole job; the text the running step's own share and time left.
-            let (step, f, left) = a.step_status();
-            let text = crate::worker::progress_text(a.label, &step, f, left);
-            ui.add(egui::ProgressBar::new(a.progress.fraction() as f32).text(text).animate(true));
-        } else {
-            let size = egui::vec2(ui.available_size_before_wrap().x.max(96.0), ui.spacing().interact_size.y);
-            ui.allocate_exact_size(size, egui::Sense::hover());
-        }
+            Some(a) => {
+                let (step, f, left) = a.step_status();
+                let text = crate::worker::progress_text(a.label, &step, f, left);
+                egui::ProgressBar::new(a.progress.fraction() as f32).text(text).animate(true)
+            }
+            None => egui::ProgressBar::new(0.0),
+        };
+        ui.add_visible(job.is_some(), bar);
     }
 }
 
