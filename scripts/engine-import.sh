@@ -7,7 +7,9 @@
 #     HeightMapShape (collision) and height.exr into an Image (scripts/engine-import/godot_check.gd);
 #   Blender 3.4: imports mesh.glb with its glTF add-on and builds a displaced grid from height.exr
 #     (scripts/engine-import/blender_check.py).
-# Each checks width/height and the height range against report.json and reports load times.
+# Each checks width/height and the height range against report.json, that the imported mesh's
+# UVs span [0, 1] and its vertex colours lie in [0, 1] with alpha 1 and are not all one colour
+# (an importer that misreads an attribute's encoding fails this), and reports load times.
 # Usage: scripts/engine-import.sh [preset] [size]   (default: rivers 1025)
 # TERRASYNTH=path/to/terrasynth picks the binary (default: target/release, else target/debug).
 set -euo pipefail
@@ -69,15 +71,18 @@ g = json.loads(godot) if godot else {}
 b = json.loads(blender) if blender else {}
 ok = lambda d, k: "yes" if d.get(k) else "**NO**"
 print(f"\nengine import of `{preset}` at {size}x{size} (scripts/engine-import.sh {preset} {size})\n")
-print("| program | mesh.glb load | mesh size/range ok | heightmap load | heightmap ok | whole process |")
-print("|---|---:|:---:|---:|:---:|---:|")
-print(f"| {g.get('engine', 'Godot (failed)')} editor import | {float(gimport)*1e3:.0f} ms | | | | |")
+print("| program | mesh.glb load | mesh size/range ok | UVs / colours ok | heightmap load | heightmap ok | whole process |")
+print("|---|---:|:---:|:---:|---:|:---:|---:|")
+print(f"| {g.get('engine', 'Godot (failed)')} editor import | {float(gimport)*1e3:.0f} ms | | | | | |")
 print(f"| {g.get('engine', 'Godot (failed)')} game load | {g.get('mesh_load_ms', float('nan')):.1f} ms | {ok(g, 'mesh_ok')} "
+      f"| {ok(g, 'mesh_uv_ok')} / {ok(g, 'mesh_color_ok')} "
       f"| r16 → HeightMapShape {g.get('heightmap_load_ms', float('nan')):.0f} ms; EXR → Image {g.get('exr_load_ms', float('nan')):.0f} ms "
       f"| {ok(g, 'heightmap_ok')} / {ok(g, 'exr_ok')} | {float(ge)-float(gs):.2f} s |")
 print(f"| {b.get('engine', 'Blender (failed)')} | {b.get('mesh_load_ms', float('nan')):.0f} ms | {ok(b, 'mesh_ok')} "
+      f"| {ok(b, 'mesh_uv_ok')} / {ok(b, 'mesh_color_ok')} "
       f"| EXR → displaced grid {b.get('heightmap_load_ms', float('nan')):.0f} ms | {ok(b, 'heightmap_ok')} | {float(be)-float(bs):.2f} s |")
 print("\nGodot:", json.dumps(g))
 print("Blender:", json.dumps(b))
-sys.exit(0 if g.get("mesh_ok") and g.get("heightmap_ok") and g.get("exr_ok") and b.get("mesh_ok") and b.get("heightmap_ok") else 1)
+checks = ["mesh_ok", "mesh_uv_ok", "mesh_color_ok", "heightmap_ok"]
+sys.exit(0 if all(g.get(k) for k in checks + ["exr_ok"]) and all(b.get(k) for k in checks) else 1)
 PY

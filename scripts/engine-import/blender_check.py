@@ -47,6 +47,35 @@ if pts:
 else:
     out["mesh_ok"] = False
 
+# The mesh's UVs span [0, 1] (Blender flips V) and its vertex colours lie in [0, 1], alpha 1,
+# and differ over the map (sea and land: an importer that misreads them gives one colour).
+uv_ok, color_ok = bool(meshes), bool(meshes)
+for o in meshes:
+    data = o.data
+    if not data.uv_layers:
+        uv_ok = False
+    else:
+        uv = numpy.empty(2 * len(data.loops), dtype=numpy.float32)
+        data.uv_layers[0].data.foreach_get("uv", uv)
+        out["mesh_uv_range"] = [float(uv.min()), float(uv.max())]
+        uv_ok = uv_ok and bool(abs(uv.min()) < 1e-4 and abs(uv.max() - 1) < 1e-4)
+    attrs = getattr(data, "color_attributes", None) or getattr(data, "vertex_colors", None)
+    if not attrs:
+        color_ok = False
+    else:
+        layer = attrs[0]
+        rgba = numpy.empty(4 * len(layer.data), dtype=numpy.float32)
+        layer.data.foreach_get("color", rgba)
+        rgba = rgba.reshape(-1, 4)
+        out["mesh_color_range"] = [float(rgba[:, :3].min()), float(rgba[:, :3].max())]
+        out["mesh_color_alpha"] = [float(rgba[:, 3].min()), float(rgba[:, 3].max())]
+        rgb = rgba[:, :3]
+        color_ok = color_ok and bool(
+            rgb.min() >= 0 and rgb.max() <= 1 and rgb.max() - rgb.min() > 0.1 and rgba[:, 3].min() > 0.999
+        )
+out["mesh_uv_ok"] = uv_ok
+out["mesh_color_ok"] = color_ok
+
 # height.exr: a grid of w x h vertices displaced by the pixel heights (metres).
 t0 = time.perf_counter()
 img = bpy.data.images.load(f"{folder}/height.exr")

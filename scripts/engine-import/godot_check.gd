@@ -43,10 +43,37 @@ func _init():
 			and abs(box.size.z - (h - 1) * cell) < 1e-3 * h * cell \
 			and box.position.y >= lo - tol and box.end.y <= hi + tol
 		var verts = 0
+		# UVs span [0, 1]; vertex colours lie in [0, 1], alpha 1, and differ over the map (sea
+		# and land: an importer that misreads them gives one colour).
+		var uv_lo = INF
+		var uv_hi = -INF
+		var c_lo = INF
+		var c_hi = -INF
+		var a_lo = INF
+		var has_uv = false
+		var has_color = false
 		for mi in node.get_children():
 			if mi is MeshInstance:
 				verts += mi.mesh.surface_get_array_len(0)
+				var arrays = mi.mesh.surface_get_arrays(0)
+				var uvs = arrays[Mesh.ARRAY_TEX_UV]
+				var colors = arrays[Mesh.ARRAY_COLOR]
+				if uvs != null and uvs.size() > 0:
+					has_uv = true
+					for t in uvs:
+						uv_lo = min(uv_lo, min(t.x, t.y))
+						uv_hi = max(uv_hi, max(t.x, t.y))
+				if colors != null and colors.size() > 0:
+					has_color = true
+					for c in colors:
+						c_lo = min(c_lo, min(c.r, min(c.g, c.b)))
+						c_hi = max(c_hi, max(c.r, max(c.g, c.b)))
+						a_lo = min(a_lo, c.a)
 		out["mesh_vertices"] = verts
+		out["mesh_uv_range"] = [uv_lo, uv_hi]
+		out["mesh_color_range"] = [c_lo, c_hi, a_lo]
+		out["mesh_uv_ok"] = has_uv and abs(uv_lo) < 1e-4 and abs(uv_hi - 1) < 1e-4
+		out["mesh_color_ok"] = has_color and c_lo >= 0 and c_hi <= 1 and c_hi - c_lo > 0.1 and a_lo > 0.999
 
 	# height.r16 into a HeightMapShape (16-bit little-endian, row 0 first, [0, 1] of the range).
 	t0 = OS.get_ticks_usec()
