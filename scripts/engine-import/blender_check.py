@@ -66,12 +66,11 @@ for o in meshes:
         layer = attrs[0]
         rgba = numpy.empty(4 * len(layer.data), dtype=numpy.float32)
         layer.data.foreach_get("color", rgba)
-        rgba = rgba.reshape(-1, 4)
-        out["mesh_color_range"] = [float(rgba[:, :3].min()), float(rgba[:, :3].max())]
-        out["mesh_color_alpha"] = [float(rgba[:, 3].min()), float(rgba[:, 3].max())]
-        rgb = rgba[:, :3]
+        rgb, alpha = rgba.reshape(-1, 4)[:, :3], rgba.reshape(-1, 4)[:, 3]
+        out["mesh_color_range"] = [float(rgb.min()), float(rgb.max())]
+        out["mesh_color_alpha"] = [float(alpha.min()), float(alpha.max())]
         color_ok = color_ok and bool(
-            rgb.min() >= 0 and rgb.max() <= 1 and rgb.max() - rgb.min() > 0.1 and rgba[:, 3].min() > 0.999
+            rgb.min() >= 0 and rgb.max() <= 1 and rgb.max() - rgb.min() > 0.1 and alpha.min() > 0.999
         )
 out["mesh_uv_ok"] = uv_ok
 out["mesh_color_ok"] = color_ok

@@ -50,6 +50,7 @@ func _init():
 		var c_lo = INF
 		var c_hi = -INF
 		var a_lo = INF
+		var a_hi = -INF
 		var has_uv = false
 		var has_color = false
 		for mi in node.get_children():
@@ -69,9 +70,11 @@ func _init():
 						c_lo = min(c_lo, min(c.r, min(c.g, c.b)))
 						c_hi = max(c_hi, max(c.r, max(c.g, c.b)))
 						a_lo = min(a_lo, c.a)
+						a_hi = max(a_hi, c.a)
 		out["mesh_vertices"] = verts
 		out["mesh_uv_range"] = [uv_lo, uv_hi]
-		out["mesh_color_range"] = [c_lo, c_hi, a_lo]
+		out["mesh_color_range"] = [c_lo, c_hi]
+		out["mesh_color_alpha"] = [a_lo, a_hi]
 		out["mesh_uv_ok"] = has_uv and abs(uv_lo) < 1e-4 and abs(uv_hi - 1) < 1e-4
 		out["mesh_color_ok"] = has_color and c_lo >= 0 and c_hi <= 1 and c_hi - c_lo > 0.1 and a_lo > 0.999
 
