@@ -66,7 +66,8 @@ for o in meshes:
         layer = attrs[0]
         rgba = numpy.empty(4 * len(layer.data), dtype=numpy.float32)
         layer.data.foreach_get("color", rgba)
-        rgb, alpha = rgba.reshape(-1, 4)[:, :3], rgba.reshape(-1, 4)[:, 3]
+        rgba = rgba.reshape(-1, 4)
+        rgb, alpha = rgba[:, :3], rgba[:, 3]
         out["mesh_color_range"] = [float(rgb.min()), float(rgb.max())]
         out["mesh_color_alpha"] = [float(alpha.min()), float(alpha.max())]
         color_ok = color_ok and bool(
