@@ -117,8 +117,10 @@ fn d8_directions_portable<H: FloodHeight>(
     }
 }
 
-/// D8 receivers of one row `y` of a `w`-wide unpadded surface into `row`: edge cells and cells
+/// D8 receivers of one row `y` of a `w`-wide unpadded surface into `row`, and their directions
+/// (indices into [`D8`]) into `dir_row` (left at 8, none, for outlets): edge cells and cells
 /// below `sea_level` are outlets (their own receiver).
+#[allow(clippy::too_many_arguments)]
 fn d8_row(
     z: &[f32],
     w: usize,
@@ -126,6 +128,7 @@ fn d8_row(
     y: usize,
     sea_level: f32,
     row: &mut [u32],
+    dir_row: &mut [u8],
     scratch: &mut (Vec<f32>, Vec<u8>),
 ) {
     let base = y * w;
@@ -142,6 +145,7 @@ fn d8_row(
     for (x, (&k, &c)) in dir.iter().zip(&z[base + 1..base + w - 1]).enumerate() {
         if k < 8 && c >= sea_level {
             row[x + 1] = ((base + 1 + x) as isize + offsets[k as usize]) as u32;
+            dir_row[x + 1] = k;
         }
     }
 }
@@ -187,11 +191,19 @@ impl D8Router {
         let (w, h) = (surface.width(), surface.height());
         let z = surface.as_slice();
         let mut receivers = vec![0u32; w * h];
-        receivers.par_chunks_mut(w).enumerate().for_each_init(
+        // Each cell's direction (8: none) with a border of 8, for the donor masks.
+        let wp = w + 2;
+        let mut dirs = vec![8u8; wp * (h + 2)];
+        receivers.par_chunks_mut(w).zip(dirs[wp..wp * (h + 1)].par_chunks_mut(wp)).enumerate().for_each_init(
             || (Vec::new(), Vec::new()),
-            |scratch, (y, row)| d8_row(z, w, h, y, sea_level, row, scratch),
+            |scratch, (y, (row, dir_row))| {
+                d8_row(z, w, h, y, sea_level, row, &mut dir_row[1..w + 1], scratch)
+            },
         );
-        let (order, run_ends) = grid_order(&receivers, w);
+        let mut donors = Vec::new();
+        super::routing::donor_masks(&dirs, w, h, &mut donors);
+        drop(dirs);
+        let (order, run_ends) = grid_order(&receivers, &donors, w);
         Ok(FlowField { width: w, height: h, cell_size: surface.cell_size(), receivers, order, run_ends })
     }
 }
@@ -246,39 +258,17 @@ pub(crate) fn topological_order(receivers: &[u32]) -> Vec<u32> {
 const ORDER_PIECE_ROWS: usize = 16;
 
 /// A receivers-first order of a forest whose receivers are 8-neighbours (or the cell itself),
-/// on a grid `w` wide, and the ends of the runs of whole trees it is cut into: each cell's
-/// donors as a bit mask (rows in parallel), then, for pieces of [`ORDER_PIECE_ROWS`] rows in
-/// parallel, every root of the piece in index order walked up depth-first, each cell before its
-/// donors (the walk of [`super::routing::StreamPowerRouter`]'s stack); the pieces concatenated in
-/// order. Cells on a cycle are never reached: the order is then shorter than `receivers`.
-fn grid_order(receivers: &[u32], w: usize) -> (Vec<u32>, Vec<usize>) {
+/// on a grid `w` wide, and the ends of the runs of whole trees it is cut into, from each cell's
+/// donors as a bit mask (`donors`, [`super::routing::donor_masks`]): for pieces of
+/// [`ORDER_PIECE_ROWS`] rows in parallel, every root of the piece in index order walked up
+/// depth-first, each cell before its donors (the walk of
+/// [`super::routing::StreamPowerRouter`]'s stack); the pieces concatenated in order. Cells on a
+/// cycle are never reached: the order is then shorter than `receivers`.
+fn grid_order(receivers: &[u32], donors: &[u8], w: usize) -> (Vec<u32>, Vec<usize>) {
     let n = receivers.len();
     if n == 0 || w == 0 {
         return (Vec::new(), Vec::new());
     }
-    let h = n / w;
-    let offsets = neighbour_offsets(w);
-    let mut donors = vec![0u8; n];
-    donors.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let inner_row = y > 0 && y + 1 < h;
-        for (x, mask) in row.iter_mut().enumerate() {
-            let c = y * w + x;
-            if inner_row && x > 0 && x + 1 < w {
-                // No bounds to test: all 8 neighbours exist.
-                for (k, &o) in offsets.iter().enumerate() {
-                    *mask |= u8::from(receivers[(c as isize + o) as usize] as usize == c) << k;
-                }
-                continue;
-            }
-            for (k, &(dx, dy)) in D8.iter().enumerate() {
-                let (nx, ny) = (x as isize + dx as isize, y as isize + dy as isize);
-                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
-                    let nb = (c as isize + offsets[k]) as usize;
-                    *mask |= u8::from(receivers[nb] as usize == c && nb != c) << k;
-                }
-            }
-        }
-    });
     let table = super::routing::DonorOffsets::new(w);
     let pieces: Vec<Vec<u32>> = receivers
         .par_chunks(ORDER_PIECE_ROWS * w)
@@ -288,7 +278,7 @@ fn grid_order(receivers: &[u32], w: usize) -> (Vec<u32>, Vec<usize>) {
             for (x, &r) in cells.iter().enumerate() {
                 let c = p * ORDER_PIECE_ROWS * w + x;
                 if r as usize == c {
-                    super::routing::walk_up(c as u32, &donors, &table, pending, |d| out.push(d));
+                    super::routing::walk_up(c as u32, donors, &table, pending, |d| out.push(d));
                 }
             }
             out
@@ -558,6 +548,18 @@ mod tests {
         };
         let flow = on(1);
         assert_eq!(flow, on(3));
+        // The donor masks from the padded directions equal those gathered from the receivers.
+        let wp = w + 2;
+        let mut dirs = vec![8u8; wp * (h + 2)];
+        let offsets = neighbour_offsets(w);
+        for (c, &r) in flow.receivers().iter().enumerate() {
+            if let Some(k) = (0..8).find(|&k| r as usize != c && c as isize + offsets[k] == r as isize) {
+                dirs[(c / w + 1) * wp + c % w + 1] = k as u8;
+            }
+        }
+        let mut donors = Vec::new();
+        super::super::routing::donor_masks(&dirs, w, h, &mut donors);
+        assert_eq!(donors, donors_of(flow.receivers(), w), "donor masks");
         let (rec, order) = (flow.receivers(), flow.order());
         assert!(flow.run_ends.len() > 1, "several runs");
         let mut run_of = vec![usize::MAX; rec.len()];
@@ -585,7 +587,27 @@ mod tests {
         }
         assert_eq!(flow.accumulate(None).unwrap().as_slice(), &expected[..]);
         // Cells 1 and 2 of a 4×1 row drain into each other: only the roots 0 and 3 are listed.
-        let (listed, ends) = grid_order(&[0, 2, 1, 3], 4);
+        let cycle = [0, 2, 1, 3];
+        let (listed, ends) = grid_order(&cycle, &donors_of(&cycle, 4), 4);
         assert_eq!((listed, ends), (vec![0, 3], vec![2]));
+    }
+
+    /// Each cell's donors as a bit mask, gathered from the receivers (bit `k`: the neighbour in
+    /// direction `D8[k]` drains into the cell), bounds tested cell by cell: the oracle of
+    /// [`super::super::routing::donor_masks`].
+    fn donors_of(receivers: &[u32], w: usize) -> Vec<u8> {
+        let h = receivers.len() / w;
+        let mut donors = vec![0u8; receivers.len()];
+        for (c, mask) in donors.iter_mut().enumerate() {
+            let (x, y) = ((c % w) as i32, (c / w) as i32);
+            for (k, &(dx, dy)) in D8.iter().enumerate() {
+                let (nx, ny) = (x + dx, y + dy);
+                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
+                    let nb = ny as usize * w + nx as usize;
+                    *mask |= u8::from(receivers[nb] as usize == c && nb != c) << k;
+                }
+            }
+        }
+        donors
     }
 }

@@ -256,23 +256,9 @@ impl StreamPowerRouter {
             });
     }
 
-    /// Each cell's donors as a bit mask: bit `k` of `donors[c]` is set when the neighbour in
-    /// direction `D8[k]` drains into `c`, i.e. its direction is the opposite one, `(k + 4) mod
-    /// 8`. Per row, in parallel, from the padded directions (no bounds to test).
+    /// Each cell's donors as a bit mask ([`donor_masks`]).
     fn donor_masks(&mut self, width: usize, height: usize) {
-        let wp = width + 2;
-        let directions = &self.directions;
-        memory::resize_par(&mut self.donors, width * height, 0);
-        self.donors.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
-            row.fill(0);
-            for (k, &(dx, dy)) in D8.iter().enumerate() {
-                let from = ((y + 1) as isize + dy as isize) as usize * wp + (1 + dx) as usize;
-                let towards = ((k + 4) % 8) as u8;
-                for (mask, &d) in row.iter_mut().zip(&directions[from..from + width]) {
-                    *mask |= u8::from(d == towards) << k;
-                }
-            }
-        });
+        donor_masks(&self.directions, width, height, &mut self.donors);
     }
 
     /// Cells per piece of rows the roots are taken from in parallel (whole rows, at most
@@ -619,6 +605,26 @@ impl DonorOffsets {
         }
         Self { lists, counts }
     }
+}
+
+/// Each cell's donors as a bit mask, into `donors` (`width × height`): bit `k` of `donors[c]` is
+/// set when the neighbour in direction `D8[k]` drains into `c`, i.e. its direction is the
+/// opposite one, `(k + 4) mod 8`. `directions` holds each cell's direction (8: none) on a grid
+/// padded with a border of 8 (`(width + 2) × (height + 2)`), so there are no bounds to test;
+/// per row, in parallel, the compares over whole rows vectorise.
+pub(crate) fn donor_masks(directions: &[u8], width: usize, height: usize, donors: &mut Vec<u8>) {
+    let wp = width + 2;
+    memory::resize_par(donors, width * height, 0);
+    donors.par_chunks_mut(width.max(1)).enumerate().for_each(|(y, row)| {
+        row.fill(0);
+        for (k, &(dx, dy)) in D8.iter().enumerate() {
+            let from = ((y + 1) as isize + dy as isize) as usize * wp + (1 + dx) as usize;
+            let towards = ((k + 4) % 8) as u8;
+            for (mask, &d) in row.iter_mut().zip(&directions[from..from + width]) {
+                *mask |= u8::from(d == towards) << k;
+            }
+        }
+    });
 }
 
 /// Visits `root` and every cell upstream of it, depth-first, each before its donors (`pending`
