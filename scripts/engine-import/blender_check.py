@@ -1,7 +1,8 @@
 # Run by scripts/engine-import.sh:  blender -b --factory-startup --python blender_check.py -- FOLDER
 # FOLDER is a terrasynth output folder. Imports mesh.glb with Blender's glTF importer and builds
 # a displaced grid from height.exr (Blender's own EXR reader), checks sizes and height ranges
-# against report.json and prints one JSON line starting `RESULT `.
+# against report.json, every EXR pixel against height.r16, and prints one JSON line starting
+# `RESULT `.
 import json
 import sys
 import time
@@ -96,5 +97,17 @@ out["heightmap_load_ms"] = (time.perf_counter() - t0) * 1e3
 zs = [v.co.z for v in mesh.vertices]
 out["heightmap_size"] = [iw, ih]
 out["heightmap_range"] = [min(zs), max(zs)]
-out["heightmap_ok"] = iw == w and ih == h and abs(min(zs) - lo) <= tol and abs(max(zs) - hi) <= tol
+# Every pixel against the same cell of height.r16 (16-bit, [0, 1] of the range, row 0 first):
+# at most half the 16-bit quantum apart, plus rounding, when the EXR's samples decode right.
+with open(f"{folder}/height.r16", "rb") as f:
+    r16 = numpy.frombuffer(f.read(), dtype="<u2").astype(numpy.float64)
+same_size = iw == w and ih == h and r16.size == w * h
+diff = float(numpy.abs(numpy.array(heights) - (lo + r16 / 65535.0 * (hi - lo))).max()) if same_size else None
+out["exr_r16_max_diff_m"] = diff
+out["heightmap_ok"] = (
+    same_size
+    and abs(min(zs) - lo) <= tol
+    and abs(max(zs) - hi) <= tol
+    and diff <= (hi - lo) / 65535.0 + 1e-6 * max(1.0, abs(lo), abs(hi))
+)
 print("RESULT " + json.dumps(out))

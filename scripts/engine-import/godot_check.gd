@@ -2,7 +2,8 @@
 # (mesh.glb imported by the editor beforehand, height.r16, height.exr, report.json):
 #   godot3-server --no-window --path PROJECT -s godot_check.gd
 # Loads the mesh as a PackedScene and the heightmap into a HeightMapShape (collision), checks
-# their size and height range against report.json and prints one JSON line starting `RESULT `.
+# their size and height range against report.json, every EXR pixel against height.r16, and
+# prints one JSON line starting `RESULT `.
 extends SceneTree
 
 func _mesh_aabb(node):
@@ -116,16 +117,26 @@ func _init():
 		img.lock()
 		var emin = INF
 		var emax = -INF
+		# Every pixel against the same cell of height.r16 (read above), to catch samples that
+		# decode to the wrong place or value. Godot 3.2 keeps a float EXR channel as half
+		# floats (FORMAT_RH): 0.126 m apart at 250 m, so the tolerance is the range check's.
+		var diff = 0.0
+		var same_size = ok16 and img.get_width() == w and img.get_height() == h
 		for y in range(img.get_height()):
 			for x in range(img.get_width()):
 				var v = img.get_pixel(x, y).r
 				emin = min(emin, v)
 				emax = max(emax, v)
+				if same_size:
+					diff = max(diff, abs(v - heights[y * w + x]))
 		img.unlock()
+		out["exr_r16_max_diff_m"] = diff if same_size else null
+		out["exr_format"] = img.get_format()
 		out["exr_size"] = [img.get_width(), img.get_height()]
 		out["exr_range"] = [emin, emax]
 		var etol = 1e-3 * max(1.0, max(abs(lo), abs(hi)))
-		out["exr_ok"] = img.get_width() == w and img.get_height() == h and abs(emin - lo) <= etol and abs(emax - hi) <= etol
+		out["exr_ok"] = same_size and abs(emin - lo) <= etol and abs(emax - hi) <= etol \
+			and diff <= (hi - lo) / 65535.0 + etol
 	else:
 		out["exr_ok"] = false
 		out["exr_error"] = err
