@@ -6,9 +6,9 @@
 //! Blender, tinyexr in Godot, the exr crate). Both split each block's sample bytes into even and
 //! odd halves and delta-code them (OpenEXR's predictor), after which a smooth height field's
 //! high bytes are long runs; RLE packs those runs and leaves the noisy low bytes raw, ZIP also
-//! entropy-codes the low bytes. On `eroded-island` at 1025², seed 5, the file is 3.27 MB with
-//! RLE against 3.16 MB with ZIP at zlib level 1 (4.20 MB raw), and writing it takes a few
-//! milliseconds instead of about 20 on one core (docs/EROSION.md, "Session 51").
+//! entropy-codes the low bytes. On `eroded-island` at 1025², seed 5, the file is 3.29 MB with
+//! RLE against 3.23 MB with ZIP at zlib level 1 (4.20 MB raw), and writing it takes about 8 ms
+//! instead of about 27 on one core (docs/EROSION.md, "Session 51").
 
 use std::io::Cursor;
 use std::path::Path;
