@@ -9,7 +9,9 @@
 #     (scripts/engine-import/blender_check.py).
 # Each checks width/height and the height range against report.json, that the imported mesh's
 # UVs span [0, 1] and its vertex colours lie in [0, 1] with alpha 1 and are not all one colour
-# (an importer that misreads an attribute's encoding fails this), and reports load times.
+# (an importer that misreads an attribute's encoding fails this), that every pixel of
+# height.exr matches the same cell of height.r16 (a misdecoded EXR fails this), and reports
+# load times. Exit 1 if any check fails (CI runs it at 257²).
 # Usage: scripts/engine-import.sh [preset] [size]   (default: rivers 1025)
 # TERRASYNTH=path/to/terrasynth picks the binary (default: target/release, else target/debug).
 set -euo pipefail
