@@ -40,6 +40,7 @@ mod rates;
 mod run;
 mod steps;
 mod stream_power;
+mod talus;
 mod thermal;
 
 pub use droplets::{DropletEroder, DropletParams, WorldDropletEroder};

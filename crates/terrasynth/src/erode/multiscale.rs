@@ -84,12 +84,14 @@ impl CoarseToFine {
         let fine_start = super::to_f64(map);
         let base = Grid::from_vec(w, h, map.cell_size(), base_level(map, params.sea_level))?;
         let coarse_map = restrict(&fine_start, factor)?.par_map(|&v| v as f32);
-        // Floodplains are planed at full resolution only, after the fine steps.
+        // Floodplains are planed at full resolution only, after the fine steps, and the talus
+        // fails before the first of them.
         let coarse_params = StreamPowerParams {
             dx: params.dx * factor as f64,
             dt: coarse_dt,
             floodplain_area: 0.0,
             floodplain_depth: 0.0,
+            critical_slope: 0.0,
             ..params
         };
         // The coarse cell X is the fine cell X·factor for the rate fields.

@@ -308,6 +308,17 @@ pub(crate) const STREAM_POWER: &[ParamSpec] = &[
         "Height above the river below which its valley floor is planed flat, where it drains \
          `floodplain-area`; it grows downstream as (area ratio)^0.4. 0 = no floodplains.",
     ),
+    float(
+        "critical-slope",
+        "Critical slope (talus)",
+        0.0,
+        1e6,
+        0.0,
+        "height/cell",
+        "Talus: before the first full-resolution step, ground steeper than this fails down to it \
+         (round cones of this slope, no grid direction; the failed material leaves with the \
+         rivers; gentler ground keeps its heights). 0 = off.",
+    ),
     int(
         "coarse",
         "Coarse factor",
@@ -646,6 +657,7 @@ pub fn build_in(
                 aspect_balance: params.f64("aspect-balance")?,
                 floodplain_area: params.f64("floodplain-area")?,
                 floodplain_depth: params.f64("floodplain-depth")?,
+                critical_slope: params.f64("critical-slope")?,
             };
             match params.usize("coarse")? {
                 0 | 1 => Box::new(StreamPowerEroder::new(map, p)?),

@@ -65,6 +65,12 @@ pub struct StreamPowerParams {
     /// `floodplain_area`; it grows downstream as `(A/floodplain_area)^0.4`. Range [0, 1e6];
     /// 0 = no floodplains.
     pub floodplain_depth: f64,
+    /// Critical slope (height per unit of `dx`) of the talus rule (`critical-slope`): before the eroder's first
+    /// step, every cell standing steeper than this above any other comes down to the lower
+    /// envelope of the cones of this slope ([`super::talus`]); the failed material leaves
+    /// with the rivers. Cells on gentler ground keep their heights. 0 (default) = off; range
+    /// [0, 1e6].
+    pub critical_slope: f64,
 }
 
 impl Default for StreamPowerParams {
@@ -86,6 +92,7 @@ impl Default for StreamPowerParams {
             aspect_balance: 0.0,
             floodplain_area: 0.0,
             floodplain_depth: 0.0,
+            critical_slope: 0.0,
         }
     }
 }
@@ -113,6 +120,7 @@ impl StreamPowerParams {
             ("aspect-balance", self.aspect_balance),
             ("floodplain-area", self.floodplain_area),
             ("floodplain-depth", self.floodplain_depth),
+            ("critical-slope", self.critical_slope),
         ] {
             check_number(STREAM_POWER, name, v)?;
         }
@@ -1321,6 +1329,10 @@ impl StreamPowerEroder {
 
 impl Eroder for StreamPowerEroder {
     fn run_one_step(&mut self) -> Result<()> {
+        if self.steps == 0 && self.params.critical_slope > 0.0 {
+            let (w, dx, critical) = (self.surface.width(), self.params.dx, self.params.critical_slope);
+            super::talus::fail_steep_slopes(self.surface.as_mut_slice(), w, dx, critical, &self.base);
+        }
         self.uplift_and_route();
         self.steps += 1;
         if self.params.g > 0.0 && self.params.n == 1.0 {
@@ -1604,6 +1616,35 @@ mod tests {
                 assert_eq!(got.to_bits(), want.to_bits(), "{w}×{h}, cell {i}, area {a}");
             }
         }
+    }
+
+    /// `critical_slope` fails the steep ground once, before the first step: the eroder with it
+    /// equals, bit for bit over three steps, one without it started from the map the talus
+    /// rule left (base level and sea included); the rule did lower cells, and a talus slope
+    /// above every slope of the map changes nothing.
+    #[test]
+    fn talus_fails_steep_ground_before_the_first_step_only() {
+        let map = rough(61, 47);
+        let p = StreamPowerParams { dt: 5.0, sea_level: Some(0.35), dx: 2.0, ..Default::default() };
+        let talus = StreamPowerParams { critical_slope: 0.05, ..p };
+        let mut with = StreamPowerEroder::new(&map, talus).unwrap();
+        let mut failed = with.surface.clone();
+        let w = failed.width();
+        let removed = super::super::talus::fail_steep_slopes(failed.as_mut_slice(), w, 2.0, 0.05, &with.base);
+        assert!(removed > 0.0);
+        let parts = Parts::new(failed.width(), failed.height(), p, 1).unwrap();
+        let mut without = StreamPowerEroder::from_parts(parts, failed, with.base.clone());
+        for _ in 0..3 {
+            with.run_one_step().unwrap();
+            without.run_one_step().unwrap();
+            assert_eq!(with.surface.as_slice(), without.surface.as_slice());
+        }
+        let gentle = StreamPowerParams { critical_slope: 1e5, ..p };
+        let (mut a, mut b) =
+            (StreamPowerEroder::new(&map, gentle).unwrap(), StreamPowerEroder::new(&map, p).unwrap());
+        a.run_one_step().unwrap();
+        b.run_one_step().unwrap();
+        assert_eq!(a.surface.as_slice(), b.surface.as_slice());
     }
 
     /// A rough relief in [0, 1]: sines plus a hashed jitter, so it has pits, flats' edges and
