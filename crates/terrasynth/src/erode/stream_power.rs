@@ -427,7 +427,9 @@ impl Parts {
             (true, 0) => 44,
             (true, _) => 36,
         };
-        let per_cell = 72 + deposition + fields + blend + floodplain;
+        // The talus rule's source of each cell (4), before the first step.
+        let talus = if params.critical_slope > 0.0 { 4 } else { 0 };
+        let per_cell = 72 + deposition + fields + blend + floodplain + talus;
         crate::memory::check_cells(w, h, per_cell, "stream power's buffers")?;
         let uplift_factor = if rates.has_uplift() { rates.uplift_factors(w, h, step)? } else { Vec::new() };
         let k_factor = if rates.has_rock() { rates.rock_factors(w, h, step)? } else { Vec::new() };
