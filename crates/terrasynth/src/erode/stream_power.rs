@@ -65,11 +65,11 @@ pub struct StreamPowerParams {
     /// `floodplain_area`; it grows downstream as `(A/floodplain_area)^0.4`. Range [0, 1e6];
     /// 0 = no floodplains.
     pub floodplain_depth: f64,
-    /// Critical slope (height per unit of `dx`) of the talus rule (`critical-slope`): before the eroder's first
-    /// step, every cell standing steeper than this above any other comes down to the lower
-    /// envelope of the cones of this slope ([`super::talus`]); the failed material leaves
-    /// with the rivers. Cells on gentler ground keep their heights. 0 (default) = off; range
-    /// [0, 1e6].
+    /// Critical slope (height per unit of `dx`) of the talus rule (`critical-slope`): before
+    /// the eroder's first step, every cell standing steeper than this above any other comes
+    /// down to the lower envelope of the cones of this slope ([`super::talus`]); the failed
+    /// material leaves with the rivers. Cells on gentler ground keep their heights. 0
+    /// (default) = off; range [0, 1e6].
     pub critical_slope: f64,
 }
 

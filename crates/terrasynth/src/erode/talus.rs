@@ -6,7 +6,7 @@
 //! cut deeper comes down as landslides and scree (Burbank et al. 1996, "Bedrock incision,
 //! rock uplift and threshold hillslopes in the northwestern Himalayas", Nature 379; Montgomery
 //! & Brandon 2002, "Topographic controls on erosion rates in tectonically active mountain
-//! ranges", EPSL 201). Olsen's thermal erosion (seed 001 §3.1) moves material to lower
+//! ranges", EPSL 201). Olsen's thermal erosion (seed 001 §3) moves material to lower
 //! neighbours a fraction at a time, everywhere the height difference exceeds `T`; run to the
 //! end on a grid it leaves slopes shaped by the 4 or 8 neighbours it compares. This rule goes
 //! straight to that end, without the grid: every cell comes down to the highest surface below
